@@ -1,0 +1,26 @@
+"""Shared test set-up."""
+
+from __future__ import annotations
+
+import pytest
+from streamlit.runtime.pages_manager import PagesManager
+
+
+@pytest.fixture(autouse=True)
+def _navigation_mode(monkeypatch):
+    """Run AppTest the way a live server runs after its first request.
+
+    A ``pages/`` folder next to ``app.py`` puts Streamlit in its legacy multipage mode until
+    ``st.navigation`` runs once; AppTest resets that flag before every run, so each run would
+    execute the current page script directly, under another script hash than the last run, and
+    widget values set by the test would be dropped. ``app.py`` always calls ``st.navigation``,
+    so the legacy mode is switched off here from the start. (``ui.shell.page_context`` still
+    covers a live server's first request.)
+    """
+    original = PagesManager.__init__
+
+    def init(self, *args, **kwargs):
+        original(self, *args, **kwargs)
+        PagesManager.uses_pages_directory = False
+
+    monkeypatch.setattr(PagesManager, "__init__", init)
