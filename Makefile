@@ -1,0 +1,50 @@
+# Two commands set everything up on a fresh machine with only python3:
+#   make run    the dashboard on a bundled dataset at http://localhost:8501
+#   make test   ruff and the whole test suite (installs Debian's chromium when missing)
+
+PYTHON ?= python3
+VENV := .venv
+PY := $(VENV)/bin/python
+PORT ?= 8501
+
+.PHONY: run test lint format bench samples clean chromium
+
+$(VENV)/.runtime: requirements.txt
+	test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --quiet --upgrade pip
+	$(PY) -m pip install --quiet -r requirements.txt
+	touch $@
+
+$(VENV)/.dev: requirements-dev.txt requirements.txt $(VENV)/.runtime
+	$(PY) -m pip install --quiet -r requirements-dev.txt
+	touch $@
+
+run: $(VENV)/.runtime
+	$(PY) -m streamlit run app.py --server.port $(PORT) --server.headless true
+
+# Browser tests use Debian's chromium; install it when it is missing (needs root or sudo).
+chromium:
+	@command -v chromium >/dev/null 2>&1 || { \
+	  SUDO=$$( [ "$$(id -u)" = 0 ] || echo sudo ); \
+	  $$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq chromium; }
+
+test: $(VENV)/.dev chromium
+	$(VENV)/bin/ruff check .
+	$(PY) -m pytest -q
+
+lint: $(VENV)/.dev
+	$(VENV)/bin/ruff check .
+	$(VENV)/bin/ruff format --check .
+
+format: $(VENV)/.dev
+	$(VENV)/bin/ruff format .
+	$(VENV)/bin/ruff check --fix .
+
+bench: $(VENV)/.dev
+	$(PY) -m bench.bench_binary
+
+samples: $(VENV)/.dev
+	$(PY) sample_data/make_samples.py
+
+clean:
+	rm -rf $(VENV) .pytest_cache .ruff_cache
