@@ -7,6 +7,7 @@ Import what you need from here; the submodules are an implementation detail::
 
 from metrics._validation import UndefinedMetricWarning
 from metrics.areas import auc, average_precision_score, roc_auc_score
+from metrics.average_precision import AP_METHOD_SOURCES, AP_METHODS, APBreakdown, ap_breakdown
 from metrics.confusion import Confusion, confusion_at_threshold
 from metrics.curves import (
     ThresholdCounts,
@@ -15,17 +16,46 @@ from metrics.curves import (
     roc_curve,
     threshold_counts,
 )
+from metrics.multiclass import multiclass_confusion_matrix, top_k_accuracy_score
+from metrics.multilabel import label_binarize
+from metrics.teaching import (
+    APStepTable,
+    AUCPairGrid,
+    AUCRankTable,
+    ScoreGridAP,
+    ap_step_table,
+    auc_pair_grid,
+    auc_rank_table,
+    average_precision_breakdown,
+    score_grid_average_precision,
+)
 
 __all__ = [
+    "AP_METHODS",
+    "AP_METHOD_SOURCES",
+    "APBreakdown",
+    "APStepTable",
+    "AUCPairGrid",
+    "AUCRankTable",
     "Confusion",
+    "ScoreGridAP",
     "ThresholdCounts",
     "UndefinedMetricWarning",
+    "ap_breakdown",
+    "ap_step_table",
     "auc",
+    "auc_pair_grid",
+    "auc_rank_table",
+    "average_precision_breakdown",
     "average_precision_score",
     "confusion_at_threshold",
     "confusion_matrix_at_thresholds",
+    "label_binarize",
+    "multiclass_confusion_matrix",
     "precision_recall_curve",
     "roc_auc_score",
     "roc_curve",
+    "score_grid_average_precision",
     "threshold_counts",
+    "top_k_accuracy_score",
 ]

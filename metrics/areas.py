@@ -10,11 +10,13 @@ Both are sums over the distinct-score runs of :func:`metrics.curves._score_runs`
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 
 from metrics._validation import check_binary_inputs, warn_undefined
+from metrics.average_precision import ap_breakdown, check_method
 from metrics.curves import (
     _fold_descending,
     _merge_sorted,
@@ -24,10 +26,10 @@ from metrics.curves import (
     _score_runs,
     _sorted_parts,
 )
+from metrics.multilabel import average as average_classes
+from metrics.multilabel import check_average, check_multilabel, is_multilabel, per_row_counts
 
 __all__ = ["auc", "average_precision_score", "roc_auc_score"]
-
-_AVERAGES = ("macro", "micro", "weighted", "samples", None)
 
 
 def auc(x: Any, y: Any) -> float:
@@ -49,19 +51,6 @@ def auc(x: Any, y: Any) -> float:
         raise ValueError("x must be monotonic (all increasing or all decreasing) for auc.")
     area = float(np.sum(dx * (y[1:] + y[:-1])) / 2)
     return -area if (dx < 0).any() else area
-
-
-def _check_average(average: Any) -> None:
-    if average not in _AVERAGES:
-        raise ValueError(f"average must be one of {_AVERAGES}, got {average!r}.")
-
-
-def _reject_multilabel(y_score: Any) -> None:
-    if np.ndim(y_score) == 2 and np.shape(y_score)[1] > 1:
-        raise ValueError(
-            f"y_score has shape {np.shape(y_score)}: multi-label input is not supported yet; "
-            "pass one column (a binary problem) at a time."
-        )
 
 
 def _auc_from_runs(pos: np.ndarray, neg: np.ndarray) -> float:
@@ -108,16 +97,45 @@ def _auc_unweighted(y: np.ndarray, s: np.ndarray) -> float:
     return twice_u / (2 * n_pos * n_neg)
 
 
-def _ap_from_runs(pos: np.ndarray, neg: np.ndarray) -> float:
+def _ap_from_runs(pos: np.ndarray, neg: np.ndarray, method: str = "step") -> float:
     tps = np.cumsum(pos)
-    fps = np.cumsum(neg)
     if tps.size == 0 or tps[-1] <= 0:
         warn_undefined(
             "No positive samples in y_true: average precision is undefined, returning NaN."
         )
         return float("nan")
-    # Recall rises by pos_i / P at run i, where precision is tps_i / (tps_i + fps_i).
-    return float(np.dot(pos, tps / (tps + fps)) / tps[-1])
+    return ap_breakdown(tps, np.cumsum(neg), method).value
+
+
+def _auc_binary(y: np.ndarray, s: np.ndarray, w: np.ndarray | None) -> float:
+    if w is None:
+        return _auc_unweighted(y, s)
+    _, pos, neg = _score_runs(y, s, w)
+    return _auc_from_runs(pos, neg)
+
+
+def _auc_rows(indicator: np.ndarray, scores: np.ndarray) -> np.ndarray:
+    """AUC of each row's labels ranked by that row's scores (rank-sum with tie-averaged ranks)."""
+    _, _, start, end, y = per_row_counts(indicator, scores)
+    n_labels = scores.shape[1]
+    n_pos = y.sum(axis=1)
+    n_neg = n_labels - n_pos
+    # Sorted position j (decreasing score) has ascending rank n_labels - j; ties share the mean.
+    rank_sum = np.sum(y * (n_labels - (start + end) / 2), axis=1)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        auc = (rank_sum - n_pos * (n_pos + 1) / 2) / (n_pos * n_neg)
+    return np.where((n_pos > 0) & (n_neg > 0), auc, np.nan)
+
+
+def _ap_rows(method: str) -> Callable[[np.ndarray, np.ndarray], np.ndarray]:
+    def rows(indicator: np.ndarray, scores: np.ndarray) -> np.ndarray:
+        tps, fps, *_ = per_row_counts(indicator, scores)
+        out = np.full(scores.shape[0], np.nan)
+        has_pos = tps[:, -1] > 0
+        out[has_pos] = ap_breakdown(tps[has_pos], fps[has_pos], method).value
+        return out
+
+    return rows
 
 
 def roc_auc_score(
@@ -127,24 +145,29 @@ def roc_auc_score(
     average: str | None = "macro",
     sample_weight: Any = None,
     pos_label: Any = None,
-) -> float:
+    labels: Any = None,
+) -> float | np.ndarray:
     """Area under the ROC curve, ties counting one half; equal to scikit-learn's.
 
     Parameters
     ----------
-    y_true : array-like of shape (n_samples,)
-        Binary labels. With labels other than 0/1, -1/1 or booleans and no ``pos_label``, the
-        greater of the two values is positive, as in scikit-learn.
-    y_score : array-like of shape (n_samples,)
-    average : {"macro", "micro", "weighted", "samples"} or None
-        Used for multi-label input; a binary problem has one area and ignores it.
+    y_true : array-like of shape (n_samples,) or (n_samples, n_classes)
+        Binary labels; or an indicator matrix (multi-label); or one class label per row with a
+        score column per class (multi-class, one-vs-rest). Binary labels other than 0/1, -1/1
+        or booleans with no ``pos_label``: the greater of the two values is positive, as in
+        scikit-learn.
+    y_score : array-like of shape (n_samples,) or (n_samples, n_classes)
+    average : {"macro", "micro", "weighted", "samples"} or None, default "macro"
+        How per-class values combine (see :mod:`metrics.multilabel`); binary input ignores it.
     sample_weight : array-like of shape (n_samples,), optional
     pos_label : scalar, optional
-        The positive class (an addition to scikit-learn's signature).
+        The positive class of binary input (an addition to scikit-learn's signature).
+    labels : array-like of shape (n_classes,), optional
+        Multi-class input: the class of each score column (default: sorted distinct labels).
 
     Returns
     -------
-    float
+    float, or ndarray of shape (n_classes,) when ``average=None``
         NaN, with an :class:`UndefinedMetricWarning`, when only one class is present.
 
     Examples
@@ -154,15 +177,14 @@ def roc_auc_score(
     >>> roc_auc_score([0, 0, 1, 1], [0.1, 0.4, 0.35, 0.8])
     0.75
     """
-    _check_average(average)
-    _reject_multilabel(y_score)
+    check_average(average)
+    if is_multilabel(y_true, y_score):
+        indicator, scores, w = check_multilabel(y_true, y_score, sample_weight, labels)
+        return average_classes(_auc_binary, _auc_rows, indicator, scores, w, average, "ROC AUC")
     y, s, w = check_binary_inputs(
         y_true, y_score, sample_weight, pos_label, default_positive="greater"
     )
-    if w is None:
-        return _auc_unweighted(y, s)
-    _, pos, neg = _score_runs(y, s, w)
-    return _auc_from_runs(pos, neg)
+    return _auc_binary(y, s, w)
 
 
 def average_precision_score(
@@ -172,25 +194,32 @@ def average_precision_score(
     average: str | None = "macro",
     pos_label: Any = 1,
     sample_weight: Any = None,
-) -> float:
-    """Average precision, ``sum_i (R_i - R_{i-1}) * P_i`` over distinct thresholds.
+    method: str = "step",
+    labels: Any = None,
+) -> float | np.ndarray:
+    """Average precision over distinct thresholds, by one of five methods.
 
-    Equal to ``sklearn.metrics.average_precision_score`` (version 0.19 and later). Tied scores
-    form one threshold, so a tie between a positive and a negative is neither pessimistic nor
-    optimistic.
+    With ``method="step"`` (the default) this is ``sum_i (R_i - R_{i-1}) * P_i``, equal to
+    ``sklearn.metrics.average_precision_score`` (version 0.19 and later). Tied scores form one
+    threshold. The other methods are described in :mod:`metrics.average_precision`.
 
     Parameters
     ----------
-    y_true : array-like of shape (n_samples,)
-    y_score : array-like of shape (n_samples,)
-    average : {"macro", "micro", "weighted", "samples"} or None
-        Used for multi-label input; a binary problem has one value and ignores it.
+    y_true : array-like of shape (n_samples,) or (n_samples, n_classes)
+        As in :func:`roc_auc_score`.
+    y_score : array-like of shape (n_samples,) or (n_samples, n_classes)
+    average : {"macro", "micro", "weighted", "samples"} or None, default "macro"
+        How per-class values combine; binary input ignores it.
     pos_label : scalar, default 1
+        The positive class of binary input.
     sample_weight : array-like of shape (n_samples,), optional
+    method : {"step", "trapezoid", "voc11", "voc_all", "coco101"}, default "step"
+    labels : array-like of shape (n_classes,), optional
+        Multi-class input: the class of each score column.
 
     Returns
     -------
-    float
+    float, or ndarray of shape (n_classes,) when ``average=None``
         NaN, with an :class:`UndefinedMetricWarning`, when there are no positives.
 
     Examples
@@ -199,9 +228,20 @@ def average_precision_score(
 
     >>> average_precision_score([0, 0, 1, 1], [0.4, 0.1, 0.8, 0.35])
     0.8333333333333333
+    >>> round(average_precision_score([1, 0, 1, 0], [1, 0.8, 0.6, 0.4], method="trapezoid"), 4)
+    0.7917
     """
-    _check_average(average)
-    _reject_multilabel(y_score)
+    check_average(average)
+    check_method(method)
+    if is_multilabel(y_true, y_score):
+        indicator, scores, w = check_multilabel(y_true, y_score, sample_weight, labels)
+
+        def binary(y: np.ndarray, s: np.ndarray, w: np.ndarray | None) -> float:
+            return _ap_from_runs(*_score_runs(y, s, w)[1:], method)
+
+        return average_classes(
+            binary, _ap_rows(method), indicator, scores, w, average, "Average precision"
+        )
     y, s, w = check_binary_inputs(y_true, y_score, sample_weight, pos_label)
     _, pos, neg = _score_runs(y, s, w)
-    return _ap_from_runs(pos, neg)
+    return _ap_from_runs(pos, neg, method)

@@ -1,0 +1,108 @@
+"""Single-label multi-class scores: one score column per class, one true class per row.
+
+Per-class (one-vs-rest) AUC and AP come from :func:`metrics.roc_auc_score` and
+:func:`metrics.average_precision_score`, which accept this input directly. Here: the N x N
+confusion matrix of the arg-max prediction and top-k accuracy.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from metrics.multilabel import check_multilabel
+
+__all__ = ["multiclass_confusion_matrix", "top_k_accuracy_score"]
+
+
+def _true_columns(y_true: Any, y_score: Any, labels: Any, sample_weight: Any):
+    indicator, scores, w = check_multilabel(y_true, y_score, sample_weight, labels)
+    if np.ndim(y_true) == 2:
+        raise ValueError(
+            "y_true must hold one class label per row here, not an indicator matrix; "
+            "for multi-label data use the per-class metrics with average=."
+        )
+    return np.argmax(indicator, axis=1), scores, w
+
+
+def multiclass_confusion_matrix(
+    y_true: Any,
+    y_score: Any,
+    *,
+    labels: Any = None,
+    sample_weight: Any = None,
+    normalize: str | None = None,
+) -> np.ndarray:
+    """Confusion matrix of the arg-max prediction: rows are true classes, columns predicted.
+
+    Parameters
+    ----------
+    y_true : array-like of shape (n_samples,)
+        One class label per row.
+    y_score : array-like of shape (n_samples, n_classes)
+        One score column per class, in the order of ``labels``.
+    labels : array-like of shape (n_classes,), optional
+        The class of each column; default the sorted distinct labels of ``y_true``.
+    sample_weight : array-like of shape (n_samples,), optional
+    normalize : {"true", "pred", "all"} or None
+        Divide by row totals (per true class: recall on the diagonal), by column totals
+        (precision on the diagonal), by the grand total, or not at all. 0/0 is 0.
+
+    Returns
+    -------
+    ndarray of shape (n_classes, n_classes)
+        Counts (int) when unweighted and not normalised, floats otherwise. A tie for the
+        highest score goes to the first such column, as ``np.argmax`` does.
+
+    Examples
+    --------
+    >>> multiclass_confusion_matrix(["a", "b", "b"], [[0.7, 0.3], [0.6, 0.4], [0.2, 0.8]])
+    array([[1, 0],
+           [1, 1]])
+    """
+    if normalize not in (None, "true", "pred", "all"):
+        raise ValueError(f"normalize must be None, 'true', 'pred' or 'all', got {normalize!r}.")
+    truth, scores, w = _true_columns(y_true, y_score, labels, sample_weight)
+    n_classes = scores.shape[1]
+    predicted = np.argmax(scores, axis=1)
+    cells = np.bincount(
+        truth * n_classes + predicted, weights=w, minlength=n_classes * n_classes
+    ).reshape(n_classes, n_classes)
+    if normalize is None:
+        return cells
+    totals = {
+        "true": cells.sum(axis=1, keepdims=True),
+        "pred": cells.sum(axis=0, keepdims=True),
+        "all": cells.sum(keepdims=True),
+    }[normalize]
+    return np.divide(cells, totals, out=np.zeros(cells.shape), where=totals != 0)
+
+
+def top_k_accuracy_score(
+    y_true: Any,
+    y_score: Any,
+    *,
+    k: int = 2,
+    labels: Any = None,
+    sample_weight: Any = None,
+) -> float:
+    """Share of rows whose true class is among the k highest-scored classes.
+
+    Ties are broken as scikit-learn's ``top_k_accuracy_score`` breaks them: among equal scores
+    the column further right ranks higher. The result equals scikit-learn's.
+
+    >>> top_k_accuracy_score([0, 1, 2], [[0.5, 0.3, 0.2], [0.5, 0.3, 0.2], [0.5, 0.3, 0.2]], k=2)
+    0.6666666666666666
+    """
+    if not isinstance(k, (int, np.integer)) or isinstance(k, bool) or k < 1:
+        raise ValueError(f"k must be a positive integer, got {k!r}.")
+    truth, scores, w = _true_columns(y_true, y_score, labels, sample_weight)
+    rows = np.arange(scores.shape[0])
+    true_score = scores[rows, truth][:, None]
+    cols = np.arange(scores.shape[1])[None, :]
+    # Rank of the true class from 0: classes scored higher, plus tied classes to its right.
+    rank = np.sum(scores > true_score, axis=1) + np.sum(
+        (scores == true_score) & (cols > truth[:, None]), axis=1
+    )
+    return float(np.average(rank < k, weights=w))
