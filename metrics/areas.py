@@ -104,6 +104,10 @@ def _ap_from_runs(pos: np.ndarray, neg: np.ndarray, method: str = "step") -> flo
             "No positive samples in y_true: average precision is undefined, returning NaN."
         )
         return float("nan")
+    if method == "step":
+        # The default, on the hot path: recall rises by pos_i / P where precision is
+        # tps_i / (tps_i + fps_i); the same sum as ap_breakdown's, with two temporaries.
+        return float(np.dot(pos, tps / (tps + np.cumsum(neg))) / tps[-1])
     return ap_breakdown(tps, np.cumsum(neg), method).value
 
 
