@@ -171,6 +171,16 @@ class ThresholdCounts:
         fp = self.fps[i] if i >= 0 else self.fps.dtype.type(0)
         return Confusion(tp=tp, fp=fp, tn=self.n_neg - fp, fn=self.n_pos - tp)
 
+    def roc(self, *, drop_intermediate: bool = False) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """``(fpr, tpr, thresholds)`` as :func:`roc_curve` returns them, from these counts."""
+        return _roc_from_counts(self, drop_intermediate=drop_intermediate)
+
+    def precision_recall(
+        self, *, drop_intermediate: bool = False
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """``(precision, recall, thresholds)`` as :func:`precision_recall_curve` returns them."""
+        return _pr_from_counts(self, drop_intermediate=drop_intermediate)
+
     def confusion(self) -> Confusion:
         """The confusion matrices at every threshold, as one :class:`Confusion` of arrays."""
         return Confusion(
@@ -253,7 +263,7 @@ def roc_curve(
     ([0.0, 0.0, 0.5, 0.5, 1.0], [0.0, 0.5, 0.5, 1.0, 1.0], [inf, 0.8, 0.4, 0.35, 0.1])
     """
     c = threshold_counts(y_true, y_score, pos_label=pos_label, sample_weight=sample_weight)
-    return _roc_from_counts(c, drop_intermediate=drop_intermediate)
+    return c.roc(drop_intermediate=drop_intermediate)
 
 
 def _roc_from_counts(
@@ -307,7 +317,7 @@ def precision_recall_curve(
     ([0.5, 0.6667, 0.5, 1.0, 1.0], [1.0, 1.0, 0.5, 0.5, 0.0], [0.1, 0.35, 0.4, 0.8])
     """
     c = threshold_counts(y_true, y_score, pos_label=pos_label, sample_weight=sample_weight)
-    return _pr_from_counts(c, drop_intermediate=drop_intermediate)
+    return c.precision_recall(drop_intermediate=drop_intermediate)
 
 
 def _pr_from_counts(
