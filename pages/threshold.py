@@ -2,56 +2,124 @@
 
 from __future__ import annotations
 
+import numpy as np
+import pandas as pd
 import streamlit as st
 
+from metrics.thresholds import choose_threshold
 from ui import charts, data, shell
 
-table, model = shell.page_context()
-y, score = table.y, table.score(model)
-counts = data.threshold_counts(y, score)  # one sort per (data, model), cached
+ds, model = shell.page_context()
+counts = data.threshold_counts(ds.key, model, ds)  # one sort per (data, model), cached
+score = ds.score(model)
 
 st.header("Threshold")
 st.caption(
-    f"**{model}** on {table.name}. A row is predicted {table.positive_name} when its score is "
-    "at least the threshold."
+    f"**{model}** on {ds.name}. A row is predicted {ds.positive_name} when its score is at "
+    "least the threshold."
 )
 
-low, high = float(score.min()), float(score.max())
+low, high = float(counts.thresholds[-1]), float(counts.thresholds[0])
 if low == high:
     st.warning(
-        f"Every score of {model} is {low:g}: a threshold can only predict all rows "
-        "positive or all negative."
+        f"Every score of {model} is {low:g}: a threshold can only predict all rows positive "
+        "or all negative."
     )
     high = low + 1.0
 st.session_state.setdefault("threshold", min(max(0.5, low), high))
-st.session_state["threshold"] = min(max(st.session_state["threshold"], low), high)
 
-left, right = st.columns([3, 1])
-with left:
-    threshold = st.slider(
-        "Threshold",
-        min_value=low,
-        max_value=high,
-        step=(high - low) / 1000,
-        format="%.3f",
-        key="threshold",
-    )
-with right:
-    beta = st.number_input(
-        "F-beta: beta",
-        min_value=0.0,
-        max_value=10.0,
-        value=1.0,
-        step=0.25,
-        key="threshold_beta",
-        help="beta > 1 weighs recall more than precision; beta = 1 is F1.",
-    )
 
+def _set_threshold(value: float) -> None:
+    st.session_state["threshold"] = float(min(max(value, low), high))
+
+
+PRESETS = {
+    "Max F-beta": "max_f_beta",
+    "Youden's J": "youden",
+    "Precision ≥ target": "precision_at_least",
+    "Recall ≥ target": "recall_at_least",
+    "Least cost": "min_cost",
+}
+
+with st.container(border=True):
+    mode_col, beta_col = st.columns([3, 1])
+    with mode_col:
+        mode = st.segmented_control(
+            "Set the threshold by",
+            ["score", "top k rows", "top percent"],
+            default="score",
+            key="threshold_mode",
+        )
+    with beta_col:
+        beta = st.number_input(
+            "F-beta: beta",
+            min_value=0.0,
+            max_value=10.0,
+            value=1.0,
+            step=0.25,
+            key="threshold_beta",
+            help="beta > 1 weighs recall more than precision; beta = 1 is F1.",
+        )
+    n_total = float(counts.n_pos + counts.n_neg)
+    flagged_at = counts.tps + counts.fps  # rows (weight) with score >= each distinct threshold
+    if mode == "top k rows" or mode == "top percent":
+        # The k-th highest score becomes the threshold; tied rows come in with it.
+        if mode == "top k rows":
+            k = st.slider(
+                "Flag the top k rows", 1, int(n_total), min(100, int(n_total)), key="threshold_k"
+            )
+            wanted = k
+        else:
+            pct = st.slider("Flag the top percent", 0.1, 100.0, 10.0, step=0.1, key="threshold_pct")
+            wanted = pct / 100 * n_total
+        i = min(int(np.searchsorted(flagged_at, wanted - 1e-9)), len(counts) - 1)
+        _set_threshold(counts.thresholds[i])
+        st.caption(f"Threshold {counts.thresholds[i]:.6g}.")
+    else:
+        # The shared value lives in "threshold" (presets and other pages set it); the slider
+        # has its own key, synced both ways, so its state survives while it is hidden.
+        st.session_state["threshold_slider"] = min(max(st.session_state["threshold"], low), high)
+        st.slider(
+            "Threshold",
+            min_value=low,
+            max_value=high,
+            step=(high - low) / 1000,
+            format="%.3f",
+            key="threshold_slider",
+            on_change=lambda: _set_threshold(st.session_state["threshold_slider"]),
+        )
+    preset_cols = st.columns([2, 1, 1, 1, 1])
+    preset = preset_cols[0].selectbox("Jump to a preset", list(PRESETS), key="threshold_preset")
+    target = preset_cols[1].number_input(
+        "Target", 0.0, 1.0, 0.9, 0.05, key="threshold_target", help="For the ≥ target presets."
+    )
+    cost_fp = preset_cols[2].number_input("Cost of a FP", 0.0, value=1.0, key="threshold_cost_fp")
+    cost_fn = preset_cols[3].number_input("Cost of a FN", 0.0, value=5.0, key="threshold_cost_fn")
+    choice = choose_threshold(
+        counts, PRESETS[preset], beta=beta, target=target, cost_fp=cost_fp, cost_fn=cost_fn
+    )
+    with preset_cols[4]:
+        st.write("")  # aligns the button with the inputs
+        st.button(
+            "Apply",
+            key="threshold_apply",
+            disabled=choice.threshold is None,
+            on_click=_set_threshold,
+            args=(choice.threshold if choice.threshold is not None else 0.0,),
+            width="stretch",
+        )
+    if choice.threshold is None:
+        st.caption(f"No threshold reaches the target {target:g} for {preset.lower()}.")
+    else:
+        st.caption(
+            f"{preset}: threshold {choice.threshold:.6g} (criterion value {choice.value:.4g})."
+        )
+
+threshold = min(max(st.session_state["threshold"], low), high)
 c = counts.at(threshold)  # a lookup in the precomputed counts, never a recount
-n = len(score)
 st.markdown(
-    f"Scores ≥ **{threshold:.3f}** are predicted {table.positive_name}: "
-    f"**{int(c.tp + c.fp):,}** of {n:,} rows."
+    f"Scores ≥ **{threshold:.4g}** are predicted {ds.positive_name}: "
+    f"**{c.tp + c.fp:,.0f}** of {n_total:,.0f} rows."
 )
 
 CARDS = [
@@ -82,8 +150,8 @@ with matrix_col:
         charts.confusion_matrix_figure(
             c,
             normalize={"by actual class": "true", "by prediction": "pred"}.get(normalize or ""),
-            positive_name=table.positive_name,
-            negative_name=table.negative_name,
+            positive_name=ds.positive_name,
+            negative_name=ds.negative_name,
         ),
         width="stretch",
         key="threshold_matrix",
@@ -94,3 +162,19 @@ with chart_col:
         width="stretch",
         key="threshold_rates",
     )
+
+
+def _threshold_table_csv() -> bytes:
+    every = counts.confusion().as_dict(beta=beta)
+    table = pd.DataFrame({"threshold": counts.thresholds, **every})
+    return table.rename(columns={"f_beta": f"f{beta:g}"}).to_csv(index=False).encode()
+
+
+st.download_button(
+    f"Download the threshold table ({len(counts):,} thresholds, CSV)",
+    data=_threshold_table_csv,
+    file_name=f"thresholds_{model}.csv",
+    mime="text/csv",
+    key="threshold_download",
+    icon=":material/download:",
+)

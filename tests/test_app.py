@@ -32,10 +32,10 @@ def test_opens_on_threshold_page_with_default_data(app):
 
 
 def test_threshold_slider_changes_the_numbers_to_the_library_values(app):
-    table = data.load_bundled(data.DEFAULT_DATASET)
+    table = data.bundled_dataset(data.DEFAULT_DATASET)
     model = app.session_state["model"]
     for t in (0.1, 0.5, 0.9):
-        app.slider(key="threshold").set_value(t).run()
+        app.slider(key="threshold_slider").set_value(t).run()
         assert not app.exception
         c = metrics.confusion_at_threshold(table.y, table.score(model), t, pos_label=True)
         assert _metric(app, "Precision") == f"{c.precision:.3f}"
@@ -44,11 +44,11 @@ def test_threshold_slider_changes_the_numbers_to_the_library_values(app):
 
 
 def test_switching_model_and_beta(app):
-    table = data.load_bundled(data.DEFAULT_DATASET)
+    table = data.bundled_dataset(data.DEFAULT_DATASET)
     app.selectbox(key="model").set_value("naive_bayes").run()
     app.number_input(key="threshold_beta").set_value(2.0).run()
     assert not app.exception
-    t = app.slider(key="threshold").value
+    t = app.slider(key="threshold_slider").value
     c = metrics.confusion_at_threshold(table.y, table.score("naive_bayes"), t, pos_label=True)
     assert _metric(app, "F2") == f"{c.f_beta(2.0):.3f}"
 

@@ -104,7 +104,7 @@ def _metric_value(page, label: str) -> str:
 
 def test_threshold_page_renders_and_reacts_to_the_keyboard(server, page):
     import metrics
-    from ui.data import DEFAULT_DATASET, load_bundled
+    from ui.data import DEFAULT_DATASET, bundled_dataset
 
     page.goto(server)
     _wait_for_app(page)
@@ -114,7 +114,7 @@ def test_threshold_page_renders_and_reacts_to_the_keyboard(server, page):
     ARTIFACTS.mkdir(exist_ok=True)
     page.screenshot(path=ARTIFACTS / "threshold.png", full_page=True)
 
-    table = load_bundled(DEFAULT_DATASET)
+    table = bundled_dataset(DEFAULT_DATASET)
     before = _metric_value(page, "Precision")
     slider = page.locator('[data-testid="stSlider"] input[type="range"]').first
     slider.focus()

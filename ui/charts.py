@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 import plotly.graph_objects as go
 
@@ -20,6 +22,19 @@ _BASE_LAYOUT = dict(
     margin=dict(l=10, r=10, t=40, b=10),
     font=dict(size=13),
 )
+
+
+MAX_POINTS = 2000
+
+
+def sample_indices(n: int, max_points: int = MAX_POINTS, keep: tuple[int, ...] = ()) -> np.ndarray:
+    """At most about ``max_points`` evenly spread indices of ``range(n)``, always with the two
+    ends and the indices in ``keep`` (an operating point, say), sorted and unique."""
+    if n <= max_points:
+        return np.arange(n)
+    spread = np.linspace(0, n - 1, max_points).round().astype(np.int64)
+    extra = np.array([k for k in keep if 0 <= k < n], dtype=np.int64)
+    return np.unique(np.concatenate((spread, extra)))
 
 
 def _fmt_count(value: float) -> str:
@@ -78,13 +93,14 @@ def rates_vs_threshold_figure(
     counts: ThresholdCounts, *, threshold: float, beta: float = 1.0
 ) -> go.Figure:
     """Precision, recall and F-beta at every distinct threshold, with the current one marked."""
+    idx = sample_indices(len(counts), keep=(counts.index_at(threshold),))
     rates = counts.confusion()
-    thresholds = counts.thresholds
+    thresholds = counts.thresholds[idx]
     fig = go.Figure()
     for name, values, label in (
-        ("precision", rates.precision, "Precision"),
-        ("recall", rates.recall, "Recall"),
-        ("f_beta", rates.f_beta(beta), f"F{beta:g}" if beta != 1 else "F1"),
+        ("precision", rates.precision[idx], "Precision"),
+        ("recall", rates.recall[idx], "Recall"),
+        ("f_beta", rates.f_beta(beta)[idx], f"F{beta:g}"),
     ):
         fig.add_trace(
             go.Scatter(
@@ -103,5 +119,160 @@ def rates_vs_threshold_figure(
         xaxis_title="threshold (score >= threshold is positive)",
         yaxis=dict(range=[0, 1.02], title="rate"),
         legend=dict(orientation="h", y=1.12, x=0),
+    )
+    return fig
+
+
+# --- ROC and precision-recall curves -----------------------------------------------------------
+
+PALETTE = ["#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2", "#17becf"]
+_CURVE_HOVER = (
+    "<b>%{fullData.name}</b><br>threshold %{customdata[0]:.4g}<br>precision %{customdata[1]:.3f}"
+    "<br>recall (TPR) %{customdata[2]:.3f}<br>FPR %{customdata[3]:.3f}<extra></extra>"
+)
+
+
+@dataclass(frozen=True)
+class ModelCurve:
+    """What one model contributes to the curve charts (areas computed on the full data)."""
+
+    name: str
+    counts: ThresholdCounts
+    auc: float
+    ap: float
+
+
+def _rates(counts: ThresholdCounts, idx: np.ndarray) -> tuple[np.ndarray, ...]:
+    """(threshold, precision, recall, fpr) at the chosen distinct-threshold indices."""
+    tps, fps = counts.tps[idx], counts.fps[idx]
+    predicted = tps + fps
+    precision = np.divide(tps, predicted, out=np.zeros(idx.shape), where=predicted != 0)
+    recall = tps / counts.n_pos if counts.n_pos > 0 else np.full(idx.shape, np.nan)
+    fpr = fps / counts.n_neg if counts.n_neg > 0 else np.full(idx.shape, np.nan)
+    return counts.thresholds[idx], precision, recall, fpr
+
+
+def _operating_marker(fig: go.Figure, x: float, y: float, color: str, name: str, t: float) -> None:
+    fig.add_trace(
+        go.Scatter(
+            x=[x],
+            y=[y],
+            mode="markers",
+            marker=dict(size=13, color=color, line=dict(color="white", width=2)),
+            name=f"{name} at {t:.3g}",
+            showlegend=False,
+            hovertemplate=f"<b>{name}</b> operating point<br>threshold {t:.4g}<extra></extra>",
+        )
+    )
+
+
+def roc_figure(curves: list[ModelCurve], *, threshold: float | None = None) -> go.Figure:
+    """ROC curves of several models, AUC in the legend, the chance diagonal, and each model's
+    operating point at ``threshold``. At most about 2,000 points per curve are sent."""
+    fig = go.Figure()
+    fig.add_trace(
+        go.Scatter(
+            x=[0, 1], y=[0, 1], mode="lines", name="chance (AUC 0.5)",
+            line=dict(color="#999999", dash="dot"), hoverinfo="skip",
+        )
+    )  # fmt: skip
+    for i, m in enumerate(curves):
+        color = PALETTE[i % len(PALETTE)]
+        keep = () if threshold is None else (m.counts.index_at(threshold),)
+        idx = sample_indices(len(m.counts), keep=keep)
+        t, precision, recall, fpr = _rates(m.counts, idx)
+        fig.add_trace(
+            go.Scatter(
+                x=np.concatenate(([0.0], fpr)),
+                y=np.concatenate(([0.0], recall)),
+                customdata=np.column_stack(
+                    (
+                        np.concatenate(([np.inf], t)),
+                        np.concatenate(([1.0], precision)),
+                        np.concatenate(([0.0], recall)),
+                        np.concatenate(([0.0], fpr)),
+                    )
+                ),
+                mode="lines",
+                name=f"{m.name} (AUC {m.auc:.3f})",
+                line=dict(color=color, width=2),
+                hovertemplate=_CURVE_HOVER,
+            )
+        )
+        if threshold is not None:
+            c = m.counts.at(threshold)
+            _operating_marker(fig, c.fpr, c.recall, color, m.name, threshold)
+    fig.update_layout(
+        **_BASE_LAYOUT,
+        height=480,
+        xaxis=dict(title="false positive rate", range=[-0.01, 1.01], constrain="domain"),
+        yaxis=dict(title="true positive rate (recall)", range=[-0.01, 1.01], scaleanchor="x"),
+        legend=dict(
+            x=0.98, y=0.02, xanchor="right", yanchor="bottom", bgcolor="rgba(255,255,255,0.8)"
+        ),
+    )
+    return fig
+
+
+def pr_figure(
+    curves: list[ModelCurve], *, prevalence: float, threshold: float | None = None
+) -> go.Figure:
+    """Precision-recall curves drawn as the steps AP sums, AP in the legend, the chance line at
+    the prevalence, iso-F1 contours, and each model's operating point at ``threshold``."""
+    fig = go.Figure()
+    r = np.linspace(0.001, 1, 200)
+    for f in (0.2, 0.4, 0.6, 0.8):
+        on = r > f / 2
+        fig.add_trace(
+            go.Scatter(
+                x=r[on], y=f * r[on] / (2 * r[on] - f), mode="lines", name=f"F1 = {f}",
+                line=dict(color="#cccccc", width=1), hoverinfo="skip", showlegend=False,
+            )
+        )  # fmt: skip
+        fig.add_annotation(
+            x=1.0, y=f / (2 - f), text=f"F1={f}", showarrow=False, xanchor="left",
+            font=dict(size=10, color="#999999"),
+        )  # fmt: skip
+    fig.add_trace(
+        go.Scatter(
+            x=[0, 1], y=[prevalence, prevalence], mode="lines",
+            name=f"chance (AP {prevalence:.3f})", line=dict(color="#999999", dash="dot"),
+            hoverinfo="skip",
+        )
+    )  # fmt: skip
+    for i, m in enumerate(curves):
+        color = PALETTE[i % len(PALETTE)]
+        keep = () if threshold is None else (m.counts.index_at(threshold),)
+        idx = sample_indices(len(m.counts), keep=keep)
+        t, precision, recall, fpr = _rates(m.counts, idx)
+        fig.add_trace(
+            go.Scatter(
+                x=np.concatenate(([0.0], recall)),
+                y=np.concatenate(([precision[0]], precision)),
+                customdata=np.column_stack(
+                    (
+                        np.concatenate(([t[0]], t)),
+                        np.concatenate(([precision[0]], precision)),
+                        np.concatenate(([0.0], recall)),
+                        np.concatenate(([0.0], fpr)),
+                    )
+                ),
+                mode="lines",
+                line=dict(color=color, width=2, shape="vh"),
+                name=f"{m.name} (AP {m.ap:.3f})",
+                hovertemplate=_CURVE_HOVER,
+            )
+        )
+        if threshold is not None:
+            c = m.counts.at(threshold)
+            _operating_marker(fig, c.recall, c.precision, color, m.name, threshold)
+    fig.update_layout(
+        **_BASE_LAYOUT,
+        height=480,
+        xaxis=dict(title="recall (TPR)", range=[-0.01, 1.01]),
+        yaxis=dict(title="precision", range=[-0.01, 1.03]),
+        legend=dict(
+            x=0.02, y=0.02, xanchor="left", yanchor="bottom", bgcolor="rgba(255,255,255,0.8)"
+        ),
     )
     return fig

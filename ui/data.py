@@ -1,29 +1,34 @@
-"""Score tables: the bundled datasets, and cached per-model computations over them."""
+"""Datasets the dashboard works on, and cached computations over them.
+
+A :class:`Dataset` is a table plus its column mapping plus the arrays the metrics take. Bundled
+datasets come from ``sample_data/``; uploads are parsed once per file by :mod:`ui.loading`.
+Heavy results are cached with ``st.cache_data`` keyed by the dataset's ``source_id`` and the
+mapping, so a slider move recomputes only what depends on the threshold.
+"""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 import numpy as np
 import pandas as pd
 import streamlit as st
 
 import metrics
+from ui.loading import ColumnMapping, Prepared, prepare
 
 SAMPLE_DIR = Path(__file__).resolve().parent.parent / "sample_data"
 
 
 @dataclass(frozen=True)
 class BundledDataset:
-    """A file in ``sample_data/`` and how its columns map onto a score table."""
+    """A file in ``sample_data/`` and how its columns map onto a problem."""
 
     key: str
     title: str
     file: str
-    label: str
-    pos_label: Any
+    mapping: ColumnMapping
     description: str
     positive_name: str = "positive"
     negative_name: str = "negative"
@@ -36,14 +41,17 @@ BUNDLED: dict[str, BundledDataset] = {
             key="breast_cancer",
             title="Breast cancer: 3 models",
             file="breast_cancer.csv",
-            label="label",
-            pos_label=1,
+            mapping=ColumnMapping(
+                label="label",
+                scores=("logistic_regression", "gradient_boosting", "naive_bayes"),
+                pos_label=1,
+            ),
             positive_name="malignant",
             negative_name="benign",
             description=(
                 "Wisconsin diagnostic breast cancer (569 tumours, 212 malignant). Out-of-fold "
                 "probabilities of malignancy from logistic regression, gradient boosting and "
-                "naive Bayes. See sample_data/README.md."
+                "naive Bayes."
             ),
         ),
     )
@@ -52,56 +60,103 @@ DEFAULT_DATASET = "breast_cancer"
 
 
 @dataclass(frozen=True)
-class ScoreTable:
-    """A loaded table with its column mapping: one label column, one or more model scores."""
+class Dataset:
+    """A table, its column mapping, and the arrays prepared from it."""
 
+    source_id: str
     name: str
     frame: pd.DataFrame = field(repr=False)
-    label: str
-    scores: tuple[str, ...]
-    pos_label: Any = 1
+    mapping: ColumnMapping
+    prepared: Prepared = field(repr=False)
+    description: str = ""
     positive_name: str = "positive"
     negative_name: str = "negative"
-    description: str = ""
+
+    @property
+    def models(self) -> tuple[str, ...]:
+        return tuple(m for m in self.mapping.scores if m in self.prepared.scores)
 
     @property
     def y(self) -> np.ndarray:
-        """True for the positive class."""
-        return (self.frame[self.label] == self.pos_label).to_numpy()
+        return self.prepared.y
+
+    @property
+    def weight(self) -> np.ndarray | None:
+        return self.prepared.weight
 
     def score(self, model: str) -> np.ndarray:
-        return self.frame[model].to_numpy(dtype=np.float64)
+        return self.prepared.scores[model]
+
+    def labels_for(self, model: str) -> np.ndarray:
+        """The binary labels that go with a model's scores (its class, for multi-label data)."""
+        if self.mapping.is_multilabel:
+            return self.y[:, self.mapping.scores.index(model)]
+        return self.y
+
+    @property
+    def key(self) -> tuple:
+        """What identifies the prepared arrays, for caches."""
+        return (self.source_id, self.mapping)
 
 
 @st.cache_data(max_entries=8, show_spinner=False)
-def _read_bundled(file: str) -> pd.DataFrame:
+def read_bundled(file: str) -> pd.DataFrame:
     return pd.read_csv(SAMPLE_DIR / file)
 
 
-def load_bundled(key: str) -> ScoreTable:
+@st.cache_data(max_entries=8, show_spinner=False)
+def _prepare(
+    source_id: str, mapping: ColumnMapping, drop_bad_rows: bool, _frame: pd.DataFrame
+) -> Prepared:
+    return prepare(_frame, mapping, drop_bad_rows=drop_bad_rows)
+
+
+def bundled_dataset(key: str) -> Dataset:
     spec = BUNDLED[key]
-    frame = _read_bundled(spec.file)
-    return ScoreTable(
+    frame = read_bundled(spec.file)
+    source_id = f"bundled:{key}"
+    return Dataset(
+        source_id=source_id,
         name=spec.title,
         frame=frame,
-        label=spec.label,
-        scores=tuple(c for c in frame.columns if c != spec.label),
-        pos_label=spec.pos_label,
+        mapping=spec.mapping,
+        prepared=_prepare(source_id, spec.mapping, False, frame),
+        description=spec.description,
         positive_name=spec.positive_name,
         negative_name=spec.negative_name,
-        description=spec.description,
+    )
+
+
+def uploaded_dataset(
+    source_id: str, name: str, frame: pd.DataFrame, mapping: ColumnMapping, drop_bad_rows: bool
+) -> Dataset:
+    positive = str(mapping.pos_label) if mapping.label else "positive"
+    return Dataset(
+        source_id=source_id,
+        name=name,
+        frame=frame,
+        mapping=mapping,
+        prepared=_prepare(source_id, mapping, drop_bad_rows, frame),
+        positive_name=f"{mapping.label} = {positive}" if mapping.label else "positive",
+        negative_name="other" if mapping.label else "negative",
+    )
+
+
+# --- cached metric results, keyed by (dataset key, model) -------------------------------------
+
+
+@st.cache_data(max_entries=32, show_spinner=False)
+def threshold_counts(key: tuple, model: str, _ds: Dataset) -> metrics.ThresholdCounts:
+    """Counts at every distinct threshold: one sort per (data, model); a slider move is a lookup."""
+    return metrics.threshold_counts(
+        _ds.labels_for(model), _ds.score(model), sample_weight=_ds.weight
     )
 
 
 @st.cache_data(max_entries=32, show_spinner=False)
-def threshold_counts(y: np.ndarray, score: np.ndarray) -> metrics.ThresholdCounts:
-    """Counts at every distinct threshold, cached by the data: a slider move is a lookup."""
-    return metrics.threshold_counts(y, score)
-
-
-@st.cache_data(max_entries=32, show_spinner=False)
-def areas(y: np.ndarray, score: np.ndarray) -> dict[str, float]:
+def areas(key: tuple, model: str, _ds: Dataset) -> dict[str, float]:
+    y, s, w = _ds.labels_for(model), _ds.score(model), _ds.weight
     return {
-        "auc": metrics.roc_auc_score(y, score),
-        "ap": metrics.average_precision_score(y, score),
+        "auc": metrics.roc_auc_score(y, s, sample_weight=w),
+        "ap": metrics.average_precision_score(y, s, sample_weight=w),
     }

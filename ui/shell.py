@@ -1,4 +1,4 @@
-"""The app's frame: page config, the shared sidebar (dataset and model) and navigation.
+"""The app's frame: page config, the shared sidebar (data, column mapping, model) and navigation.
 
 ``app.py`` calls :func:`run_app`. Every page calls :func:`page_context` first. Streamlit runs a
 script in a ``pages/`` folder directly, without ``app.py``, when that folder exists and
@@ -6,51 +6,245 @@ script in a ``pages/`` folder directly, without ``app.py``, when that folder exi
 after a server start, and every ``AppTest`` run). Then ``page_context`` runs the whole app
 instead, which calls ``st.navigation`` and so switches the legacy mode off, and stops the direct
 run. Either way a page always runs inside the shell.
+
+Shared session state (set here, read by pages): ``source`` ("bundled" or "upload"),
+``dataset`` (bundled key), ``model``, ``threshold``. Page-specific keys are prefixed with the
+page name. Uploads that parsed are kept in ``uploads`` so a later bad upload loses nothing.
 """
 
 from __future__ import annotations
 
 import threading
+from dataclasses import dataclass
 
+import numpy as np
 import streamlit as st
 
 from ui import data
+from ui.loading import ColumnMapping, LoadError, guess_mapping, guess_pos_label, read_table
 
 PAGES = [
     ("pages/threshold.py", "Threshold", ":material/tune:"),
+    ("pages/curves.py", "Curves", ":material/show_chart:"),
 ]
+UPLOAD_TYPES = ["csv", "tsv", "txt", "gz", "parquet"]
+NONE = "(none)"
 
 _inside = threading.local()
 
+__all__ = ["page_context", "run_app"]
 
-def _sidebar() -> data.ScoreTable:
+
+@dataclass
+class Upload:
+    name: str
+    frame: object
+    notes: list[str]
+    guess: ColumnMapping
+
+
+def _read_query_params() -> None:
+    """On a session's first run, a shared link (bundled data only) sets the view."""
+    if st.session_state.get("_query_read"):
+        return
+    st.session_state["_query_read"] = True
+    q = st.query_params
+    if q.get("dataset") in data.BUNDLED:
+        st.session_state["dataset"] = q["dataset"]
+        st.session_state["source"] = "Sample dataset"
+        if "model" in q:
+            st.session_state["model"] = q["model"]
+        try:
+            threshold = float(q.get("threshold", ""))
+        except ValueError:
+            threshold = float("nan")  # not given, or not a number: keep the default
+        if np.isfinite(threshold):
+            st.session_state["threshold"] = threshold
+
+
+def _upload_widget() -> None:
+    uploaded = st.file_uploader(
+        "Score table",
+        type=UPLOAD_TYPES,
+        key="upload_file",
+        help="CSV, TSV or semicolon-separated text (optionally .gz), or Parquet. One row per "
+        "example: a label column and one score column per model; optionally a user/query id "
+        "and a sample weight. Multi-label: label_<class> and score_<class> column pairs.",
+    )
+    uploads: dict[str, Upload] = st.session_state.setdefault("uploads", {})
+    if uploaded is None:
+        return
+    file_id = f"upload:{uploaded.name}:{uploaded.file_id}"
+    if file_id in uploads:
+        st.session_state["upload_current"] = file_id
+        return
+    if st.session_state.get("upload_failed") == file_id:
+        st.error(st.session_state["upload_error"])
+        return
+    try:
+        frame, notes = read_table(uploaded.name, uploaded.getvalue())
+    except LoadError as exc:
+        st.session_state["upload_failed"] = file_id
+        st.session_state["upload_error"] = str(exc)
+        st.error(str(exc))
+        return
+    uploads.clear()  # keep one upload in memory: tables can be large
+    uploads[file_id] = Upload(uploaded.name, frame, notes, guess_mapping(frame))
+    st.session_state["upload_current"] = file_id
+    for key in [k for k in st.session_state if str(k).startswith("map_")]:
+        del st.session_state[key]  # a new table starts from the guessed mapping
+
+
+def _mapping_widgets(upload: Upload) -> ColumnMapping:
+    frame = upload.frame
+    columns = [str(c) for c in frame.columns]
+    guess = upload.guess
+    layout = st.radio(
+        "Layout",
+        ["One label column", "label_<class> / score_<class> pairs"],
+        index=1 if guess.is_multilabel else 0,
+        key="map_layout",
+        horizontal=True,
+    )
+    optional = [NONE, *columns]
+    group = st.selectbox(
+        "User / query id (optional)",
+        optional,
+        index=optional.index(guess.group) if guess.group else 0,
+        key="map_group",
+    )
+    weight = st.selectbox(
+        "Sample weight (optional)",
+        optional,
+        index=optional.index(guess.weight) if guess.weight else 0,
+        key="map_weight",
+    )
+    group = None if group == NONE else group
+    weight = None if weight == NONE else weight
+    if layout.startswith("label_"):
+        classes = [
+            c[len("label_") :]
+            for c in columns
+            if c.startswith("label_") and f"score_{c[6:]}" in columns
+        ]
+        chosen = st.multiselect("Classes", classes, default=classes, key="map_classes")
+        return ColumnMapping(
+            label=None,
+            scores=tuple(f"score_{c}" for c in chosen),
+            labels=tuple(f"label_{c}" for c in chosen),
+            classes=tuple(chosen),
+            group=group,
+            weight=weight,
+        )
+    label = st.selectbox(
+        "Label column",
+        columns,
+        index=columns.index(guess.label) if guess.label in columns else 0,
+        key="map_label",
+    )
+    values = list(frame[label].dropna().unique()[:50])
+    default_pos = guess.pos_label if label == guess.label and guess.pos_label in values else None
+    if default_pos is None:
+        default_pos = guess_pos_label(frame[label])
+    pos_label = st.selectbox(
+        "Positive label",
+        values,
+        index=values.index(default_pos) if default_pos in values else 0,
+        key=f"map_pos_{label}",
+        format_func=str,
+    )
+    candidates = [c for c in columns if c not in (label, group, weight)]
+    default_scores = [c for c in guess.scores if c in candidates]
+    scores = st.multiselect(
+        "Score columns (one per model)", candidates, default=default_scores, key="map_scores"
+    )
+    return ColumnMapping(
+        label=label,
+        scores=tuple(scores),
+        pos_label=pos_label.item() if hasattr(pos_label, "item") else pos_label,
+        group=group,
+        weight=weight,
+    )
+
+
+def _problems(ds: data.Dataset) -> None:
+    for note in ds.prepared.problems:
+        (st.error if note.level == "error" else st.warning)(note.message)
+    if ds.prepared.n_dropped:
+        st.info(f"Dropped {ds.prepared.n_dropped:,} rows with problems.")
+
+
+def _sidebar() -> data.Dataset:
     with st.sidebar:
         st.title("Metrics Lens")
         st.caption("See how classification metrics behave on your scores.")
-        st.selectbox(
-            "Dataset",
-            options=list(data.BUNDLED),
-            format_func=lambda key: data.BUNDLED[key].title,
-            key="dataset",
+        source = st.segmented_control(
+            "Data", ["Sample dataset", "Upload"], default="Sample dataset", key="source"
         )
-        table = data.load_bundled(st.session_state["dataset"])
-        st.caption(table.description)
-        if st.session_state.get("model") not in table.scores:
-            st.session_state["model"] = table.scores[0]
-        st.selectbox("Model (score column)", options=table.scores, key="model")
-        n_pos = int(table.y.sum())
-        st.caption(
-            f"{len(table.frame):,} rows: {n_pos:,} {table.positive_name} (positive), "
-            f"{len(table.frame) - n_pos:,} {table.negative_name}."
-        )
-    return table
+        ds = None
+        if source == "Upload":
+            _upload_widget()
+            current = st.session_state.get("upload_current")
+            upload = st.session_state.get("uploads", {}).get(current)
+            if upload is None:
+                st.info("Upload a score table, or pick a sample dataset.")
+            else:
+                for note in upload.notes:
+                    st.caption(f":material/info: {note}")
+                with st.expander("Columns", expanded=True):
+                    mapping = _mapping_widgets(upload)
+                    drop = st.checkbox(
+                        "Drop rows with missing or bad values",
+                        key="map_drop_bad_rows",
+                        help="Rows with a missing label, score, weight or id, or a non-numeric "
+                        "or infinite score.",
+                    )
+                ds = data.uploaded_dataset(current, upload.name, upload.frame, mapping, drop)
+        if ds is None:
+            st.session_state.setdefault("dataset", data.DEFAULT_DATASET)
+            if source != "Upload":
+                st.selectbox(
+                    "Sample dataset",
+                    options=list(data.BUNDLED),
+                    format_func=lambda key: data.BUNDLED[key].title,
+                    key="dataset",
+                )
+            ds = data.bundled_dataset(st.session_state["dataset"])
+            if source == "Upload":
+                st.caption(f"Showing the sample dataset {ds.name!r} until a table loads.")
+            else:
+                st.caption(ds.description)
+        _problems(ds)
+        if ds.models:
+            if st.session_state.get("model") not in ds.models:
+                st.session_state["model"] = ds.models[0]
+            st.selectbox(
+                "Class" if ds.mapping.is_multilabel else "Model (score column)",
+                options=ds.models,
+                key="model",
+            )
+        n = len(ds.frame) - ds.prepared.n_dropped
+        st.caption(f"{n:,} rows, {len(ds.frame.columns)} columns.")
+    return ds
 
 
 def run_app() -> None:
     st.set_page_config(page_title="Metrics Lens", page_icon=":material/insights:", layout="wide")
-    # Shared state starts here; page-specific keys are prefixed with the page name.
-    st.session_state.setdefault("dataset", data.DEFAULT_DATASET)
-    _inside.table = _sidebar()
+    _read_query_params()
+    ds = _sidebar()
+    if ds.source_id.startswith("bundled:") and ds.models:
+        st.query_params.update(
+            dataset=ds.source_id.split(":", 1)[1],
+            model=st.session_state["model"],
+            **(
+                {"threshold": f"{st.session_state['threshold']:.6g}"}
+                if "threshold" in st.session_state
+                else {}
+            ),
+        )
+    else:
+        st.query_params.clear()
+    _inside.dataset = ds
     pages = [
         st.Page(path, title=title, icon=icon, default=i == 0)
         for i, (path, title, icon) in enumerate(PAGES)
@@ -58,13 +252,20 @@ def run_app() -> None:
     try:
         st.navigation(pages).run()
     finally:
-        del _inside.table
+        del _inside.dataset
 
 
-def page_context() -> tuple[data.ScoreTable, str]:
-    """(the current table, the selected model) for a page; runs the app shell if needed."""
-    table = getattr(_inside, "table", None)
-    if table is None:
+def page_context() -> tuple[data.Dataset, str]:
+    """(the current dataset, the selected model) for a page; runs the app shell if needed.
+
+    Stops the page with a short message when the data cannot be used yet (the sidebar says
+    why), so a page body only ever sees usable data.
+    """
+    ds = getattr(_inside, "dataset", None)
+    if ds is None:
         run_app()
         st.stop()
-    return table, st.session_state["model"]
+    if not ds.prepared.ok or not ds.models:
+        st.info("The data cannot be used yet: the sidebar says what to fix.")
+        st.stop()
+    return ds, st.session_state["model"]

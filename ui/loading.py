@@ -1,0 +1,566 @@
+"""Reading uploaded score tables and guessing how their columns map onto a problem.
+
+Pure pandas, no Streamlit: every problem is a :class:`LoadError` (the file cannot be used) or a
+:class:`Problem` (the data can be used once the user decides something), each with a message
+that names the column, how many rows, example rows, and what to do. Row numbers in messages
+count data rows from 1, as a spreadsheet shows them below the header.
+
+Nothing here writes to disk or evaluates anything: bytes in, a DataFrame out.
+"""
+
+from __future__ import annotations
+
+import csv
+import gzip
+import io
+import re
+import zlib
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+__all__ = [
+    "ColumnMapping",
+    "LoadError",
+    "Prepared",
+    "Problem",
+    "guess_mapping",
+    "prepare",
+    "read_table",
+]
+
+MAX_LISTED = 5
+DELIMITERS = [",", "\t", ";", "|"]
+_LABEL_NAMES = (
+    "label",
+    "y",
+    "y_true",
+    "target",
+    "truth",
+    "class",
+    "clicked",
+    "click",
+    "relevance",
+    "outcome",
+)
+_GROUP_NAMES = ("user", "user_id", "userid", "uid", "query", "query_id", "qid", "session", "group")
+_WEIGHT_NAMES = ("weight", "sample_weight", "weights", "w")
+_POSITIVE_WORDS = (
+    "1",
+    "true",
+    "yes",
+    "y",
+    "pos",
+    "positive",
+    "spam",
+    "click",
+    "clicked",
+    "malignant",
+)
+
+
+class LoadError(ValueError):
+    """The file cannot be read as a score table; the message says why and what to do."""
+
+
+def _rows(mask: np.ndarray) -> str:
+    where = np.flatnonzero(mask) + 1
+    listed = ", ".join(str(i) for i in where[:MAX_LISTED])
+    return (
+        f"row{'s' if where.size > 1 else ''} {listed}{', ...' if where.size > MAX_LISTED else ''}"
+    )
+
+
+def _plural(count: int, noun: str) -> str:
+    return f"{count:,} {noun}{'' if count == 1 else 's'}"
+
+
+# --- reading ----------------------------------------------------------------------------------
+
+
+def _decompress(name: str, data: bytes) -> bytes:
+    if data[:2] == b"\x1f\x8b":
+        try:
+            return gzip.decompress(data)
+        except (OSError, EOFError, zlib.error) as exc:
+            raise LoadError(
+                f"{name} looks gzip-compressed but cannot be decompressed ({exc}); the file may be "
+                "truncated. Upload it again, or upload the uncompressed CSV."
+            ) from None
+    if name.lower().endswith(".gz"):
+        raise LoadError(
+            f"{name} is named .gz but is not gzip-compressed. Rename it to .csv if it is a plain "
+            "CSV, or compress it with gzip."
+        )
+    return data
+
+
+def _decode(name: str, data: bytes, notes: list[str]) -> str:
+    if b"\x00" in data[:65536]:
+        raise LoadError(
+            f"{name} is not a text table (it contains binary data). Upload a CSV, TSV, "
+            "gzip-compressed CSV or Parquet file."
+        )
+    try:
+        return data.decode("utf-8-sig")  # also drops a UTF-8 byte-order mark
+    except UnicodeDecodeError:
+        notes.append(f"{name} is not valid UTF-8; it was read as Latin-1 (Western European).")
+        return data.decode("latin-1")
+
+
+def _sniff_delimiter(text: str) -> str:
+    sample = "\n".join(text.splitlines()[:50])
+    try:
+        return csv.Sniffer().sniff(sample, delimiters="".join(DELIMITERS)).delimiter
+    except csv.Error:
+        header = sample.splitlines()[0] if sample else ""
+        return max(DELIMITERS, key=header.count)
+
+
+def _dedupe_columns(columns: list[str], notes: list[str]) -> list[str]:
+    seen: dict[str, int] = {}
+    out = []
+    for col in columns:
+        col = str(col).strip()
+        if col in seen:
+            seen[col] += 1
+            renamed = f"{col}.{seen[col]}"
+            notes.append(
+                f"Column name {col!r} appears more than once; the copy is named {renamed!r}."
+            )
+            col = renamed
+        else:
+            seen[col] = 0
+        out.append(col or f"column_{len(out) + 1}")
+    return out
+
+
+def read_table(name: str, data: bytes) -> tuple[pd.DataFrame, list[str]]:
+    """Parse an uploaded file: (table, notes). Raises :class:`LoadError` when it cannot.
+
+    CSV, TSV, semicolon- or pipe-separated text (the delimiter is detected), any of them
+    gzip-compressed, and Parquet. Notes say what was assumed (an encoding, a renamed column).
+    """
+    notes: list[str] = []
+    if not data:
+        raise LoadError(f"{name} is empty. Upload a table with a header row and data rows.")
+    data = _decompress(name, data)
+    if data[:4] == b"PAR1":
+        try:
+            frame = pd.read_parquet(io.BytesIO(data))
+        except Exception as exc:  # pyarrow raises several types for a damaged file
+            raise LoadError(f"{name} looks like Parquet but cannot be read: {exc}") from None
+        frame.columns = _dedupe_columns([str(c) for c in frame.columns], notes)
+    else:
+        text = _decode(name, data, notes)
+        if not text.strip():
+            raise LoadError(
+                f"{name} has no content. Upload a table with a header row and data rows."
+            )
+        delimiter = _sniff_delimiter(text)
+        # Semicolon-separated files usually come from locales that write 0,5 for 0.5.
+        decimal = "," if delimiter == ";" and re.search(r"\d,\d", text[:65536]) else "."
+        if decimal == ",":
+            notes.append(f"{name} is semicolon-separated with decimal commas (0,5 read as 0.5).")
+        try:
+            frame = pd.read_csv(
+                io.StringIO(text),
+                sep=delimiter,
+                decimal=decimal,
+                header=0,
+                dtype_backend="numpy_nullable",
+            )
+        except pd.errors.ParserError as exc:
+            match = re.search(r"Expected (\d+) fields in line (\d+), saw (\d+)", str(exc))
+            detail = (
+                f"line {match.group(2)} has {match.group(3)} fields but the header has "
+                f"{match.group(1)}"
+                if match
+                else str(exc)
+            )
+            raise LoadError(
+                f"{name} has rows of different lengths: {detail}. Check for unquoted "
+                f"{'commas' if delimiter == ',' else 'separators'} inside values."
+            ) from None
+        except pd.errors.EmptyDataError:
+            raise LoadError(f"{name} has no header row. Upload a table with a header.") from None
+        header = next(csv.reader(io.StringIO(text.splitlines()[0]), delimiter=delimiter))
+        frame.columns = _dedupe_columns(
+            header if len(header) == frame.shape[1] else list(frame.columns), notes
+        )
+        if frame.shape[1] == 1 and len(frame):
+            raise LoadError(
+                f"{name} has a single column ({frame.columns[0]!r}); the separator could not be "
+                "detected. Use commas, tabs or semicolons between columns."
+            )
+    if frame.empty:
+        raise LoadError(f"{name} has a header but no data rows.")
+    return frame, notes
+
+
+# --- mapping ----------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class ColumnMapping:
+    """Which columns play which role.
+
+    ``scores`` are one column per model (binary) or, with ``classes``, one score column per
+    class of a wide multi-label table whose label columns are ``labels``.
+    """
+
+    label: str | None
+    scores: tuple[str, ...]
+    pos_label: Any = 1
+    group: str | None = None
+    weight: str | None = None
+    labels: tuple[str, ...] = ()
+    classes: tuple[str, ...] = ()
+
+    @property
+    def is_multilabel(self) -> bool:
+        return bool(self.classes)
+
+
+def _numeric(series: pd.Series) -> bool:
+    return pd.api.types.is_numeric_dtype(series) and not pd.api.types.is_bool_dtype(series)
+
+
+def _match(columns: list[str], names: tuple[str, ...]) -> str | None:
+    lowered = {c.lower(): c for c in columns}
+    return next((lowered[n] for n in names if n in lowered), None)
+
+
+def guess_pos_label(series: pd.Series) -> Any:
+    """The positive class: 1/True, a word like "yes" or "spam", else the rarer value."""
+    values = pd.unique(series.dropna())
+    if len(values) == 0:
+        return 1
+    for v in values:
+        if isinstance(v, (bool, np.bool_)) and v:
+            return True
+    if pd.api.types.is_numeric_dtype(series) and set(np.asarray(values, dtype=float)) <= {
+        0.0,
+        1.0,
+        -1.0,
+    }:
+        return 1
+    for word in _POSITIVE_WORDS:
+        for v in values:
+            if str(v).strip().lower() == word:
+                return v.item() if hasattr(v, "item") else v
+    counts = series.value_counts()
+    rarest = counts.idxmin()
+    return rarest.item() if hasattr(rarest, "item") else rarest
+
+
+def guess_mapping(frame: pd.DataFrame) -> ColumnMapping:
+    """A first guess at the column roles, for the user to correct."""
+    columns = [str(c) for c in frame.columns]
+    pairs = [
+        c[len("label_") :]
+        for c in columns
+        if c.lower().startswith("label_") and f"score_{c[len('label_') :]}" in columns
+    ]
+    group = _match(columns, _GROUP_NAMES)
+    weight = _match(columns, _WEIGHT_NAMES)
+    if len(pairs) >= 2:
+        return ColumnMapping(
+            label=None,
+            scores=tuple(f"score_{c}" for c in pairs),
+            labels=tuple(f"label_{c}" for c in pairs),
+            classes=tuple(pairs),
+            group=group,
+            weight=weight,
+        )
+    label = _match(columns, _LABEL_NAMES)
+    if label is None:
+        two_valued = [c for c in columns if frame[c].nunique(dropna=True) == 2]
+        label = two_valued[0] if two_valued else columns[0]
+    taken = {label, group, weight}
+    scores = tuple(
+        c for c in columns if c not in taken and _numeric(frame[c]) and frame[c].nunique() > 2
+    ) or tuple(c for c in columns if c not in taken and _numeric(frame[c]))
+    return ColumnMapping(
+        label=label,
+        scores=scores,
+        pos_label=guess_pos_label(frame[label]),
+        group=group,
+        weight=weight,
+    )
+
+
+# --- preparing arrays for the metrics ---------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Problem:
+    """Something wrong with the mapped data. ``fixable`` problems go away by dropping rows."""
+
+    level: str  # "error" or "warning"
+    message: str
+    rows: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=bool), repr=False)
+
+    @property
+    def fixable(self) -> bool:
+        return bool(self.rows.any())
+
+
+@dataclass(frozen=True)
+class Prepared:
+    """Arrays ready for the metrics, or the problems that stop them."""
+
+    y: np.ndarray | None  # bool (n,) binary, or (n, n_classes) multi-label
+    scores: dict[str, np.ndarray]
+    groups: np.ndarray | None
+    weight: np.ndarray | None
+    problems: list[Problem]
+    n_dropped: int = 0
+
+    @property
+    def ok(self) -> bool:
+        return not any(p.level == "error" for p in self.problems)
+
+
+def _score_problems(frame: pd.DataFrame, col: str) -> tuple[np.ndarray | None, list[Problem]]:
+    series = frame[col]
+    if not _numeric(series) and not pd.api.types.is_bool_dtype(series):
+        as_number = pd.to_numeric(series, errors="coerce")
+        bad = (as_number.isna() & series.notna()).to_numpy()
+        example = series[bad].iloc[0] if bad.any() else None
+        return None, [
+            Problem(
+                "error",
+                f"Score column {col!r} has {_plural(int(bad.sum()), 'non-numeric value')} "
+                f"({_rows(bad)}, e.g. {example!r}). Pick a numeric column as a score, or fix "
+                "those cells.",
+                bad,
+            )
+        ]
+    values = series.to_numpy(dtype=np.float64, na_value=np.nan)
+    problems = []
+    missing = np.isnan(values)
+    if missing.any():
+        problems.append(
+            Problem(
+                "error",
+                f"Score column {col!r} has {_plural(int(missing.sum()), 'missing value')} "
+                f"({_rows(missing)}). Drop those rows to go on.",
+                missing,
+            )
+        )
+    infinite = np.isinf(values)
+    if infinite.any():
+        problems.append(
+            Problem(
+                "error",
+                f"Score column {col!r} has {_plural(int(infinite.sum()), 'infinite value')} "
+                f"({_rows(infinite)}). Drop those rows to go on.",
+                infinite,
+            )
+        )
+    if not problems and np.ptp(values) == 0:
+        problems.append(
+            Problem(
+                "warning",
+                f"Score column {col!r} has the same value ({values[0]:g}) in every row: it "
+                "cannot rank anything, so its AUC is 0.5 and AP equals the prevalence.",
+            )
+        )
+    return values, problems
+
+
+def _binary_labels(
+    frame: pd.DataFrame, mapping: ColumnMapping
+) -> tuple[np.ndarray | None, list[Problem]]:
+    col = mapping.label
+    series = frame[col]
+    missing = series.isna().to_numpy()
+    problems = []
+    if missing.any():
+        problems.append(
+            Problem(
+                "error",
+                f"Label column {col!r} has {_plural(int(missing.sum()), 'missing value')} "
+                f"({_rows(missing)}). Drop those rows to go on.",
+                missing,
+            )
+        )
+    values = pd.unique(series.dropna())
+    if len(values) > 2:
+        shown = ", ".join(repr(v) for v in values[:6])
+        problems.append(
+            Problem(
+                "error",
+                f"Label column {col!r} has {len(values)} distinct values ({shown}"
+                f"{', ...' if len(values) > 6 else ''}); a binary label needs two. Pick another "
+                "label column, or use the label_<class> / score_<class> layout.",
+            )
+        )
+        return None, problems
+    positive = (series == mapping.pos_label).fillna(False).to_numpy(dtype=bool)
+    if not positive.any() and len(values):
+        problems.append(
+            Problem(
+                "error",
+                f"The positive label {mapping.pos_label!r} does not occur in {col!r} (its values "
+                f"are {', '.join(repr(v) for v in values)}). Choose the positive label.",
+            )
+        )
+    elif len(values) < 2:
+        problems.append(
+            Problem(
+                "warning",
+                f"Label column {col!r} has one class only ({values[0]!r}): AUC is undefined and "
+                "AP is undefined without positives. Threshold counts still work.",
+            )
+        )
+    return positive, problems
+
+
+def prepare(
+    frame: pd.DataFrame, mapping: ColumnMapping, *, drop_bad_rows: bool = False
+) -> Prepared:
+    """Turn the mapped columns into arrays, listing every problem at once.
+
+    With ``drop_bad_rows``, rows with a missing or non-numeric score, label, weight or group are
+    dropped first (and counted in ``n_dropped``), so the fixable problems disappear.
+    """
+    missing_cols = [
+        c
+        for c in (mapping.label, mapping.group, mapping.weight, *mapping.scores, *mapping.labels)
+        if c is not None and c not in frame.columns
+    ]
+    if missing_cols:
+        return Prepared(
+            None, {}, None, None, [Problem("error", f"No column named {missing_cols[0]!r}.")]
+        )
+    if not mapping.scores:
+        return Prepared(
+            None,
+            {},
+            None,
+            None,
+            [Problem("error", "Pick at least one score column (one per model).")],
+        )
+    n_dropped = 0
+    if drop_bad_rows:
+        bad = _bad_rows(frame, mapping)
+        if bad.any():
+            frame = frame.loc[~bad].reset_index(drop=True)
+            n_dropped = int(bad.sum())
+        if frame.empty:
+            return Prepared(
+                None,
+                {},
+                None,
+                None,
+                [Problem("error", "Every row had a problem; nothing is left.")],
+                n_dropped,
+            )
+
+    problems: list[Problem] = []
+    scores = {}
+    for col in mapping.scores:
+        values, found = _score_problems(frame, col)
+        problems += found
+        if values is not None:
+            scores[col] = values
+    if mapping.is_multilabel:
+        y, found = _multilabel_labels(frame, mapping)
+    else:
+        y, found = _binary_labels(frame, mapping)
+    problems += found
+    weight = None
+    if mapping.weight is not None:
+        weight, found = _weight(frame, mapping.weight)
+        problems += found
+    groups = None
+    if mapping.group is not None:
+        ids = frame[mapping.group]
+        missing = ids.isna().to_numpy()
+        if missing.any():
+            problems.append(
+                Problem(
+                    "error",
+                    f"Group column {mapping.group!r} has "
+                    f"{_plural(int(missing.sum()), 'missing id')} ({_rows(missing)}). Drop those "
+                    "rows, or map no group column.",
+                    missing,
+                )
+            )
+        groups = ids.astype(str).to_numpy() if ids.dtype == object else ids.to_numpy()
+    return Prepared(y, scores, groups, weight, problems, n_dropped)
+
+
+def _weight(frame: pd.DataFrame, col: str) -> tuple[np.ndarray | None, list[Problem]]:
+    values, problems = _score_problems(frame, col)
+    problems = [
+        Problem(p.level, p.message.replace("Score column", "Weight column"), p.rows)
+        for p in problems
+        if p.level == "error"
+    ]
+    if values is None:
+        return None, problems
+    negative = values < 0
+    if negative.any():
+        problems.append(
+            Problem(
+                "error",
+                f"Weight column {col!r} has {_plural(int(negative.sum()), 'negative value')} "
+                f"({_rows(negative)}); weights must be >= 0. Drop those rows to go on.",
+                negative,
+            )
+        )
+    return values, problems
+
+
+def _multilabel_labels(
+    frame: pd.DataFrame, mapping: ColumnMapping
+) -> tuple[np.ndarray | None, list[Problem]]:
+    problems = []
+    columns = []
+    for col in mapping.labels:
+        series = frame[col]
+        values = set(pd.unique(series.dropna()).tolist())
+        if not values <= {0, 1}:  # True and False compare equal to 1 and 0
+            problems.append(
+                Problem(
+                    "error",
+                    f"Label column {col!r} must hold 0/1 (one column per class); it has "
+                    f"{', '.join(repr(v) for v in list(values)[:5])}.",
+                )
+            )
+            continue
+        missing = series.isna().to_numpy()
+        if missing.any():
+            problems.append(
+                Problem(
+                    "error",
+                    f"Label column {col!r} has {_plural(int(missing.sum()), 'missing value')} "
+                    f"({_rows(missing)}). Drop those rows to go on.",
+                    missing,
+                )
+            )
+        columns.append(series.fillna(0).to_numpy(dtype=np.float64) == 1)
+    if problems:
+        return None, problems
+    return np.column_stack(columns), problems
+
+
+def _bad_rows(frame: pd.DataFrame, mapping: ColumnMapping) -> np.ndarray:
+    bad = np.zeros(len(frame), dtype=bool)
+    for col in (*mapping.scores, mapping.weight):
+        if col is not None:
+            values = pd.to_numeric(frame[col], errors="coerce").to_numpy(
+                dtype=np.float64, na_value=np.nan
+            )
+            bad |= ~np.isfinite(values)
+            if col == mapping.weight:
+                bad |= values < 0
+    for col in (mapping.label, mapping.group, *mapping.labels):
+        if col is not None:
+            bad |= frame[col].isna().to_numpy()
+    return bad
