@@ -26,7 +26,6 @@ if low == high:
         "or all negative."
     )
     high = low + 1.0
-st.session_state.setdefault("threshold", min(max(0.5, low), high))
 
 
 def _set_threshold(value: float) -> None:

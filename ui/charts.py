@@ -230,8 +230,8 @@ def pr_figure(
             )
         )  # fmt: skip
         fig.add_annotation(
-            x=1.0, y=f / (2 - f), text=f"F1={f}", showarrow=False, xanchor="left",
-            font=dict(size=10, color="#999999"),
+            x=0.97, y=f * 0.97 / (1.94 - f), text=f"F1={f}", showarrow=False, xanchor="right",
+            yanchor="bottom", font=dict(size=10, color="#999999"),
         )  # fmt: skip
     fig.add_trace(
         go.Scatter(

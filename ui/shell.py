@@ -223,6 +223,11 @@ def _sidebar() -> data.Dataset:
                 options=ds.models,
                 key="model",
             )
+            if "threshold" not in st.session_state:
+                # 0.5 for probabilities; otherwise the middle of the model's score range.
+                s = ds.score(st.session_state["model"])
+                low, high = float(np.nanmin(s)), float(np.nanmax(s))
+                st.session_state["threshold"] = 0.5 if low <= 0.5 <= high else (low + high) / 2
         n = len(ds.frame) - ds.prepared.n_dropped
         st.caption(f"{n:,} rows, {len(ds.frame.columns)} columns.")
     return ds
