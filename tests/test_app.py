@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
+import numpy as np
 import pytest
 from streamlit.testing.v1 import AppTest
 
@@ -62,3 +64,102 @@ def test_page_opened_first_after_server_start_still_runs_in_the_shell(monkeypatc
     assert not at.exception
     assert [h.value for h in at.header] == ["Threshold"]
     assert at.sidebar.selectbox(key="dataset").value == data.DEFAULT_DATASET
+
+
+GOOD_CSV = (
+    b"outcome,model_x,model_y\nYes,0.9,0.4\nNo,0.2,0.6\nYes,0.7,0.3\nNo,0.4,0.1\nNo,0.1,0.5\n"
+)
+
+
+def _upload(at: AppTest, name: str, content: bytes) -> AppTest:
+    at.segmented_control(key="source").set_value("Upload").run()
+    at.file_uploader(key="upload_file").set_value((name, content, "text/csv")).run()
+    return at
+
+
+def _values(at: AppTest, kind: str) -> list[str]:
+    return [e.value for e in getattr(at, kind)]
+
+
+def test_upload_maps_columns_and_shows_the_library_values(app):
+    _upload(app, "scores.csv", GOOD_CSV)
+    assert not app.exception
+    assert app.selectbox(key="map_label").value == "outcome"
+    assert app.selectbox(key="map_pos_outcome").value == "Yes"
+    assert app.multiselect(key="map_scores").value == ["model_x", "model_y"]
+    y = np.array([1, 0, 1, 0, 0], bool)
+    s = np.array([0.9, 0.2, 0.7, 0.4, 0.1])
+    c = metrics.confusion_at_threshold(y, s, app.session_state["threshold"], pos_label=True)
+    assert _metric(app, "Precision") == f"{c.precision:.3f}"
+    # A mapping change: the other model, then "No" as the positive class.
+    app.selectbox(key="model").set_value("model_y").run()
+    app.selectbox(key="map_pos_outcome").set_value("No").run()
+    assert not app.exception
+    c = metrics.confusion_at_threshold(
+        ~y, np.array([0.4, 0.6, 0.3, 0.1, 0.5]), app.session_state["threshold"], pos_label=True
+    )
+    assert _metric(app, "Recall (TPR)") == f"{c.recall:.3f}"
+
+
+def test_bad_upload_keeps_the_previous_data(app):
+    _upload(app, "scores.csv", GOOD_CSV)
+    app.file_uploader(key="upload_file").set_value(
+        ("broken.csv", b"a,b\n1,2\n3,4,5\n", "text/csv")
+    ).run()
+    assert not app.exception
+    assert any("line 3 has 3 fields" in e for e in _values(app, "error"))
+    assert app.multiselect(key="map_scores").value == ["model_x", "model_y"]  # still the good table
+    assert len(app.metric) == 10
+
+
+@pytest.mark.parametrize(
+    ("content", "message"),
+    [
+        (b"", "is empty"),
+        (b"y,s\n1,0.5\n0,\n1,0.2\n", "has 1 missing value (row 2)"),
+        (b"y,s\n1,0.5\n0,abc\n1,0.2\n", "1 non-numeric value (row 2, e.g. 'abc')"),
+        (b"y,s\n1,0.5\n2,0.1\n0,0.2\n", "3 distinct values"),
+    ],
+)
+def test_bad_data_gives_a_message_not_a_traceback(app, content, message):
+    _upload(app, "bad.csv", content)
+    assert not app.exception
+    shown = _values(app, "error") + _values(app, "warning")
+    assert any(message in e for e in shown), shown
+
+
+def test_missing_scores_can_be_dropped(app):
+    _upload(app, "holes.csv", b"y,s\n1,0.5\n0,\n1,0.2\n0,0.1\n")
+    assert any("Drop those rows" in e for e in _values(app, "error"))
+    app.checkbox(key="map_drop_bad_rows").check().run()
+    assert not app.exception
+    assert not _values(app, "error")
+    assert any("Dropped 1 rows" in e for e in _values(app, "info"))
+    assert len(app.metric) == 10
+
+
+def test_curves_page_shows_every_model_with_library_areas(app):
+    app.switch_page("pages/curves.py").run()
+    assert not app.exception
+    table = data.bundled_dataset(data.DEFAULT_DATASET)
+    figs = [json.loads(c.proto.spec) for c in app.get("plotly_chart")]
+    roc_names = [
+        t["name"]
+        for t in figs[0]["data"]
+        if "(AUC" in t.get("name", "") and "logistic" in t["name"]
+    ]
+    auc = metrics.roc_auc_score(table.y, table.score("logistic_regression"))
+    assert roc_names == [f"logistic_regression (AUC {auc:.3f})"]
+    ap = metrics.average_precision_score(table.y, table.score("naive_bayes"))
+    assert any(t.get("name") == f"naive_bayes (AP {ap:.3f})" for t in figs[1]["data"])
+
+
+def test_shared_link_reopens_the_view():
+    at = AppTest.from_file(APP, default_timeout=30)
+    at.query_params["dataset"] = "breast_cancer"
+    at.query_params["model"] = "gradient_boosting"
+    at.query_params["threshold"] = "0.25"
+    at.run()
+    assert not at.exception
+    assert at.session_state["model"] == "gradient_boosting"
+    assert at.session_state["threshold"] == 0.25

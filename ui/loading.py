@@ -228,6 +228,16 @@ def _numeric(series: pd.Series) -> bool:
     return pd.api.types.is_numeric_dtype(series) and not pd.api.types.is_bool_dtype(series)
 
 
+def _mostly_numeric(series: pd.Series) -> bool:
+    """Numeric, or text whose cells are mostly numbers (so its few bad cells get reported)."""
+    if _numeric(series):
+        return True
+    present = series.dropna()
+    if present.empty or pd.api.types.is_bool_dtype(series):
+        return False
+    return pd.to_numeric(present, errors="coerce").notna().mean() >= 0.5
+
+
 def _match(columns: list[str], names: tuple[str, ...]) -> str | None:
     lowered = {c.lower(): c for c in columns}
     return next((lowered[n] for n in names if n in lowered), None)
@@ -281,8 +291,10 @@ def guess_mapping(frame: pd.DataFrame) -> ColumnMapping:
         label = two_valued[0] if two_valued else columns[0]
     taken = {label, group, weight}
     scores = tuple(
-        c for c in columns if c not in taken and _numeric(frame[c]) and frame[c].nunique() > 2
-    ) or tuple(c for c in columns if c not in taken and _numeric(frame[c]))
+        c
+        for c in columns
+        if c not in taken and _mostly_numeric(frame[c]) and frame[c].nunique() > 2
+    ) or tuple(c for c in columns if c not in taken and _mostly_numeric(frame[c]))
     return ColumnMapping(
         label=label,
         scores=scores,
@@ -327,18 +339,21 @@ class Prepared:
 def _score_problems(frame: pd.DataFrame, col: str) -> tuple[np.ndarray | None, list[Problem]]:
     series = frame[col]
     if not _numeric(series) and not pd.api.types.is_bool_dtype(series):
+        # Text that is all numbers (say after dropping a bad row) is fine.
         as_number = pd.to_numeric(series, errors="coerce")
         bad = (as_number.isna() & series.notna()).to_numpy()
-        example = series[bad].iloc[0] if bad.any() else None
-        return None, [
-            Problem(
-                "error",
-                f"Score column {col!r} has {_plural(int(bad.sum()), 'non-numeric value')} "
-                f"({_rows(bad)}, e.g. {example!r}). Pick a numeric column as a score, or fix "
-                "those cells.",
-                bad,
-            )
-        ]
+        if bad.any():
+            example = series[bad].iloc[0]
+            return None, [
+                Problem(
+                    "error",
+                    f"Score column {col!r} has {_plural(int(bad.sum()), 'non-numeric value')} "
+                    f"({_rows(bad)}, e.g. {example!r}). Pick a numeric column as a score, or "
+                    "fix those cells.",
+                    bad,
+                )
+            ]
+        series = as_number
     values = series.to_numpy(dtype=np.float64, na_value=np.nan)
     problems = []
     missing = np.isnan(values)
@@ -388,7 +403,7 @@ def _binary_labels(
                 missing,
             )
         )
-    values = pd.unique(series.dropna())
+    values = pd.unique(series.dropna()).tolist()
     if len(values) > 2:
         shown = ", ".join(repr(v) for v in values[:6])
         problems.append(
