@@ -18,6 +18,17 @@ from metrics.curves import (
 )
 from metrics.multiclass import multiclass_confusion_matrix, top_k_accuracy_score
 from metrics.multilabel import label_binarize
+from metrics.ranking import (
+    RankingReport,
+    label_ranking_average_precision_score,
+    mean_average_precision,
+    mean_reciprocal_rank,
+    ndcg_at_k,
+    ndcg_score,
+    precision_at_k,
+    ranking_report,
+    recall_at_k,
+)
 from metrics.teaching import (
     APStepTable,
     AUCPairGrid,
@@ -38,6 +49,7 @@ __all__ = [
     "AUCPairGrid",
     "AUCRankTable",
     "Confusion",
+    "RankingReport",
     "ScoreGridAP",
     "ThresholdCounts",
     "UndefinedMetricWarning",
@@ -51,8 +63,16 @@ __all__ = [
     "confusion_at_threshold",
     "confusion_matrix_at_thresholds",
     "label_binarize",
+    "label_ranking_average_precision_score",
+    "mean_average_precision",
+    "mean_reciprocal_rank",
     "multiclass_confusion_matrix",
+    "ndcg_at_k",
+    "ndcg_score",
+    "precision_at_k",
     "precision_recall_curve",
+    "ranking_report",
+    "recall_at_k",
     "roc_auc_score",
     "roc_curve",
     "score_grid_average_precision",

@@ -80,6 +80,7 @@ def _to_float(arr: np.ndarray, name: str, what: str) -> np.ndarray:
     # Only reached when conversion already failed: a per-row scan to say which rows are bad.
     bad = ~np.fromiter((_is_number(v) for v in arr), dtype=bool, count=arr.size)
     example = arr[np.flatnonzero(bad)[0]]
+    example = example.item() if isinstance(example, np.generic) else example
     raise ValueError(
         f"{name} has {_plural(int(bad.sum()), 'non-numeric value')} at {_positions(bad)} "
         f"(for example {example!r}); {what} must be numbers."
