@@ -16,6 +16,7 @@ from metrics.curves import (
     roc_curve,
     threshold_counts,
 )
+from metrics.groups import WEIGHTINGS, GroupAUC, group_auc_score, group_auc_table
 from metrics.multiclass import multiclass_confusion_matrix, top_k_accuracy_score
 from metrics.multilabel import label_binarize
 from metrics.ranking import (
@@ -44,11 +45,13 @@ from metrics.teaching import (
 __all__ = [
     "AP_METHODS",
     "AP_METHOD_SOURCES",
+    "WEIGHTINGS",
     "APBreakdown",
     "APStepTable",
     "AUCPairGrid",
     "AUCRankTable",
     "Confusion",
+    "GroupAUC",
     "RankingReport",
     "ScoreGridAP",
     "ThresholdCounts",
@@ -62,6 +65,8 @@ __all__ = [
     "average_precision_score",
     "confusion_at_threshold",
     "confusion_matrix_at_thresholds",
+    "group_auc_score",
+    "group_auc_table",
     "label_binarize",
     "label_ranking_average_precision_score",
     "mean_average_precision",

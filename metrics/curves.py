@@ -117,7 +117,7 @@ def _score_runs(
     return _fold_descending(values, pos, w - pos)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class ThresholdCounts:
     """Confusion counts at every distinct threshold, from one sort of the scores.
 

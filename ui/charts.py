@@ -276,3 +276,73 @@ def pr_figure(
         ),
     )
     return fig
+
+
+# --- score distributions and calibration ------------------------------------------------------
+
+
+def score_histograms_figure(
+    scores: dict[str, np.ndarray],
+    y: np.ndarray,
+    *,
+    bins: int = 40,
+    positive_name: str = "positive",
+    negative_name: str = "negative",
+) -> go.Figure:
+    """Per model, the score distribution of each class (as shares of the class), binned here
+    so the browser gets ``bins`` bars per class whatever the number of rows."""
+    from plotly.subplots import make_subplots
+
+    names = list(scores)
+    fig = make_subplots(rows=1, cols=len(names), subplot_titles=names, shared_yaxes=True)
+    for col, name in enumerate(names, start=1):
+        s = scores[name]
+        edges = np.linspace(s.min(), s.max() if s.max() > s.min() else s.min() + 1, bins + 1)
+        centers = (edges[:-1] + edges[1:]) / 2
+        for mask, label, color in ((~y, negative_name, "#7f7f7f"), (y, positive_name, "#d62728")):
+            counts, _ = np.histogram(s[mask], bins=edges)
+            share = counts / max(counts.sum(), 1)
+            fig.add_trace(
+                go.Bar(
+                    x=centers, y=share, width=np.diff(edges), name=label, marker_color=color,
+                    opacity=0.55, showlegend=col == 1, legendgroup=label,
+                    hovertemplate=f"{label}<br>score %{{x:.3g}}<br>%{{y:.1%}} of the class"
+                    "<extra></extra>",
+                ),
+                row=1, col=col,
+            )  # fmt: skip
+    fig.update_layout(
+        **_BASE_LAYOUT, barmode="overlay", height=300, legend=dict(orientation="h", y=1.2)
+    )
+    fig.update_yaxes(tickformat=".0%", row=1, col=1, title="share of class")
+    return fig
+
+
+def reliability_figure(curves: dict[str, tuple[np.ndarray, np.ndarray, np.ndarray]]) -> go.Figure:
+    """Reliability diagram: observed positive rate against mean predicted probability per bin,
+    with the diagonal of perfect calibration; marker size grows with the bin's rows."""
+    fig = go.Figure(
+        go.Scatter(
+            x=[0, 1], y=[0, 1], mode="lines", name="perfectly calibrated",
+            line=dict(color="#999999", dash="dot"), hoverinfo="skip",
+        )
+    )  # fmt: skip
+    for i, (name, (prob_true, prob_pred, weight)) in enumerate(curves.items()):
+        size = 6 + 14 * np.sqrt(weight / weight.max())
+        fig.add_trace(
+            go.Scatter(
+                x=prob_pred, y=prob_true, mode="lines+markers", name=name,
+                line=dict(color=PALETTE[i % len(PALETTE)]), marker=dict(size=size),
+                customdata=weight,
+                hovertemplate=f"<b>{name}</b><br>mean predicted %{{x:.3f}}<br>observed %{{y:.3f}}"
+                "<br>rows %{customdata:,.0f}<extra></extra>",
+            )
+        )  # fmt: skip
+    fig.update_layout(
+        **_BASE_LAYOUT,
+        height=420,
+        xaxis=dict(title="mean predicted probability", range=[-0.02, 1.02]),
+        yaxis=dict(title="observed share positive", range=[-0.02, 1.02], scaleanchor="x"),
+        legend=dict(x=0.02, y=0.98, bgcolor="rgba(255,255,255,0.8)"),
+    )
+    return fig

@@ -160,3 +160,29 @@ def areas(key: tuple, model: str, _ds: Dataset) -> dict[str, float]:
         "auc": metrics.roc_auc_score(y, s, sample_weight=w),
         "ap": metrics.average_precision_score(y, s, sample_weight=w),
     }
+
+
+@st.cache_data(max_entries=16, show_spinner="Comparing models...")
+def model_table(key: tuple, models: tuple[str, ...], n_resamples: int, _ds: Dataset):
+    from ui import summaries
+
+    y = _ds.labels_for(models[0])
+    scores = {m: _ds.score(m) for m in models}
+    specs = summaries.metric_specs(
+        probabilities=all(s.min() >= 0 and s.max() <= 1 for s in scores.values()),
+        groups=_ds.prepared.groups,
+    )
+    table = summaries.model_table(y, scores, specs, weight=_ds.weight, n_resamples=n_resamples)
+    # The specs hold functions, which a cache cannot pickle: return what the page shows.
+    helps = {
+        s.name: ("higher" if s.higher_is_better else "lower") + " is better; " + s.help
+        for s in specs
+    }
+    return table, summaries.best_rows(table, specs), helps
+
+
+@st.cache_data(max_entries=16, show_spinner=False)
+def delong_pairs(key: tuple, models: tuple[str, ...], _ds: Dataset):
+    from ui import summaries
+
+    return summaries.delong_pairs(_ds.labels_for(models[0]), {m: _ds.score(m) for m in models})

@@ -26,6 +26,7 @@ from ui.loading import ColumnMapping, LoadError, guess_mapping, guess_pos_label,
 PAGES = [
     ("pages/threshold.py", "Threshold", ":material/tune:"),
     ("pages/curves.py", "Curves", ":material/show_chart:"),
+    ("pages/compare.py", "Compare models", ":material/leaderboard:"),
 ]
 UPLOAD_TYPES = ["csv", "tsv", "txt", "gz", "parquet"]
 NONE = "(none)"
