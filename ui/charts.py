@@ -142,66 +142,84 @@ class ModelCurve:
     ap: float
 
 
-def _rates(counts: ThresholdCounts, idx: np.ndarray) -> tuple[np.ndarray, ...]:
-    """(threshold, precision, recall, fpr) at the chosen distinct-threshold indices."""
-    tps, fps = counts.tps[idx], counts.fps[idx]
+def _curve_points(m: ModelCurve, threshold: float | None) -> dict[str, np.ndarray]:
+    """At most about 2,000 of a model's curve points (keeping the operating point), with a
+    first point where nothing is predicted positive (threshold +inf, recall and FPR 0)."""
+    keep = () if threshold is None else (m.counts.index_at(threshold),)
+    idx = sample_indices(len(m.counts), keep=keep)
+    tps, fps = m.counts.tps[idx], m.counts.fps[idx]
     predicted = tps + fps
     precision = np.divide(tps, predicted, out=np.zeros(idx.shape), where=predicted != 0)
-    recall = tps / counts.n_pos if counts.n_pos > 0 else np.full(idx.shape, np.nan)
-    fpr = fps / counts.n_neg if counts.n_neg > 0 else np.full(idx.shape, np.nan)
-    return counts.thresholds[idx], precision, recall, fpr
+    recall = tps / m.counts.n_pos if m.counts.n_pos > 0 else np.full(idx.shape, np.nan)
+    fpr = fps / m.counts.n_neg if m.counts.n_neg > 0 else np.full(idx.shape, np.nan)
+    return {
+        "threshold": np.concatenate(([np.inf], m.counts.thresholds[idx])),
+        # the PR curve starts at recall 0 level with its first precision
+        "precision": np.concatenate((precision[:1], precision)),
+        "recall": np.concatenate(([0.0], recall)),
+        "fpr": np.concatenate(([0.0], fpr)),
+    }
 
 
-def _operating_marker(fig: go.Figure, x: float, y: float, color: str, name: str, t: float) -> None:
+def _add_model_curves(
+    fig: go.Figure,
+    curves: list[ModelCurve],
+    threshold: float | None,
+    *,
+    x: str,
+    y: str,
+    label: str,
+    shape: str = "linear",
+) -> None:
+    """One trace per model (x and y name columns of _curve_points), plus its operating point."""
+    for i, m in enumerate(curves):
+        color = PALETTE[i % len(PALETTE)]
+        pts = _curve_points(m, threshold)
+        area = m.auc if label == "AUC" else m.ap
+        fig.add_trace(
+            go.Scatter(
+                x=pts[x],
+                y=pts[y],
+                customdata=np.column_stack(
+                    [pts[k] for k in ("threshold", "precision", "recall", "fpr")]
+                ),
+                mode="lines",
+                name=f"{m.name} ({label} {area:.3f})",
+                line=dict(color=color, width=2, shape=shape),
+                hovertemplate=_CURVE_HOVER,
+            )
+        )
+        if threshold is not None:
+            c = m.counts.at(threshold)
+            point = {"precision": c.precision, "recall": c.recall, "fpr": c.fpr}
+            fig.add_trace(
+                go.Scatter(
+                    x=[point[x]],
+                    y=[point[y]],
+                    mode="markers",
+                    marker=dict(size=13, color=color, line=dict(color="white", width=2)),
+                    showlegend=False,
+                    hovertemplate=f"<b>{m.name}</b> operating point<br>threshold "
+                    f"{threshold:.4g}<extra></extra>",
+                )
+            )
+
+
+def _chance_line(fig: go.Figure, ys: list[float], name: str) -> None:
     fig.add_trace(
         go.Scatter(
-            x=[x],
-            y=[y],
-            mode="markers",
-            marker=dict(size=13, color=color, line=dict(color="white", width=2)),
-            name=f"{name} at {t:.3g}",
-            showlegend=False,
-            hovertemplate=f"<b>{name}</b> operating point<br>threshold {t:.4g}<extra></extra>",
+            x=[0, 1], y=ys, mode="lines", name=name, line=dict(color="#999999", dash="dot"),
+            hoverinfo="skip",
         )
-    )
+    )  # fmt: skip
 
 
 def roc_figure(curves: list[ModelCurve], *, threshold: float | None = None) -> go.Figure:
     """ROC curves of several models, AUC in the legend, the chance diagonal, and each model's
     operating point at ``threshold``. At most about 2,000 points per curve are sent."""
     fig = go.Figure()
-    fig.add_trace(
-        go.Scatter(
-            x=[0, 1], y=[0, 1], mode="lines", name="chance (AUC 0.5)",
-            line=dict(color="#999999", dash="dot"), hoverinfo="skip",
-        )
-    )  # fmt: skip
-    for i, m in enumerate(curves):
-        color = PALETTE[i % len(PALETTE)]
-        keep = () if threshold is None else (m.counts.index_at(threshold),)
-        idx = sample_indices(len(m.counts), keep=keep)
-        t, precision, recall, fpr = _rates(m.counts, idx)
-        fig.add_trace(
-            go.Scatter(
-                x=np.concatenate(([0.0], fpr)),
-                y=np.concatenate(([0.0], recall)),
-                customdata=np.column_stack(
-                    (
-                        np.concatenate(([np.inf], t)),
-                        np.concatenate(([1.0], precision)),
-                        np.concatenate(([0.0], recall)),
-                        np.concatenate(([0.0], fpr)),
-                    )
-                ),
-                mode="lines",
-                name=f"{m.name} (AUC {m.auc:.3f})",
-                line=dict(color=color, width=2),
-                hovertemplate=_CURVE_HOVER,
-            )
-        )
-        if threshold is not None:
-            c = m.counts.at(threshold)
-            _operating_marker(fig, c.fpr, c.recall, color, m.name, threshold)
+    _chance_line(fig, [0, 1], "chance (AUC 0.5)")
+    _add_model_curves(fig, curves, threshold, x="fpr", y="recall", label="AUC")
     fig.update_layout(
         **_BASE_LAYOUT,
         height=480,
@@ -233,39 +251,8 @@ def pr_figure(
             x=0.97, y=f * 0.97 / (1.94 - f), text=f"F1={f}", showarrow=False, xanchor="right",
             yanchor="bottom", font=dict(size=10, color="#999999"),
         )  # fmt: skip
-    fig.add_trace(
-        go.Scatter(
-            x=[0, 1], y=[prevalence, prevalence], mode="lines",
-            name=f"chance (AP {prevalence:.3f})", line=dict(color="#999999", dash="dot"),
-            hoverinfo="skip",
-        )
-    )  # fmt: skip
-    for i, m in enumerate(curves):
-        color = PALETTE[i % len(PALETTE)]
-        keep = () if threshold is None else (m.counts.index_at(threshold),)
-        idx = sample_indices(len(m.counts), keep=keep)
-        t, precision, recall, fpr = _rates(m.counts, idx)
-        fig.add_trace(
-            go.Scatter(
-                x=np.concatenate(([0.0], recall)),
-                y=np.concatenate(([precision[0]], precision)),
-                customdata=np.column_stack(
-                    (
-                        np.concatenate(([t[0]], t)),
-                        np.concatenate(([precision[0]], precision)),
-                        np.concatenate(([0.0], recall)),
-                        np.concatenate(([0.0], fpr)),
-                    )
-                ),
-                mode="lines",
-                line=dict(color=color, width=2, shape="vh"),
-                name=f"{m.name} (AP {m.ap:.3f})",
-                hovertemplate=_CURVE_HOVER,
-            )
-        )
-        if threshold is not None:
-            c = m.counts.at(threshold)
-            _operating_marker(fig, c.recall, c.precision, color, m.name, threshold)
+    _chance_line(fig, [prevalence, prevalence], f"chance (AP {prevalence:.3f})")
+    _add_model_curves(fig, curves, threshold, x="recall", y="precision", label="AP", shape="vh")
     fig.update_layout(
         **_BASE_LAYOUT,
         height=480,
@@ -342,7 +329,7 @@ def reliability_figure(curves: dict[str, tuple[np.ndarray, np.ndarray, np.ndarra
         **_BASE_LAYOUT,
         height=420,
         xaxis=dict(title="mean predicted probability", range=[-0.02, 1.02]),
-        yaxis=dict(title="observed share positive", range=[-0.02, 1.02], scaleanchor="x"),
+        yaxis=dict(title="observed share positive", range=[-0.02, 1.02]),
         legend=dict(x=0.02, y=0.98, bgcolor="rgba(255,255,255,0.8)"),
     )
     return fig
