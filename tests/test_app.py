@@ -163,3 +163,33 @@ def test_shared_link_reopens_the_view():
     assert not at.exception
     assert at.session_state["model"] == "gradient_boosting"
     assert at.session_state["threshold"] == 0.25
+
+
+def test_compare_page_table_equals_the_library(app):
+    from metrics.calibration import brier_score_loss
+    from metrics.compare import delong_test
+
+    app.switch_page("pages/compare.py").run()
+    assert not app.exception
+    table = data.bundled_dataset(data.DEFAULT_DATASET)
+    shown = app.dataframe[0].value
+    auc = metrics.roc_auc_score(table.y, table.score("naive_bayes"))
+    row = shown[shown["model"] == "naive_bayes"].iloc[0]
+    assert row["AUC"].startswith(f"{auc:.4f}  [")
+    brier = brier_score_loss(table.y, table.score("logistic_regression"))
+    best = shown[shown["model"] == "logistic_regression"].iloc[0]
+    assert best["Brier"].startswith(f"★ {brier:.4f}")
+    pairs = app.dataframe[1].value
+    r = delong_test(table.y, table.score("logistic_regression"), table.score("naive_bayes"))
+    got = pairs[(pairs["model A"] == "logistic_regression") & (pairs["model B"] == "naive_bayes")]
+    assert got["p-value"].iloc[0] == pytest.approx(r.p_value)
+    assert len(app.get("plotly_chart")) == 2  # histograms and the reliability diagram
+
+
+def test_data_page_summarises_even_an_unusable_upload(app):
+    _upload(app, "holes.csv", b"y,s\n1,0.5\n0,\n1,0.2\n0,0.1\n")
+    app.switch_page("pages/data.py").run()
+    assert not app.exception
+    summary = app.dataframe[0].value
+    assert summary.set_index("column").loc["s", "missing"] == 1
+    assert summary.set_index("column").loc["y", "role"] == "label"

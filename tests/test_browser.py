@@ -129,3 +129,16 @@ def test_threshold_page_renders_and_reacts_to_the_keyboard(server, page):
     assert before != _metric_value(page, "Precision") or c.precision == 1.0
     assert page.locator('[data-testid="stException"]').count() == 0
     page.screenshot(path=ARTIFACTS / "threshold-moved.png", full_page=True)
+
+
+@pytest.mark.parametrize("path", ["curves", "compare", "data"])
+def test_every_page_renders_without_an_exception(server, page, path):
+    page.goto(f"{server}/{path}")
+    page.wait_for_selector('[data-testid="stHeading"]', timeout=30_000)
+    page.wait_for_function(
+        "() => !document.querySelector('[data-testid=\"stStatusWidget\"]')", timeout=60_000
+    )
+    page.wait_for_timeout(1000)
+    assert page.locator('[data-testid="stException"]').count() == 0
+    ARTIFACTS.mkdir(exist_ok=True)
+    page.screenshot(path=ARTIFACTS / f"{path}.png", full_page=True)

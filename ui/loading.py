@@ -579,3 +579,36 @@ def _bad_rows(frame: pd.DataFrame, mapping: ColumnMapping) -> np.ndarray:
         if col is not None:
             bad |= frame[col].isna().to_numpy()
     return bad
+
+
+def column_summary(frame: pd.DataFrame, mapping: ColumnMapping | None = None) -> pd.DataFrame:
+    """One row per column: its role in the mapping, type, missing cells, distinct values, range."""
+    roles: dict[str, str] = {}
+    if mapping is not None:
+        for col in mapping.scores:
+            roles[col] = "score"
+        for col in mapping.labels:
+            roles[col] = "label"
+        for col, role in (
+            (mapping.label, "label"),
+            (mapping.group, "group id"),
+            (mapping.weight, "weight"),
+        ):
+            if col is not None:
+                roles[col] = role
+    rows = []
+    for col in frame.columns:
+        series = frame[col]
+        numeric = _numeric(series)
+        rows.append(
+            {
+                "column": str(col),
+                "role": roles.get(str(col), ""),
+                "type": str(series.dtype),
+                "missing": int(series.isna().sum()),
+                "distinct": int(series.nunique(dropna=True)),
+                "min": float(series.min()) if numeric and series.notna().any() else None,
+                "max": float(series.max()) if numeric and series.notna().any() else None,
+            }
+        )
+    return pd.DataFrame(rows)

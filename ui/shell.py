@@ -27,6 +27,7 @@ PAGES = [
     ("pages/threshold.py", "Threshold", ":material/tune:"),
     ("pages/curves.py", "Curves", ":material/show_chart:"),
     ("pages/compare.py", "Compare models", ":material/leaderboard:"),
+    ("pages/data.py", "Data", ":material/table:"),
 ]
 UPLOAD_TYPES = ["csv", "tsv", "txt", "gz", "parquet"]
 NONE = "(none)"
@@ -261,16 +262,19 @@ def run_app() -> None:
         del _inside.dataset
 
 
-def page_context() -> tuple[data.Dataset, str]:
+def page_context(*, require_usable: bool = True) -> tuple[data.Dataset, str | None]:
     """(the current dataset, the selected model) for a page; runs the app shell if needed.
 
     Stops the page with a short message when the data cannot be used yet (the sidebar says
-    why), so a page body only ever sees usable data.
+    why), so a page body only ever sees usable data, unless ``require_usable`` is False (the
+    Data page shows any table that parsed).
     """
     ds = getattr(_inside, "dataset", None)
     if ds is None:
         run_app()
         st.stop()
+    if not require_usable:
+        return ds, st.session_state.get("model")
     if not ds.prepared.ok or not ds.models:
         st.info("The data cannot be used yet: the sidebar says what to fix.")
         st.stop()
