@@ -193,3 +193,32 @@ def test_data_page_summarises_even_an_unusable_upload(app):
     summary = app.dataframe[0].value
     assert summary.set_index("column").loc["s", "missing"] == 1
     assert summary.set_index("column").loc["y", "role"] == "label"
+
+
+PAGE_FILES = ["pages/threshold.py", "pages/curves.py", "pages/compare.py", "pages/data.py"]
+
+
+@pytest.mark.parametrize("dataset", list(data.BUNDLED))
+def test_every_bundled_dataset_opens_on_every_page(app, dataset):
+    app.selectbox(key="dataset").set_value(dataset).run()
+    assert not app.exception
+    assert not _values(app, "error"), _values(app, "error")
+    ds = data.bundled_dataset(dataset)
+    assert app.selectbox(key="model").options == list(ds.models)
+    for page in PAGE_FILES:
+        app.switch_page(page).run()
+        assert not app.exception, (dataset, page, app.exception)
+
+
+def test_multiclass_upload_is_one_vs_rest_per_class(app):
+    content = (data.SAMPLE_DIR / "wine_multiclass.csv").read_bytes()
+    _upload(app, "wine.csv", content)
+    assert not app.exception
+    assert app.radio(key="map_layout").value == "multiclass"
+    assert app.selectbox(key="model").options == ["score_class_0", "score_class_1", "score_class_2"]
+    ds = data.bundled_dataset("wine_multiclass")
+    y = ds.labels_for("score_class_0")
+    c = metrics.confusion_at_threshold(
+        y, ds.score("score_class_0"), app.session_state["threshold"], pos_label=True
+    )
+    assert _metric(app, "Precision") == f"{c.precision:.3f}"

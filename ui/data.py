@@ -21,6 +21,9 @@ from ui.loading import ColumnMapping, Prepared, prepare
 SAMPLE_DIR = Path(__file__).resolve().parent.parent / "sample_data"
 
 
+_DIGIT_CLASSES = ("even", "prime", "greater_than_4", "closed_loop", "multiple_of_3", "two_loops")
+
+
 @dataclass(frozen=True)
 class BundledDataset:
     """A file in ``sample_data/`` and how its columns map onto a problem."""
@@ -52,6 +55,75 @@ BUNDLED: dict[str, BundledDataset] = {
                 "Wisconsin diagnostic breast cancer (569 tumours, 212 malignant). Out-of-fold "
                 "probabilities of malignancy from logistic regression, gradient boosting and "
                 "naive Bayes."
+            ),
+        ),
+        BundledDataset(
+            key="user_impressions",
+            title="Recommender clicks: global AUC vs GAUC",
+            file="user_impressions.csv",
+            mapping=ColumnMapping(
+                label="clicked", scores=("model_a", "model_b"), pos_label=1, group="user_id"
+            ),
+            positive_name="clicked",
+            negative_name="not clicked",
+            description=(
+                "Synthetic log: 25,523 impressions from 300 users (heavy-tailed activity, 11% "
+                "clicks). model_a knows each user's click rate and wins on global AUC; model_b "
+                "ranks each user's items better and wins on GAUC."
+            ),
+        ),
+        BundledDataset(
+            key="digits_multilabel",
+            title="Digits: 6 overlapping labels",
+            file="digits_multilabel.csv",
+            mapping=ColumnMapping(
+                label=None,
+                scores=tuple(f"score_{c}" for c in _DIGIT_CLASSES),
+                labels=tuple(f"label_{c}" for c in _DIGIT_CLASSES),
+                classes=_DIGIT_CLASSES,
+            ),
+            positive_name="has the property",
+            negative_name="does not",
+            description=(
+                "1,797 handwritten digits (UCI), each labelled with properties of its digit: "
+                "even, prime, greater than 4, closed loop, multiple of 3, two loops. Out-of-fold "
+                "probabilities from one logistic regression per label."
+            ),
+        ),
+        BundledDataset(
+            key="wine_multiclass",
+            title="Wine: 3 cultivars (multi-class)",
+            file="wine_multiclass.csv",
+            mapping=ColumnMapping(
+                label="label",
+                scores=("score_class_0", "score_class_1", "score_class_2"),
+                pos_label=None,
+                classes=("class_0", "class_1", "class_2"),
+            ),
+            positive_name="this class",
+            negative_name="other classes",
+            description=(
+                "178 Italian wines from three cultivars (UCI; 59/71/48). Out-of-fold class "
+                "probabilities from a logistic regression on 13 chemical measurements."
+            ),
+        ),
+        BundledDataset(
+            key="query_ranking",
+            title="Search ranking: BM25-like vs neural",
+            file="query_ranking.csv",
+            mapping=ColumnMapping(
+                label="relevance",
+                scores=("bm25_like", "neural_like"),
+                pos_label=None,
+                group="query_id",
+                graded=True,
+            ),
+            positive_name="relevant",
+            negative_name="not relevant",
+            description=(
+                "Synthetic search results: 200 queries with 10-50 documents, graded relevance "
+                "0-3 (30 queries have no relevant document). The lexical model wins on P@k, MAP "
+                "and MRR; the neural one on graded NDCG."
             ),
         ),
     )
@@ -89,7 +161,7 @@ class Dataset:
 
     def labels_for(self, model: str) -> np.ndarray:
         """The binary labels that go with a model's scores (its class, for multi-label data)."""
-        if self.mapping.is_multilabel:
+        if self.mapping.per_class:
             return self.y[:, self.mapping.scores.index(model)]
         return self.y
 
@@ -130,15 +202,20 @@ def bundled_dataset(key: str) -> Dataset:
 def uploaded_dataset(
     source_id: str, name: str, frame: pd.DataFrame, mapping: ColumnMapping, drop_bad_rows: bool
 ) -> Dataset:
-    positive = str(mapping.pos_label) if mapping.label else "positive"
+    if mapping.graded:
+        positive, negative = f"{mapping.label} > 0", f"{mapping.label} = 0"
+    elif mapping.per_class:
+        positive, negative = "this class", "other classes"
+    else:
+        positive, negative = f"{mapping.label} = {mapping.pos_label}", "other"
     return Dataset(
         source_id=source_id,
         name=name,
         frame=frame,
         mapping=mapping,
         prepared=_prepare(source_id, mapping, drop_bad_rows, frame),
-        positive_name=f"{mapping.label} = {positive}" if mapping.label else "positive",
-        negative_name="other" if mapping.label else "negative",
+        positive_name=positive,
+        negative_name=negative,
     )
 
 

@@ -205,10 +205,13 @@ def read_table(name: str, data: bytes) -> tuple[pd.DataFrame, list[str]]:
 
 @dataclass(frozen=True)
 class ColumnMapping:
-    """Which columns play which role.
+    """Which columns play which role, in one of four layouts.
 
-    ``scores`` are one column per model (binary) or, with ``classes``, one score column per
-    class of a wide multi-label table whose label columns are ``labels``.
+    * binary: ``label`` (positive where it equals ``pos_label``), one score column per model;
+    * graded (``graded=True``): ``label`` holds relevance >= 0, positive where > 0, as in
+      query-grouped ranking data; the grades are kept for NDCG;
+    * multi-class: ``label`` holds one of ``classes`` per row, ``scores`` one column per class;
+    * multi-label: ``labels`` are 0/1 columns, one per class in ``classes``, with ``scores``.
     """
 
     label: str | None
@@ -218,9 +221,19 @@ class ColumnMapping:
     weight: str | None = None
     labels: tuple[str, ...] = ()
     classes: tuple[str, ...] = ()
+    graded: bool = False
 
     @property
     def is_multilabel(self) -> bool:
+        return bool(self.classes) and bool(self.labels)
+
+    @property
+    def is_multiclass(self) -> bool:
+        return bool(self.classes) and not self.labels
+
+    @property
+    def per_class(self) -> bool:
+        """One score column per class (multi-class or multi-label), not one per model."""
         return bool(self.classes)
 
 
@@ -289,18 +302,37 @@ def guess_mapping(frame: pd.DataFrame) -> ColumnMapping:
     if label is None:
         two_valued = [c for c in columns if frame[c].nunique(dropna=True) == 2]
         label = two_valued[0] if two_valued else columns[0]
+    values = [str(v) for v in pd.unique(frame[label].dropna())]
+    if len(values) > 2 and all(f"score_{v}" in columns for v in values):
+        classes = tuple(sorted(values))
+        return ColumnMapping(
+            label=label,
+            scores=tuple(f"score_{c}" for c in classes),
+            pos_label=None,
+            classes=classes,
+            group=group,
+            weight=weight,
+        )
     taken = {label, group, weight}
     scores = tuple(
         c
         for c in columns
         if c not in taken and _mostly_numeric(frame[c]) and frame[c].nunique() > 2
     ) or tuple(c for c in columns if c not in taken and _mostly_numeric(frame[c]))
+    # Relevance grades 0, 1, 2, ... in query-grouped data.
+    graded = (
+        group is not None
+        and _numeric(frame[label])
+        and frame[label].nunique() > 2
+        and bool((frame[label] >= 0).all())
+    )
     return ColumnMapping(
         label=label,
         scores=scores,
-        pos_label=guess_pos_label(frame[label]),
+        pos_label=None if graded else guess_pos_label(frame[label]),
         group=group,
         weight=weight,
+        graded=graded,
     )
 
 
@@ -324,12 +356,13 @@ class Problem:
 class Prepared:
     """Arrays ready for the metrics, or the problems that stop them."""
 
-    y: np.ndarray | None  # bool (n,) binary, or (n, n_classes) multi-label
+    y: np.ndarray | None  # bool (n,) binary, or (n, n_classes) per-class
     scores: dict[str, np.ndarray]
     groups: np.ndarray | None
     weight: np.ndarray | None
     problems: list[Problem]
     n_dropped: int = 0
+    relevance: np.ndarray | None = None  # graded labels, float (n,)
 
     @property
     def ok(self) -> bool:
@@ -483,8 +516,32 @@ def prepare(
         problems += found
         if values is not None:
             scores[col] = values
+    relevance = None
     if mapping.is_multilabel:
         y, found = _multilabel_labels(frame, mapping)
+    elif mapping.is_multiclass:
+        y, found = _multiclass_labels(frame, mapping)
+    elif mapping.graded:
+        relevance, found = _score_problems(frame, mapping.label)
+        found = [
+            Problem(p.level, p.message.replace("Score column", "Relevance column"), p.rows)
+            for p in found
+            if p.level == "error"
+        ]
+        y = None
+        if relevance is not None and not found:
+            negative = relevance < 0
+            if negative.any():
+                found.append(
+                    Problem(
+                        "error",
+                        f"Relevance column {mapping.label!r} has "
+                        f"{_plural(int(negative.sum()), 'negative value')} ({_rows(negative)}); "
+                        "graded relevance must be >= 0. Drop those rows to go on.",
+                        negative,
+                    )
+                )
+            y = relevance > 0
     else:
         y, found = _binary_labels(frame, mapping)
     problems += found
@@ -507,7 +564,7 @@ def prepare(
                 )
             )
         groups = ids.astype(str).to_numpy() if ids.dtype == object else ids.to_numpy()
-    return Prepared(y, scores, groups, weight, problems, n_dropped)
+    return Prepared(y, scores, groups, weight, problems, n_dropped, relevance)
 
 
 def _weight(frame: pd.DataFrame, col: str) -> tuple[np.ndarray | None, list[Problem]]:
@@ -565,6 +622,38 @@ def _multilabel_labels(
     return np.column_stack(columns), problems
 
 
+def _multiclass_labels(
+    frame: pd.DataFrame, mapping: ColumnMapping
+) -> tuple[np.ndarray | None, list[Problem]]:
+    series = frame[mapping.label]
+    missing = series.isna().to_numpy()
+    text = series.astype(str).to_numpy()
+    known = np.isin(text, np.array(mapping.classes))
+    problems = []
+    if missing.any():
+        problems.append(
+            Problem(
+                "error",
+                f"Label column {mapping.label!r} has "
+                f"{_plural(int(missing.sum()), 'missing value')} ({_rows(missing)}). Drop those "
+                "rows to go on.",
+                missing,
+            )
+        )
+    unknown = ~known & ~missing
+    if unknown.any():
+        problems.append(
+            Problem(
+                "error",
+                f"Label column {mapping.label!r} has {_plural(int(unknown.sum()), 'value')} "
+                f"without a score column ({_rows(unknown)}, e.g. {text[unknown][0]!r}); the "
+                f"classes are {', '.join(mapping.classes)}. Drop those rows to go on.",
+                unknown,
+            )
+        )
+    return text[:, None] == np.array(mapping.classes)[None, :], problems
+
+
 def _bad_rows(frame: pd.DataFrame, mapping: ColumnMapping) -> np.ndarray:
     bad = np.zeros(len(frame), dtype=bool)
     for col in (*mapping.scores, mapping.weight):
@@ -578,6 +667,13 @@ def _bad_rows(frame: pd.DataFrame, mapping: ColumnMapping) -> np.ndarray:
     for col in (mapping.label, mapping.group, *mapping.labels):
         if col is not None:
             bad |= frame[col].isna().to_numpy()
+    if mapping.is_multiclass:
+        bad |= ~np.isin(frame[mapping.label].astype(str).to_numpy(), np.array(mapping.classes))
+    if mapping.graded:
+        grades = pd.to_numeric(frame[mapping.label], errors="coerce").to_numpy(
+            dtype=np.float64, na_value=np.nan
+        )
+        bad |= ~(grades >= 0)
     return bad
 
 

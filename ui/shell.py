@@ -97,16 +97,29 @@ def _upload_widget() -> None:
         del st.session_state[key]  # a new table starts from the guessed mapping
 
 
+LAYOUTS = {
+    "binary": "Label column",
+    "multiclass": "Multi-class: label + score_<class>",
+    "multilabel": "Multi-label: label_<class> + score_<class>",
+}
+
+
+def _guess_layout(guess: ColumnMapping) -> str:
+    if guess.is_multilabel:
+        return "multilabel"
+    return "multiclass" if guess.is_multiclass else "binary"
+
+
 def _mapping_widgets(upload: Upload) -> ColumnMapping:
     frame = upload.frame
     columns = [str(c) for c in frame.columns]
     guess = upload.guess
     layout = st.radio(
         "Layout",
-        ["One label column", "label_<class> / score_<class> pairs"],
-        index=1 if guess.is_multilabel else 0,
+        list(LAYOUTS),
+        index=list(LAYOUTS).index(_guess_layout(guess)),
+        format_func=LAYOUTS.get,
         key="map_layout",
-        horizontal=True,
     )
     optional = [NONE, *columns]
     group = st.selectbox(
@@ -123,12 +136,8 @@ def _mapping_widgets(upload: Upload) -> ColumnMapping:
     )
     group = None if group == NONE else group
     weight = None if weight == NONE else weight
-    if layout.startswith("label_"):
-        classes = [
-            c[len("label_") :]
-            for c in columns
-            if c.startswith("label_") and f"score_{c[6:]}" in columns
-        ]
+    if layout == "multilabel":
+        classes = [c[6:] for c in columns if c.startswith("label_") and f"score_{c[6:]}" in columns]
         chosen = st.multiselect("Classes", classes, default=classes, key="map_classes")
         return ColumnMapping(
             label=None,
@@ -144,17 +153,41 @@ def _mapping_widgets(upload: Upload) -> ColumnMapping:
         index=columns.index(guess.label) if guess.label in columns else 0,
         key="map_label",
     )
-    values = list(frame[label].dropna().unique()[:50])
-    default_pos = guess.pos_label if label == guess.label and guess.pos_label in values else None
-    if default_pos is None:
-        default_pos = guess_pos_label(frame[label])
-    pos_label = st.selectbox(
-        "Positive label",
-        values,
-        index=values.index(default_pos) if default_pos in values else 0,
-        key=f"map_pos_{label}",
-        format_func=str,
+    if layout == "multiclass":
+        classes = sorted(str(v) for v in frame[label].dropna().unique()[:200])
+        with_scores = [c for c in classes if f"score_{c}" in columns]
+        if len(with_scores) < 2:
+            st.error(
+                f"Multi-class needs a score_<class> column for each class of {label!r} "
+                f"(its classes: {', '.join(classes[:8])}{', ...' if len(classes) > 8 else ''})."
+            )
+        return ColumnMapping(
+            label=label,
+            scores=tuple(f"score_{c}" for c in with_scores),
+            pos_label=None,
+            classes=tuple(with_scores),
+            group=group,
+            weight=weight,
+        )
+    graded = st.checkbox(
+        "Graded relevance (label > 0 is relevant)",
+        value=guess.graded and label == guess.label,
+        key=f"map_graded_{label}",
+        help="For ranking data with relevance grades 0, 1, 2, ...: rows with a grade above 0 "
+        "count as positive, and NDCG uses the grades.",
     )
+    pos_label = None
+    if not graded:
+        values = list(frame[label].dropna().unique()[:50])
+        default_pos = guess.pos_label if label == guess.label else guess_pos_label(frame[label])
+        pos_label = st.selectbox(
+            "Positive label",
+            values,
+            index=values.index(default_pos) if default_pos in values else 0,
+            key=f"map_pos_{label}",
+            format_func=str,
+        )
+        pos_label = pos_label.item() if hasattr(pos_label, "item") else pos_label
     candidates = [c for c in columns if c not in (label, group, weight)]
     default_scores = [c for c in guess.scores if c in candidates]
     scores = st.multiselect(
@@ -163,9 +196,10 @@ def _mapping_widgets(upload: Upload) -> ColumnMapping:
     return ColumnMapping(
         label=label,
         scores=tuple(scores),
-        pos_label=pos_label.item() if hasattr(pos_label, "item") else pos_label,
+        pos_label=pos_label,
         group=group,
         weight=weight,
+        graded=graded,
     )
 
 
@@ -221,7 +255,7 @@ def _sidebar() -> data.Dataset:
             if st.session_state.get("model") not in ds.models:
                 st.session_state["model"] = ds.models[0]
             st.selectbox(
-                "Class" if ds.mapping.is_multilabel else "Model (score column)",
+                "Class" if ds.mapping.per_class else "Model (score column)",
                 options=ds.models,
                 key="model",
             )
