@@ -8,6 +8,7 @@ Import what you need from here; the submodules are an implementation detail::
 from metrics._validation import UndefinedMetricWarning
 from metrics.areas import auc, average_precision_score, roc_auc_score
 from metrics.average_precision import AP_METHOD_SOURCES, AP_METHODS, APBreakdown, ap_breakdown
+from metrics.calibration import brier_score_loss, calibration_curve, log_loss
 from metrics.confusion import Confusion, confusion_at_threshold
 from metrics.curves import (
     ThresholdCounts,
@@ -63,12 +64,15 @@ __all__ = [
     "auc_rank_table",
     "average_precision_breakdown",
     "average_precision_score",
+    "brier_score_loss",
+    "calibration_curve",
     "confusion_at_threshold",
     "confusion_matrix_at_thresholds",
     "group_auc_score",
     "group_auc_table",
     "label_binarize",
     "label_ranking_average_precision_score",
+    "log_loss",
     "mean_average_precision",
     "mean_reciprocal_rank",
     "multiclass_confusion_matrix",

@@ -1,0 +1,109 @@
+"""Chart builders are pure functions: check what they send to the browser, without Streamlit."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import metrics
+from ui import charts
+
+
+@pytest.fixture(scope="module")
+def big():
+    rng = np.random.default_rng(0)
+    y = rng.random(200_000) < 0.3
+    models = {
+        "a": rng.normal(size=y.size) + y,
+        "b": rng.normal(size=y.size) + 0.5 * y,
+    }
+    curves = [
+        charts.ModelCurve(
+            name,
+            metrics.threshold_counts(y, s),
+            metrics.roc_auc_score(y, s),
+            metrics.average_precision_score(y, s),
+        )
+        for name, s in models.items()
+    ]
+    return y, models, curves
+
+
+def test_sample_indices_keeps_ends_and_requested_points():
+    idx = charts.sample_indices(1_000_000, 2000, keep=(123_457,))
+    assert idx[0] == 0
+    assert idx[-1] == 999_999
+    assert 123_457 in idx
+    assert len(idx) <= 2001
+    assert (np.diff(idx) > 0).all()
+    np.testing.assert_array_equal(charts.sample_indices(10), np.arange(10))
+
+
+def test_roc_sends_at_most_about_2000_points_per_curve(big):
+    _, _, curves = big
+    fig = charts.roc_figure(curves, threshold=0.3)
+    lines = [
+        t for t in fig.data if t.mode == "lines" and "AUC" in t.name and "chance" not in t.name
+    ]
+    assert len(lines) == 2
+    for trace, m in zip(lines, curves, strict=True):
+        assert len(trace.x) <= 2002
+        assert trace.x[0] == 0
+        assert trace.y[0] == 0
+        assert trace.x[-1] == 1
+        assert trace.y[-1] == 1
+        assert trace.name == f"{m.name} (AUC {m.auc:.3f})"
+    markers = [t for t in fig.data if t.mode == "markers"]
+    assert len(markers) == 2
+    c = curves[0].counts.at(0.3)
+    assert markers[0].x[0] == pytest.approx(c.fpr)
+    assert markers[0].y[0] == pytest.approx(c.recall)
+    # the operating point lies on the curve that is drawn
+    assert any(np.isclose(lines[0].x, c.fpr) & np.isclose(lines[0].y, c.recall))
+
+
+def test_pr_chart_is_a_step_curve_with_chance_line_and_iso_f1(big):
+    y, _, curves = big
+    prevalence = y.mean()
+    fig = charts.pr_figure(curves, prevalence=prevalence, threshold=0.0)
+    named = {t.name: t for t in fig.data}
+    assert named[f"chance (AP {prevalence:.3f})"].y == (prevalence, prevalence)
+    assert sum(1 for t in fig.data if (t.name or "").startswith("F1 = ")) == 4
+    model = named[f"a (AP {curves[0].ap:.3f})"]
+    assert model.line.shape == "vh"
+    assert len(model.x) <= 2002
+    assert fig.layout.xaxis.range == (-0.01, 1.01)
+
+
+def test_confusion_matrix_normalised_by_row_and_column():
+    c = metrics.Confusion(tp=30, fp=10, tn=50, fn=10)
+    counts = charts.confusion_matrix_figure(c).data[0]
+    assert counts.z.tolist() == [[50, 10], [10, 30]]
+    by_row = charts.confusion_matrix_figure(c, normalize="true").data[0]
+    np.testing.assert_allclose(by_row.z, [[50 / 60, 10 / 60], [10 / 40, 30 / 40]])
+    by_col = charts.confusion_matrix_figure(c, normalize="pred").data[0]
+    np.testing.assert_allclose(by_col.z, [[50 / 60, 10 / 40], [10 / 60, 30 / 40]])
+    assert "TP<br>30" in by_row.text[1][1] or "TP" in by_row.text[1][1]
+
+
+def test_rates_chart_marks_the_threshold(big):
+    _, _, curves = big
+    fig = charts.rates_vs_threshold_figure(curves[0].counts, threshold=0.25, beta=2.0)
+    assert [t.name for t in fig.data] == ["Precision", "Recall", "F2"]
+    assert all(len(t.x) <= 2001 for t in fig.data)
+    assert fig.layout.shapes[0].x0 == 0.25
+
+
+def test_histograms_are_binned_server_side(big):
+    y, models, _ = big
+    fig = charts.score_histograms_figure(models, y, bins=30)
+    assert len(fig.data) == 4  # two models x two classes
+    assert all(len(t.x) == 30 for t in fig.data)
+    assert sum(fig.data[1].y) == pytest.approx(1.0)
+
+
+def test_reliability_diagram():
+    curves = {"m": metrics.calibration_curve([0, 0, 1, 1], [0.1, 0.2, 0.7, 0.9], n_bins=2)}
+    fig = charts.reliability_figure(curves)
+    assert fig.data[0].name == "perfectly calibrated"
+    assert list(fig.data[1].x) == pytest.approx([0.15, 0.8])
