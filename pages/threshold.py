@@ -8,6 +8,7 @@ import streamlit as st
 
 from metrics.thresholds import choose_threshold
 from ui import charts, data, shell
+from ui.explain import explain, fraction, num
 
 ds, model = shell.page_context()
 counts = data.threshold_counts(ds.key, model, ds)  # one sort per (data, model), cached
@@ -136,6 +137,34 @@ CARDS = [
 for row in range(0, len(CARDS), 5):
     for col, (label, value, formula) in zip(st.columns(5), CARDS[row : row + 5], strict=False):
         col.metric(label, f"{value:.3f}", help=f"{formula}. A ratio 0/0 shows as 0.")
+
+b2 = beta * beta
+kappa_chance = ((c.tp + c.fp) * (c.tp + c.fn) + (c.tn + c.fn) * (c.tn + c.fp)) / max(
+    n_total, 1
+) ** 2
+explain(
+    "these numbers",
+    [
+        fraction("precision", "TP", "TP + FP", c.tp, c.tp + c.fp),
+        fraction("recall", "TP", "TP + FN", c.tp, c.tp + c.fn),
+        fraction("FPR", "FP", "FP + TN", c.fp, c.fp + c.tn),
+        fraction("specificity", "TN", "TN + FP", c.tn, c.tn + c.fp),
+        fraction("accuracy", "TP + TN", "n", c.tp + c.tn, n_total),
+        fraction("prevalence", "TP + FN", "n", c.tp + c.fn, n_total),
+        rf"F_{{{beta:g}}} = rac{{(1+eta^2)\,TP}}{{(1+eta^2)\,TP + eta^2 FN + FP}} = "
+        rf"rac{{{num((1 + b2) * c.tp)}}}{{{num((1 + b2) * c.tp)} + {num(b2 * c.fn)} + "
+        rf"{num(c.fp)}}} = {num(c.f_beta(beta))}",
+        r"	ext{MCC} = rac{TP\cdot TN - FP\cdot FN}{\sqrt{(TP+FP)(TP+FN)(TN+FP)(TN+FN)}} = "
+        rf"rac{{{num(c.tp)}\cdot{num(c.tn)} - {num(c.fp)}\cdot{num(c.fn)}}}"
+        rf"{{\sqrt{{{num(c.tp + c.fp)}\cdot{num(c.tp + c.fn)}\cdot{num(c.tn + c.fp)}\cdot"
+        rf"{num(c.tn + c.fn)}}}}} = {num(c.mcc)}",
+        r"\kappa = rac{p_o - p_e}{1 - p_e},\quad p_o = 	ext{accuracy} = "
+        rf"{num(c.accuracy)},\quad p_e = {num(kappa_chance)},\quad \kappa = {num(c.cohen_kappa)}",
+    ],
+    note=f"TP, FP, TN, FN count the rows at threshold {threshold:.4g}; n = {n_total:,.0f}. "
+    "p_e is the agreement expected by chance: the products of the predicted and actual class "
+    "shares, summed over both classes. A ratio 0/0 is shown as 0.",
+)
 
 matrix_col, chart_col = st.columns([2, 3])
 with matrix_col:
