@@ -9,6 +9,15 @@ from metrics._validation import UndefinedMetricWarning
 from metrics.areas import auc, average_precision_score, roc_auc_score
 from metrics.average_precision import AP_METHOD_SOURCES, AP_METHODS, APBreakdown, ap_breakdown
 from metrics.calibration import brier_score_loss, calibration_curve, log_loss
+from metrics.compare import (
+    AUCInterval,
+    BootstrapInterval,
+    BootstrapResult,
+    DeLongResult,
+    delong_test,
+    paired_bootstrap,
+    roc_auc_ci,
+)
 from metrics.confusion import Confusion, confusion_at_threshold
 from metrics.curves import (
     ThresholdCounts,
@@ -49,9 +58,13 @@ __all__ = [
     "WEIGHTINGS",
     "APBreakdown",
     "APStepTable",
+    "AUCInterval",
     "AUCPairGrid",
     "AUCRankTable",
+    "BootstrapInterval",
+    "BootstrapResult",
     "Confusion",
+    "DeLongResult",
     "GroupAUC",
     "RankingReport",
     "ScoreGridAP",
@@ -68,6 +81,7 @@ __all__ = [
     "calibration_curve",
     "confusion_at_threshold",
     "confusion_matrix_at_thresholds",
+    "delong_test",
     "group_auc_score",
     "group_auc_table",
     "label_binarize",
@@ -78,10 +92,12 @@ __all__ = [
     "multiclass_confusion_matrix",
     "ndcg_at_k",
     "ndcg_score",
+    "paired_bootstrap",
     "precision_at_k",
     "precision_recall_curve",
     "ranking_report",
     "recall_at_k",
+    "roc_auc_ci",
     "roc_auc_score",
     "roc_curve",
     "score_grid_average_precision",
