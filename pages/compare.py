@@ -6,6 +6,7 @@ import streamlit as st
 
 from metrics.calibration import calibration_curve
 from ui import charts, data, shell
+from ui.safe import neutralise_csv
 
 ds, model = shell.page_context()
 st.header("Compare models")
@@ -63,7 +64,7 @@ st.caption(
 )
 st.download_button(
     "Download the table (CSV)",
-    data=table.to_csv(index=False).encode(),
+    data=neutralise_csv(table).to_csv(index=False).encode(),
     file_name="model_comparison.csv",
     mime="text/csv",
     key="compare_download",
@@ -100,13 +101,25 @@ st.plotly_chart(
 
 if all(s.min() >= 0 and s.max() <= 1 for s in scores.values()):
     st.subheader("Calibration")
-    bins = st.slider("Bins", 5, 30, 10, key="compare_bins")
+    chart_col, text_col = st.columns([3, 2])
+    with text_col:
+        bins = st.slider("Bins", 5, 30, 10, key="compare_bins")
+        strategy = st.radio(
+            "Bin edges", ["uniform", "quantile"], horizontal=True, key="compare_bin_strategy",
+            help="Uniform: equal-width bins of predicted probability. Quantile: bins with equal "
+            "numbers of rows, which keeps sparse regions from showing noise.",
+        )  # fmt: skip
+        st.caption(
+            "Points on the diagonal are calibrated: of the rows predicted about 0.3, about 30% "
+            "are positive. Above the diagonal the model is under-confident, below it "
+            "over-confident. Marker size grows with the rows in the bin."
+        )
     curves = {
-        m: calibration_curve(y, s, n_bins=bins, sample_weight=ds.weight) for m, s in scores.items()
+        m: calibration_curve(y, s, n_bins=bins, strategy=strategy, sample_weight=ds.weight)
+        for m, s in scores.items()
     }
-    st.plotly_chart(charts.reliability_figure(curves), width="stretch", key="compare_reliability")
-    st.caption(
-        "Points on the diagonal are calibrated: of the rows predicted 0.3, 30% are positive."
+    chart_col.plotly_chart(
+        charts.reliability_figure(curves), width="stretch", key="compare_reliability"
     )
 else:
     st.caption(
