@@ -6,12 +6,13 @@ import streamlit as st
 
 from ui import shell
 from ui.loading import column_summary
+from ui.safe import md
 
 ds, _ = shell.page_context(require_usable=False)
 
 st.header("Data")
 n_rows, n_cols = ds.frame.shape
-st.markdown(f"**{ds.name}**: {n_rows:,} rows, {n_cols} columns.")
+st.markdown(f"**{md(ds.name)}**: {n_rows:,} rows, {n_cols} columns.")
 if ds.description:
     st.caption(ds.description)
 st.subheader("Columns")

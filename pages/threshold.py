@@ -9,6 +9,7 @@ import streamlit as st
 from metrics.thresholds import choose_threshold
 from ui import charts, data, shell
 from ui.explain import explain, fraction, num
+from ui.safe import file_name, md
 
 ds, model = shell.page_context()
 counts = data.threshold_counts(ds.key, model, ds)  # one sort per (data, model), cached
@@ -16,14 +17,15 @@ score = ds.score(model)
 
 st.header("Threshold")
 st.caption(
-    f"**{model}** on {ds.name}. A row is predicted {ds.positive_name} when its score is at "
+    f"**{md(model)}** on {md(ds.name)}. A row is predicted {md(ds.positive_name)} when its "
+    "score is at "
     "least the threshold."
 )
 
 low, high = float(counts.thresholds[-1]), float(counts.thresholds[0])
 if low == high:
     st.warning(
-        f"Every score of {model} is {low:g}: a threshold can only predict all rows positive "
+        f"Every score of {md(model)} is {low:g}: a threshold can only predict all rows positive "
         "or all negative."
     )
     high = low + 1.0
@@ -118,7 +120,7 @@ with st.container(border=True):
 threshold = min(max(st.session_state["threshold"], low), high)
 c = counts.at(threshold)  # a lookup in the precomputed counts, never a recount
 st.markdown(
-    f"Scores ≥ **{threshold:.4g}** are predicted {ds.positive_name}: "
+    f"Scores ≥ **{threshold:.4g}** are predicted {md(ds.positive_name)}: "
     f"**{c.tp + c.fp:,.0f}** of {n_total:,.0f} rows."
 )
 
@@ -201,7 +203,7 @@ def _threshold_table_csv() -> bytes:
 st.download_button(
     f"Download the threshold table ({len(counts):,} thresholds, CSV)",
     data=_threshold_table_csv,
-    file_name=f"thresholds_{model}.csv",
+    file_name=file_name(f"thresholds_{model}.csv"),
     mime="text/csv",
     key="threshold_download",
     icon=":material/download:",

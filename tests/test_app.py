@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import numpy as np
@@ -78,7 +79,8 @@ def _upload(at: AppTest, name: str, content: bytes) -> AppTest:
 
 
 def _values(at: AppTest, kind: str) -> list[str]:
-    return [e.value for e in getattr(at, kind)]
+    """Element texts as a reader sees them (markdown escapes removed)."""
+    return [re.sub(r"\\(.)", r"\1", e.value) for e in getattr(at, kind)]
 
 
 def test_upload_maps_columns_and_shows_the_library_values(app):

@@ -8,6 +8,7 @@ import numpy as np
 import plotly.graph_objects as go
 
 from metrics import Confusion, ThresholdCounts
+from ui.safe import label
 
 # One colour per role, used across every chart so a reader learns them once.
 COLORS = {
@@ -74,8 +75,8 @@ def confusion_matrix_figure(
     fig = go.Figure(
         go.Heatmap(
             z=shown,
-            x=[f"Predicted {negative_name}", f"Predicted {positive_name}"],
-            y=[f"Actual {negative_name}", f"Actual {positive_name}"],
+            x=[f"Predicted {label(negative_name)}", f"Predicted {label(positive_name)}"],
+            y=[f"Actual {label(negative_name)}", f"Actual {label(positive_name)}"],
             text=text,
             texttemplate="%{text}",
             textfont=dict(size=16),
@@ -97,7 +98,7 @@ def rates_vs_threshold_figure(
     rates = counts.confusion()
     thresholds = counts.thresholds[idx]
     fig = go.Figure()
-    for name, values, label in (
+    for name, values, title in (
         ("precision", rates.precision[idx], "Precision"),
         ("recall", rates.recall[idx], "Recall"),
         ("f_beta", rates.f_beta(beta)[idx], f"F{beta:g}"),
@@ -106,10 +107,10 @@ def rates_vs_threshold_figure(
             go.Scatter(
                 x=thresholds,
                 y=values,
-                name=label,
+                name=title,
                 mode="lines",
                 line=dict(color=COLORS[name], width=2, shape="hv"),
-                hovertemplate="threshold %{x:.4g}<br>" + label + " %{y:.3f}<extra></extra>",
+                hovertemplate="threshold %{x:.4g}<br>" + title + " %{y:.3f}<extra></extra>",
             )
         )
     fig.add_vline(x=threshold, line=dict(color=COLORS["threshold"], dash="dash"))
@@ -168,14 +169,14 @@ def _add_model_curves(
     *,
     x: str,
     y: str,
-    label: str,
+    area_name: str,
     shape: str = "linear",
 ) -> None:
     """One trace per model (x and y name columns of _curve_points), plus its operating point."""
     for i, m in enumerate(curves):
         color = PALETTE[i % len(PALETTE)]
         pts = _curve_points(m, threshold)
-        area = m.auc if label == "AUC" else m.ap
+        area = m.auc if area_name == "AUC" else m.ap
         fig.add_trace(
             go.Scatter(
                 x=pts[x],
@@ -184,7 +185,7 @@ def _add_model_curves(
                     [pts[k] for k in ("threshold", "precision", "recall", "fpr")]
                 ),
                 mode="lines",
-                name=f"{m.name} ({label} {area:.3f})",
+                name=f"{label(m.name)} ({area_name} {area:.3f})",
                 line=dict(color=color, width=2, shape=shape),
                 hovertemplate=_CURVE_HOVER,
             )
@@ -199,7 +200,7 @@ def _add_model_curves(
                     mode="markers",
                     marker=dict(size=13, color=color, line=dict(color="white", width=2)),
                     showlegend=False,
-                    hovertemplate=f"<b>{m.name}</b> operating point<br>threshold "
+                    hovertemplate=f"<b>{label(m.name)}</b> operating point<br>threshold "
                     f"{threshold:.4g}<extra></extra>",
                 )
             )
@@ -219,7 +220,7 @@ def roc_figure(curves: list[ModelCurve], *, threshold: float | None = None) -> g
     operating point at ``threshold``. At most about 2,000 points per curve are sent."""
     fig = go.Figure()
     _chance_line(fig, [0, 1], "chance (AUC 0.5)")
-    _add_model_curves(fig, curves, threshold, x="fpr", y="recall", label="AUC")
+    _add_model_curves(fig, curves, threshold, x="fpr", y="recall", area_name="AUC")
     fig.update_layout(
         **_BASE_LAYOUT,
         height=480,
@@ -252,7 +253,7 @@ def pr_figure(
             yanchor="bottom", font=dict(size=10, color="#999999"),
         )  # fmt: skip
     _chance_line(fig, [prevalence, prevalence], f"chance (AP {prevalence:.3f})")
-    _add_model_curves(fig, curves, threshold, x="recall", y="precision", label="AP", shape="vh")
+    _add_model_curves(fig, curves, threshold, x="recall", y="precision", area_name="AP", shape="vh")
     fig.update_layout(
         **_BASE_LAYOUT,
         height=480,
@@ -281,19 +282,24 @@ def score_histograms_figure(
     from plotly.subplots import make_subplots
 
     names = list(scores)
-    fig = make_subplots(rows=1, cols=len(names), subplot_titles=names, shared_yaxes=True)
+    fig = make_subplots(
+        rows=1, cols=len(names), subplot_titles=[label(n) for n in names], shared_yaxes=True
+    )
     for col, name in enumerate(names, start=1):
         s = scores[name]
         edges = np.linspace(s.min(), s.max() if s.max() > s.min() else s.min() + 1, bins + 1)
         centers = (edges[:-1] + edges[1:]) / 2
-        for mask, label, color in ((~y, negative_name, "#7f7f7f"), (y, positive_name, "#d62728")):
+        for mask, cls, color in (
+            (~y, label(negative_name), "#7f7f7f"),
+            (y, label(positive_name), "#d62728"),
+        ):
             counts, _ = np.histogram(s[mask], bins=edges)
             share = counts / max(counts.sum(), 1)
             fig.add_trace(
                 go.Bar(
-                    x=centers, y=share, width=np.diff(edges), name=label, marker_color=color,
-                    opacity=0.55, showlegend=col == 1, legendgroup=label,
-                    hovertemplate=f"{label}<br>score %{{x:.3g}}<br>%{{y:.1%}} of the class"
+                    x=centers, y=share, width=np.diff(edges), name=cls, marker_color=color,
+                    opacity=0.55, showlegend=col == 1, legendgroup=cls,
+                    hovertemplate=f"{cls}<br>score %{{x:.3g}}<br>%{{y:.1%}} of the class"
                     "<extra></extra>",
                 ),
                 row=1, col=col,
@@ -318,11 +324,11 @@ def reliability_figure(curves: dict[str, tuple[np.ndarray, np.ndarray, np.ndarra
         size = 6 + 14 * np.sqrt(weight / weight.max())
         fig.add_trace(
             go.Scatter(
-                x=prob_pred, y=prob_true, mode="lines+markers", name=name,
+                x=prob_pred, y=prob_true, mode="lines+markers", name=label(name),
                 line=dict(color=PALETTE[i % len(PALETTE)]), marker=dict(size=size),
                 customdata=weight,
-                hovertemplate=f"<b>{name}</b><br>mean predicted %{{x:.3f}}<br>observed %{{y:.3f}}"
-                "<br>rows %{customdata:,.0f}<extra></extra>",
+                hovertemplate=f"<b>{label(name)}</b><br>mean predicted %{{x:.3f}}"
+                "<br>observed %{y:.3f}<br>rows %{customdata:,.0f}<extra></extra>",
             )
         )  # fmt: skip
     fig.update_layout(

@@ -22,6 +22,7 @@ import streamlit as st
 
 from ui import data
 from ui.loading import ColumnMapping, LoadError, guess_mapping, guess_pos_label, read_table
+from ui.safe import md
 
 PAGES = [
     ("pages/threshold.py", "Threshold", ":material/tune:"),
@@ -81,14 +82,14 @@ def _upload_widget() -> None:
         st.session_state["upload_current"] = file_id
         return
     if st.session_state.get("upload_failed") == file_id:
-        st.error(st.session_state["upload_error"])
+        st.error(md(st.session_state["upload_error"], limit=2000))
         return
     try:
         frame, notes = read_table(uploaded.name, uploaded.getvalue())
     except LoadError as exc:
         st.session_state["upload_failed"] = file_id
         st.session_state["upload_error"] = str(exc)
-        st.error(str(exc))
+        st.error(md(str(exc), limit=2000))
         return
     uploads.clear()  # keep one upload in memory: tables can be large
     uploads[file_id] = Upload(uploaded.name, frame, notes, guess_mapping(frame))
@@ -205,7 +206,7 @@ def _mapping_widgets(upload: Upload) -> ColumnMapping:
 
 def _problems(ds: data.Dataset) -> None:
     for note in ds.prepared.problems:
-        (st.error if note.level == "error" else st.warning)(note.message)
+        (st.error if note.level == "error" else st.warning)(md(note.message, limit=2000))
     if ds.prepared.n_dropped:
         st.info(f"Dropped {ds.prepared.n_dropped:,} rows with problems.")
 
@@ -226,7 +227,7 @@ def _sidebar() -> data.Dataset:
                 st.info("Upload a score table, or pick a sample dataset.")
             else:
                 for note in upload.notes:
-                    st.caption(f":material/info: {note}")
+                    st.caption(f":material/info: {md(note, limit=2000)}")
                 with st.expander("Columns", expanded=True):
                     mapping = _mapping_widgets(upload)
                     drop = st.checkbox(
@@ -247,7 +248,7 @@ def _sidebar() -> data.Dataset:
                 )
             ds = data.bundled_dataset(st.session_state["dataset"])
             if source == "Upload":
-                st.caption(f"Showing the sample dataset {ds.name!r} until a table loads.")
+                st.caption(f"Showing the sample dataset {md(ds.name)} until a table loads.")
             else:
                 st.caption(ds.description)
         _problems(ds)
@@ -266,6 +267,10 @@ def _sidebar() -> data.Dataset:
                 st.session_state["threshold"] = 0.5 if low <= 0.5 <= high else (low + high) / 2
         n = len(ds.frame) - ds.prepared.n_dropped
         st.caption(f"{n:,} rows, {len(ds.frame.columns)} columns.")
+    if ds.prepared.ok and ds.models:
+        # Kept so that a later table with problems loses nothing: pages fall back to it.
+        st.session_state["last_good_dataset"] = ds
+        st.session_state["last_good_model"] = st.session_state["model"]
     return ds
 
 
@@ -310,6 +315,13 @@ def page_context(*, require_usable: bool = True) -> tuple[data.Dataset, str | No
     if not require_usable:
         return ds, st.session_state.get("model")
     if not ds.prepared.ok or not ds.models:
+        previous = st.session_state.get("last_good_dataset")
+        if previous is not None:
+            st.warning(
+                f"{md(ds.name)} cannot be used yet (the sidebar says what to fix); showing "
+                f"{md(previous.name)} meanwhile."
+            )
+            return previous, st.session_state["last_good_model"]
         st.info("The data cannot be used yet: the sidebar says what to fix.")
         st.stop()
     return ds, st.session_state["model"]
