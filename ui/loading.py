@@ -32,6 +32,7 @@ __all__ = [
 ]
 
 MAX_LISTED = 5
+MAX_NAME = 200  # longer column names are shortened
 DELIMITERS = [",", "\t", ";", "|"]
 _LABEL_NAMES = (
     "label",
@@ -122,8 +123,14 @@ def _sniff_delimiter(text: str) -> str:
 def _dedupe_columns(columns: list[str], notes: list[str]) -> list[str]:
     seen: dict[str, int] = {}
     out = []
-    for col in columns:
-        col = str(col).strip()
+    for i, col in enumerate(columns):
+        col = str(col).strip() or f"column_{i + 1}"
+        if len(col) > MAX_NAME:
+            notes.append(
+                f"A column name of {len(col):,} characters was shortened to its first "
+                f"{MAX_NAME} characters."
+            )
+            col = col[:MAX_NAME] + "…"
         if col in seen:
             seen[col] += 1
             renamed = f"{col}.{seen[col]}"
@@ -133,7 +140,7 @@ def _dedupe_columns(columns: list[str], notes: list[str]) -> list[str]:
             col = renamed
         else:
             seen[col] = 0
-        out.append(col or f"column_{len(out) + 1}")
+        out.append(col)
     return out
 
 
@@ -186,7 +193,9 @@ def read_table(name: str, data: bytes) -> tuple[pd.DataFrame, list[str]]:
             ) from None
         except pd.errors.EmptyDataError:
             raise LoadError(f"{name} has no header row. Upload a table with a header.") from None
-        header = next(csv.reader(io.StringIO(text.splitlines()[0]), delimiter=delimiter))
+        # pandas skips blank lines before the header; so does this re-read of the raw names.
+        first = next((line for line in text.splitlines() if line.strip()), "")
+        header = next(csv.reader([first], delimiter=delimiter), [])
         frame.columns = _dedupe_columns(
             header if len(header) == frame.shape[1] else list(frame.columns), notes
         )
@@ -319,6 +328,8 @@ def guess_mapping(frame: pd.DataFrame) -> ColumnMapping:
         for c in columns
         if c not in taken and _mostly_numeric(frame[c]) and frame[c].nunique() > 2
     ) or tuple(c for c in columns if c not in taken and _mostly_numeric(frame[c]))
+    # No numeric column at all: offer the rest, so the user reads why each is no score.
+    scores = scores or tuple(c for c in columns if c not in taken)
     # Relevance grades 0, 1, 2, ... in query-grouped data.
     graded = (
         group is not None
@@ -449,7 +460,11 @@ def _binary_labels(
         )
         return None, problems
     positive = (series == mapping.pos_label).fillna(False).to_numpy(dtype=bool)
-    if not positive.any() and len(values):
+    if not values:
+        problems.append(
+            Problem("error", f"Label column {col!r} is empty. Pick the column with the labels.")
+        )
+    elif not positive.any():
         problems.append(
             Problem(
                 "error",
