@@ -153,14 +153,14 @@ explain(
         fraction("specificity", "TN", "TN + FP", c.tn, c.tn + c.fp),
         fraction("accuracy", "TP + TN", "n", c.tp + c.tn, n_total),
         fraction("prevalence", "TP + FN", "n", c.tp + c.fn, n_total),
-        rf"F_{{{beta:g}}} = rac{{(1+eta^2)\,TP}}{{(1+eta^2)\,TP + eta^2 FN + FP}} = "
-        rf"rac{{{num((1 + b2) * c.tp)}}}{{{num((1 + b2) * c.tp)} + {num(b2 * c.fn)} + "
+        rf"F_{{{beta:g}}} = \frac{{(1+\beta^2)\,TP}}{{(1+\beta^2)\,TP + \beta^2 FN + FP}} = "
+        rf"\frac{{{num((1 + b2) * c.tp)}}}{{{num((1 + b2) * c.tp)} + {num(b2 * c.fn)} + "
         rf"{num(c.fp)}}} = {num(c.f_beta(beta))}",
-        r"	ext{MCC} = rac{TP\cdot TN - FP\cdot FN}{\sqrt{(TP+FP)(TP+FN)(TN+FP)(TN+FN)}} = "
-        rf"rac{{{num(c.tp)}\cdot{num(c.tn)} - {num(c.fp)}\cdot{num(c.fn)}}}"
+        r"\text{MCC} = \frac{TP\cdot TN - FP\cdot FN}{\sqrt{(TP+FP)(TP+FN)(TN+FP)(TN+FN)}} = "
+        rf"\frac{{{num(c.tp)}\cdot{num(c.tn)} - {num(c.fp)}\cdot{num(c.fn)}}}"
         rf"{{\sqrt{{{num(c.tp + c.fp)}\cdot{num(c.tp + c.fn)}\cdot{num(c.tn + c.fp)}\cdot"
         rf"{num(c.tn + c.fn)}}}}} = {num(c.mcc)}",
-        r"\kappa = rac{p_o - p_e}{1 - p_e},\quad p_o = 	ext{accuracy} = "
+        r"\kappa = \frac{p_o - p_e}{1 - p_e},\quad p_o = \text{accuracy} = "
         rf"{num(c.accuracy)},\quad p_e = {num(kappa_chance)},\quad \kappa = {num(c.cohen_kappa)}",
     ],
     note=f"TP, FP, TN, FN count the rows at threshold {threshold:.4g}; n = {n_total:,.0f}. "

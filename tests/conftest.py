@@ -24,3 +24,10 @@ def _navigation_mode(monkeypatch):
         PagesManager.uses_pages_directory = False
 
     monkeypatch.setattr(PagesManager, "__init__", init)
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item, call):
+    """Keep each phase's report on the test item, so fixtures can see whether the test failed."""
+    outcome = yield
+    setattr(item, f"rep_{call.when}", outcome.get_result())

@@ -224,3 +224,10 @@ def test_multiclass_upload_is_one_vs_rest_per_class(app):
         y, ds.score("score_class_0"), app.session_state["threshold"], pos_label=True
     )
     assert _metric(app, "Precision") == f"{c.precision:.3f}"
+
+
+def test_explain_formulas_are_clean_latex(app):
+    formulas = [e.value for e in app.get("latex")] if hasattr(app, "get") else []
+    assert any(r"\frac{TP\cdot TN" in f for f in formulas)
+    assert any(r"\text{precision} = \frac{TP}{TP + FP}" in f for f in formulas)
+    assert not any(ch in f for f in formulas for ch in "\x0c\t\x08")

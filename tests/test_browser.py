@@ -81,16 +81,20 @@ def browser():
 
 
 @pytest.fixture
-def page(browser):
+def page(browser, request):
     context = browser.new_context(viewport={"width": 1400, "height": 1000})
     pg = context.new_page()
     yield pg
+    report = getattr(request.node, "rep_call", None)
+    if report is not None and report.failed:  # what the page looked like when it failed
+        ARTIFACTS.mkdir(exist_ok=True)
+        pg.screenshot(path=ARTIFACTS / f"FAILED-{request.node.name}.png", full_page=True)
     context.close()
 
 
 def _wait_for_app(page) -> None:
     # Streamlit shows a running indicator while the script runs; wait until it is idle.
-    page.wait_for_selector('[data-testid="stMetric"]', timeout=30_000)
+    page.wait_for_selector('[data-testid="stHeading"]', timeout=30_000)
     page.wait_for_function(
         "() => !document.querySelector('[data-testid=\"stStatusWidget\"]')", timeout=30_000
     )
@@ -102,6 +106,14 @@ def _metric_value(page, label: str) -> str:
     return card.locator('[data-testid="stMetricValue"]').inner_text().strip()
 
 
+def _expect_metric(page, label: str, value: str) -> None:
+    """The card shows ``value`` (retrying while a rerun is still on its way)."""
+    from playwright.sync_api import expect
+
+    card = page.locator('[data-testid="stMetric"]', has_text=label).first
+    expect(card.locator('[data-testid="stMetricValue"]')).to_have_text(value, timeout=20_000)
+
+
 def test_threshold_page_renders_and_reacts_to_the_keyboard(server, page):
     import metrics
     from ui.data import DEFAULT_DATASET, bundled_dataset
@@ -110,7 +122,9 @@ def test_threshold_page_renders_and_reacts_to_the_keyboard(server, page):
     _wait_for_app(page)
     assert page.locator('[data-testid="stException"]').count() == 0
     assert page.get_by_role("heading", name="Threshold").is_visible()
-    assert page.locator(".js-plotly-plot").count() == 2
+    from playwright.sync_api import expect
+
+    expect(page.locator(".js-plotly-plot")).to_have_count(2, timeout=20_000)
     ARTIFACTS.mkdir(exist_ok=True)
     page.screenshot(path=ARTIFACTS / "threshold.png", full_page=True)
 
@@ -123,8 +137,8 @@ def test_threshold_page_renders_and_reacts_to_the_keyboard(server, page):
     _wait_for_app(page)
     threshold = float(slider.input_value())
     c = metrics.confusion_at_threshold(table.y, table.score("logistic_regression"), threshold, pos_label=True)
-    assert _metric_value(page, "Precision") == f"{c.precision:.3f}"
-    assert _metric_value(page, "Recall (TPR)") == f"{c.recall:.3f}"
+    _expect_metric(page, "Precision", f"{c.precision:.3f}")
+    _expect_metric(page, "Recall (TPR)", f"{c.recall:.3f}")
     assert threshold > 0.5
     assert before != _metric_value(page, "Precision") or c.precision == 1.0
     assert page.locator('[data-testid="stException"]').count() == 0
@@ -142,3 +156,107 @@ def test_every_page_renders_without_an_exception(server, page, path):
     assert page.locator('[data-testid="stException"]').count() == 0
     ARTIFACTS.mkdir(exist_ok=True)
     page.screenshot(path=ARTIFACTS / f"{path}.png", full_page=True)
+
+
+def _choose(page, label: str, option: str) -> None:
+    """Pick an option of the st.selectbox with this label (a react-aria combobox)."""
+    combo = page.get_by_role("combobox", name=label, exact=True)
+    combo.click()
+    combo.fill(option)  # type to filter, as a user would
+    page.get_by_role("option", name=option, exact=True).click()
+    _wait_for_app(page)
+
+
+def _upload(page, path) -> None:
+    """Switch the sidebar to Upload and send a file through the real file input."""
+    dropzone = page.locator('[data-testid="stFileUploaderDropzoneInput"]')
+    for _ in range(3):  # a click during a script rerun can be lost: try again
+        page.get_by_role("radio", name="Upload").click()
+        try:
+            dropzone.wait_for(state="attached", timeout=10_000)
+            break
+        except Exception:
+            continue
+    dropzone.set_input_files(str(path))
+
+
+def _legend(page) -> list[str]:
+    """Legend entries of every plotly chart on the page (SVG text, so textContent)."""
+    from playwright.sync_api import expect
+
+    expect(page.locator(".legendtext").first).to_be_attached(timeout=20_000)
+    return page.locator(".legendtext").evaluate_all("els => els.map(e => e.textContent.trim())")
+
+
+def test_upload_mapping_keyboard_and_model_switch_in_a_real_browser(server, page, tmp_path):
+    import numpy as np
+
+    import metrics
+
+    rng = np.random.default_rng(3)
+    n = 400
+    outcome = np.where(rng.random(n) < 0.3, "Yes", "No")
+    x = np.round(rng.random(n) + (outcome == "Yes") * 0.4, 4)
+    z = np.round(rng.random(n), 4)
+    csv_path = tmp_path / "scores.csv"
+    csv_path.write_text(
+        "outcome,model_x,model_z\n"
+        + "\n".join(f"{o},{a},{b}" for o, a, b in zip(outcome, x, z, strict=True))
+    )
+    page.goto(server)
+    _wait_for_app(page)
+    _upload(page, csv_path)
+    page.get_by_text("Positive label").wait_for(timeout=30_000)
+    _wait_for_app(page)
+    assert page.locator('[data-testid="stException"]').count() == 0
+
+    # The mapping change: "No" as the positive class, then back to "Yes".
+    _choose(page, "Positive label", "No")
+    y_no = outcome == "No"
+    slider = page.locator('[data-testid="stSlider"] input[type="range"]').first
+    t = float(slider.input_value())
+    c = metrics.confusion_at_threshold(y_no, x, t, pos_label=True)
+    _expect_metric(page, "Recall (TPR)", f"{c.recall:.3f}")
+    _choose(page, "Positive label", "Yes")
+    y = outcome == "Yes"
+
+    # The threshold moves with the keyboard.
+    slider.focus()
+    for _ in range(20):
+        page.keyboard.press("ArrowLeft")
+    _wait_for_app(page)
+    t = float(slider.input_value())
+    c = metrics.confusion_at_threshold(y, x, t, pos_label=True)
+    _expect_metric(page, "Precision", f"{c.precision:.3f}")
+
+    # Switch the model, then read the areas off the Curves page legend.
+    _choose(page, "Model (score column)", "model_z")
+    t = float(slider.input_value())  # the slider's range follows the model's scores
+    c = metrics.confusion_at_threshold(y, z, t, pos_label=True)
+    _expect_metric(page, "Precision", f"{c.precision:.3f}")
+    page.get_by_role("link", name="Curves").click()
+    page.get_by_role("heading", name="Curves").wait_for(timeout=30_000)
+    _wait_for_app(page)
+    legend = _legend(page)
+    assert f"model_x (AUC {metrics.roc_auc_score(y, x):.3f})" in legend
+    assert f"model_z (AP {metrics.average_precision_score(y, z):.3f})" in legend
+    assert page.locator('[data-testid="stException"]').count() == 0
+    page.screenshot(path=ARTIFACTS / "curves-upload.png", full_page=True)
+
+
+def test_user_text_is_never_rendered_as_html(server, page):
+    bad = Path(__file__).resolve().parent / "data" / "bad" / "html_in_names_and_cells.csv"
+    page.goto(server)
+    _wait_for_app(page)
+    dialogs = []
+    page.on("dialog", lambda d: (dialogs.append(d.message), d.dismiss()))
+    _upload(page, bad)
+    page.get_by_text("Positive label").wait_for(timeout=30_000)
+    _wait_for_app(page)
+    page.get_by_role("link", name="Data").click()
+    page.get_by_role("heading", name="Data").wait_for(timeout=30_000)
+    _wait_for_app(page)
+    assert dialogs == []  # no alert() ran
+    assert page.locator("script:has-text('alert(1)')").count() == 0
+    assert page.locator("b:text('bold')").count() == 0  # the <b> name is not a bold element
+    assert page.locator('[data-testid="stException"]').count() == 0

@@ -28,6 +28,11 @@ PAGES = [
     ("pages/threshold.py", "Threshold", ":material/tune:"),
     ("pages/curves.py", "Curves", ":material/show_chart:"),
     ("pages/compare.py", "Compare models", ":material/leaderboard:"),
+    ("pages/ap_lab.py", "AP lab", ":material/functions:"),
+    ("pages/auc_lab.py", "AUC lab", ":material/grid_on:"),
+    ("pages/gauc.py", "GAUC", ":material/group:"),
+    ("pages/ranking.py", "Ranking", ":material/format_list_numbered:"),
+    ("pages/multilabel.py", "Multi-label", ":material/label:"),
     ("pages/data.py", "Data", ":material/table:"),
 ]
 UPLOAD_TYPES = ["csv", "tsv", "txt", "gz", "parquet"]
@@ -215,9 +220,8 @@ def _sidebar() -> data.Dataset:
     with st.sidebar:
         st.title("Metrics Lens")
         st.caption("See how classification metrics behave on your scores.")
-        source = st.segmented_control(
-            "Data", ["Sample dataset", "Upload"], default="Sample dataset", key="source"
-        )
+        st.session_state.setdefault("source", "Sample dataset")
+        source = st.segmented_control("Data", ["Sample dataset", "Upload"], key="source")
         ds = None
         if source == "Upload":
             _upload_widget()
