@@ -1,0 +1,210 @@
+"""AUC three ways: positive-negative pairs ordered right, the rank sum, the ROC staircase."""
+
+from __future__ import annotations
+
+import streamlit as st
+
+import metrics
+from ui import auc_charts, shell
+from ui.explain import explain
+from ui.safe import md
+
+ds, model = shell.page_context()
+
+CURRENT = "Current data"
+MAX_SAMPLE = 150
+SMALL = 60  # rows shown whole in the rank table; larger tables offer a view
+
+
+@st.cache_data(max_entries=16, show_spinner=False)
+def _lab(key: tuple, model: str, _ds) -> tuple:
+    """Rank table, threshold counts, ROC points and the library's AUC (rows unweighted)."""
+    y, s = _ds.labels_for(model), _ds.score(model)
+    return (
+        metrics.auc_rank_table(y, s),
+        metrics.threshold_counts(y, s),
+        metrics.roc_curve(y, s, drop_intermediate=False),
+        metrics.roc_auc_score(y, s),
+    )
+
+
+@st.cache_data(max_entries=16, show_spinner=False)
+def _grid(key: tuple, model: str, per_class: int, seed: int, _ds) -> metrics.AUCPairGrid:
+    return metrics.auc_pair_grid(
+        _ds.labels_for(model), _ds.score(model), max_per_class=per_class, seed=seed
+    )
+
+
+st.header("AUC lab")
+st.caption(
+    "AUC is the share of (positive, negative) pairs in which the positive scores higher; a tie "
+    "counts one half. Three ways to compute it, one number."
+)
+
+preset_col, size_col, seed_col = st.columns([2, 2, 1])
+preset = preset_col.selectbox(
+    "Example", [CURRENT, *auc_charts.PRESETS], key="auclab_preset",
+    help="The current dataset and model, or a worked example from the source articles.",
+)  # fmt: skip
+
+if preset == CURRENT:
+    y = ds.labels_for(model)
+    n_pos = int(y.sum())
+    n_neg = int(y.size - n_pos)
+    what = "class" if ds.mapping.per_class else "model"
+    if n_pos == 0 or n_neg == 0:
+        only = ds.positive_name if n_neg == 0 else ds.negative_name
+        st.info(
+            f"The {what} {md(model)} has only {md(only)} rows here: AUC needs both classes. "
+            f"Pick another {what} or dataset in the sidebar, or a worked example above."
+        )
+        st.stop()
+    positive_name, negative_name = ds.positive_name, ds.negative_name
+    per_class = int(
+        size_col.slider(
+            "Pair grid: rows per class", 5, MAX_SAMPLE, 40, key="auclab_sample",
+            help="A class with more rows is shown as a seeded random sample of this size.",
+        )
+    )  # fmt: skip
+    seed = int(seed_col.number_input("Sample seed", 0, 10_000, 0, key="auclab_seed"))
+    table, counts, roc, library = _lab(ds.key, model, ds)
+    grid = _grid(ds.key, model, per_class, seed, ds)
+    st.caption(
+        f"**{md(model)}** on {md(ds.name)}: {n_pos:,} {md(positive_name)} (P) and {n_neg:,} "
+        f"{md(negative_name)} (N)"
+        + (" (this class against the rest)." if ds.mapping.per_class else ".")
+    )
+    if ds.weight is not None:
+        weighted = metrics.roc_auc_score(y, ds.score(model), sample_weight=ds.weight)
+        st.caption(
+            f"This page counts rows; the sample weights are left out (the weighted AUC is "
+            f"{weighted:.4f})."
+        )
+else:
+    p = auc_charts.PRESETS[preset]
+    positive_name, negative_name = "positive", "negative"
+    table = metrics.auc_rank_table(p.y, p.scores)
+    counts = metrics.threshold_counts(p.y, p.scores)
+    roc = metrics.roc_curve(p.y, p.scores, drop_intermediate=False)
+    library = metrics.roc_auc_score(p.y, p.scores)
+    grid = metrics.auc_pair_grid(p.y, p.scores)
+    st.markdown(f"Labels `{list(p.y)}`, scores `{list(p.scores)}`. {p.note}")
+
+pairs = auc_charts.pair_counts(counts)
+pair_auc = grid.auc if not grid.sampled else pairs.auc
+
+m1, m2, m3, m4 = st.columns(4)
+m1.metric(
+    "Pair counting", f"{pair_auc:.4f}",
+    help="(wins + ties/2) / (P·N) over every positive-negative pair"
+    + (" (the grid itself, every pair)." if not grid.sampled else " of the whole data."),
+)  # fmt: skip
+m2.metric("Rank sum", f"{table.auc:.4f}", help="(R − P(P+1)/2) / (P·N) with tie-averaged ranks.")
+m3.metric("Library roc_auc_score", f"{library:.4f}", help="metrics.roc_auc_score on the same rows.")
+m4.metric("Pairs P·N", f"{pairs.pairs:,.0f}", help=f"{pairs.n_pos:,} × {pairs.n_neg:,}.")
+
+# --- 1. the pair grid and 3. the ROC staircase -------------------------------------------------
+
+grid_col, roc_col = st.columns([3, 2])
+with grid_col:
+    st.subheader("Every positive against every negative")
+    st.plotly_chart(
+        auc_charts.pair_grid_figure(grid, positive_name=positive_name, negative_name=negative_name),
+        width="stretch",
+        key="auclab_grid",
+    )
+    g_pairs = grid.outcome.size
+    in_sample = " in the sample" if grid.sampled else ""
+    grid_counts = auc_charts.PairCounts(grid.wins, grid.ties, grid.losses, *grid.outcome.shape)
+    st.markdown(
+        auc_charts.outcomes_text(grid.wins, grid.ties, grid.losses, bold=True)
+        + f" of {g_pairs:,} pairs{in_sample}: "
+        + auc_charts.pair_count_text(grid_counts)
+    )
+    if grid.sampled:
+        st.caption(
+            f"A seeded sample of {grid.outcome.shape[0]} {md(positive_name)} and "
+            f"{grid.outcome.shape[1]} {md(negative_name)}: the grid's mean ({grid.auc:.4f}) is "
+            f"the sample's AUC. On all {pairs.pairs:,.0f} pairs: "
+            f"{auc_charts.outcomes_text(pairs.wins, pairs.ties, pairs.losses)}, "
+            f"AUC {grid.full_auc:.4f}."
+        )
+    else:
+        st.caption(
+            "Rows and columns are sorted by decreasing score, so wins fill the upper right; "
+            "the grid's mean is the AUC."
+        )
+    explain(
+        "pair counting",
+        auc_charts.pair_count_latex(pairs),
+        note="A win: the positive scores higher than the negative; a tie (equal scores) counts "
+        "one half; a loss counts 0. "
+        + (
+            "Counted over every pair of the data, not only the sample shown."
+            if grid.sampled
+            else ""
+        ),
+    )
+with roc_col:
+    st.subheader("ROC staircase")
+    st.plotly_chart(
+        auc_charts.roc_staircase_figure(*roc, counts, auc=library),
+        width="stretch",
+        key="auclab_roc",
+    )
+    n_diag = auc_charts.diagonal_runs(counts).size
+    st.caption(
+        "Each up step is a positive, each right step a negative. A diagonal is a score shared by "
+        "positives and negatives: each such tied pair counts one half, the triangle under it. "
+        + (
+            f"{n_diag:,} of {len(counts):,} thresholds are diagonal."
+            if n_diag
+            else "No score is shared by both classes here, so there is no diagonal."
+        )
+    )
+
+# --- 2. the rank sum ---------------------------------------------------------------------------
+
+st.subheader("Rank sum")
+n_rows = table.score.size
+if n_rows <= SMALL:
+    view = "all"
+else:
+    view = st.segmented_control(
+        "Rows", ["ends", "ties"], default="ends", key="auclab_rank_view",
+        format_func={"ends": "lowest and highest", "ties": "tied positive-negative scores"}.get,
+    ) or "ends"  # fmt: skip
+shown, note = auc_charts.rank_view(table, view)
+table_col, formula_col = st.columns([3, 2])
+with table_col:
+    if len(shown):
+        st.dataframe(
+            shown,
+            hide_index=True,
+            width="stretch",
+            height="content" if len(shown) <= 25 else 420,
+            column_config={
+                "score": st.column_config.NumberColumn(format="%.6g"),
+                "rank": st.column_config.NumberColumn(format="%.6g"),
+            },
+            key="auclab_rank_table",
+        )
+    if note:
+        st.caption(note)
+with formula_col:
+    st.markdown(
+        f"Sort all {n_rows:,} rows by increasing score and number them 1 to {n_rows:,}; tied rows "
+        "share the average of their positions. R is the sum of the ranks of the rows labelled "
+        f"1 ({md(positive_name)}): "
+        f"**R = {auc_charts.plain(table.rank_sum)}**."
+    )
+    st.markdown(auc_charts.rank_sum_text(table))
+    st.caption(
+        "P(P+1)/2 is R when every positive sits below every negative, so the numerator counts "
+        "how many negatives the positives outrank (a tie counts one half)."
+    )
+explain(
+    "rank sum",
+    auc_charts.rank_sum_latex(table),
+    note=f"Label 1 = {md(positive_name)}. Ranks count from 1 at the lowest score.",
+)
