@@ -1,0 +1,279 @@
+"""GAUC: the AUC within each user, averaged over users, next to the global AUC."""
+
+from __future__ import annotations
+
+import numpy as np
+import streamlit as st
+
+import metrics
+from ui import data, gauc_charts, shell
+from ui.explain import explain, num
+from ui.safe import md
+
+ds, model = shell.page_context()
+st.header("GAUC: per-user AUC")
+
+groups = ds.prepared.groups
+if groups is None:
+    st.info(
+        "GAUC needs a user or query id on every row. Map a user/query id column in the sidebar "
+        '(Upload → Columns → User / query id), or pick the "Recommender clicks" sample.'
+    )
+    st.stop()
+
+group_col = ds.mapping.group or "user"
+st.caption(
+    f"**{md(model)}** on {md(ds.name)}, users = {md(group_col)}. GAUC is the ROC AUC of each "
+    "user's own rows, averaged over the users that have both classes. Global AUC also compares "
+    "rows of different users; GAUC only within a user."
+)
+
+
+@st.cache_data(max_entries=32, show_spinner=False)
+def _table(key: tuple, name: str, _ds: data.Dataset) -> metrics.GroupAUC:
+    return metrics.group_auc_table(
+        _ds.labels_for(name), _ds.score(name), _ds.prepared.groups, sample_weight=_ds.weight
+    )
+
+
+@st.cache_data(max_entries=16, show_spinner="Shifting scores...")
+def _sweep(key: tuple, name: str, mode: str, weighting: str, strengths: tuple, _ds: data.Dataset):
+    s = _ds.score(name)
+    offsets = gauc_charts.user_offsets(_table(key, name, _ds), _ds.prepared.groups, s, mode)
+    sweep = gauc_charts.offset_sweep(
+        _ds.labels_for(name), s, offsets.codes, offsets.per_row, np.array(strengths),
+        weighting=weighting, sample_weight=_ds.weight,
+    )  # fmt: skip
+    return sweep, offsets.k, offsets.overall_rate
+
+
+weighting = st.radio(
+    "Weight each user by",
+    list(gauc_charts.WEIGHTING_LABELS),
+    format_func=gauc_charts.WEIGHTING_LABELS.get,
+    captions=list(gauc_charts.WEIGHTING_USED_BY.values()),
+    horizontal=True,
+    key="gauc_weighting",
+    help="Every weighting skips the users with one class only: their AUC is undefined.",
+)
+
+results = {m: (data.areas(ds.key, m, ds)["auc"], _table(ds.key, m, ds)) for m in ds.models}
+global_auc, table = results[model]
+gauc = gauc_charts.gauc_value(table, weighting)
+skipped = gauc_charts.skipped_counts(table)
+n_users = len(table)
+n_counted = int(table.defined.sum())
+
+
+def _fmt(x: float) -> str:
+    return f"{x:.4f}" if np.isfinite(x) else "undefined"
+
+
+def _count(x: float) -> str:
+    """Counts as integers with commas; sums of sample weights to 6 significant digits."""
+    return f"{x:,.0f}" if float(x).is_integer() else f"{x:,.6g}"
+
+
+cards = st.columns(4)
+cards[0].metric("Global AUC", _fmt(global_auc), help="AUC over every row, all users pooled.")
+cards[1].metric(
+    f"GAUC ({weighting})", _fmt(gauc), help="Σ w_u AUC_u / Σ w_u over the users counted."
+)
+cards[2].metric("Users counted", f"{n_counted:,} of {n_users:,}")
+cards[3].metric("Users skipped", f"{table.n_skipped:,}", help="AUC undefined: one class only.")
+why = [
+    f"{skipped.get('only positives', 0):,} with only positives ({md(ds.positive_name)})",
+    f"{skipped.get('only negatives', 0):,} with only negatives ({md(ds.negative_name)})",
+]
+if skipped.get("zero weight"):
+    why.append(f"{skipped['zero weight']:,} whose rows all have weight 0")
+st.caption("Skipped users: " + ", ".join(why) + ".")
+if n_counted == 0:
+    st.warning(
+        "No user has both classes, so no per-user AUC is defined. Check the user id column in "
+        "the sidebar: each user needs positive and negative rows."
+    )
+    st.stop()
+
+if len(results) > 1:
+    summary = gauc_charts.model_summary_frame(results, weighting)
+    st.dataframe(
+        summary,
+        hide_index=True,
+        width="stretch",
+        column_config={
+            "global AUC": st.column_config.NumberColumn(format="%.4f"),
+            "GAUC": st.column_config.NumberColumn(f"GAUC ({weighting})", format="%.4f"),
+            "GAUC − AUC": st.column_config.NumberColumn(format="%+.4f"),
+        },
+        key="gauc_models",
+    )
+    best_auc = summary.loc[summary["global AUC"].idxmax(), "model"]
+    best_gauc = summary.loc[summary["GAUC"].idxmax(), "model"]
+    if best_auc != best_gauc:
+        st.caption(
+            f"The models disagree: **{md(best_auc)}** has the higher global AUC, "
+            f"**{md(best_gauc)}** the higher GAUC: it ranks each user's own items better."
+        )
+
+within, every = gauc_charts.pair_counts(table)
+weights = table.weights(weighting)
+total_weight = float(weights.sum())
+weighted_sum = float(np.dot(weights, np.where(table.defined, table.auc, 0.0)))
+explain(
+    "GAUC",
+    [
+        r"\text{GAUC} = \frac{\sum_u w_u\,\text{AUC}_u}{\sum_u w_u},\qquad "
+        + gauc_charts.WEIGHTING_LATEX[weighting],
+        rf"\text{{GAUC}} = \frac{{{num(weighted_sum, 8)}}}{{{num(total_weight, 8)}}} = {num(gauc)}",
+    ],
+    note=f"Sums over the {n_counted:,} users with both classes; the {table.n_skipped:,} others "
+    f"have no AUC and weight 0. Total weight {_count(total_weight)}. Global AUC "
+    f"({_fmt(global_auc)}) compares all {_count(every)} positive-negative pairs, GAUC only "
+    f"the {_count(within)} pairs within a user ({within / every:.1%} of them)."
+    + (" Rows and positives are sums of sample weights." if ds.weight is not None else ""),
+)
+# The counted user with the most rows shows the per-user formula with its own numbers.
+big = int(np.argmax(np.where(table.defined, table.rows, -1)))
+p, n, a = table.positives[big], table.negatives[big], table.auc[big]
+u = a * p * n
+if np.issubdtype(np.asarray(p).dtype, np.integer):
+    u = round(2 * u) / 2  # unweighted: U counts pairs, ties one half
+explain(
+    "per-user AUC",
+    [
+        r"\text{AUC}_u = \frac{\#\{(i, j): s_i > s_j\} + \tfrac12\,\#\{(i, j): s_i = s_j\}}"
+        r"{P_u\,N_u},\quad i \text{ a positive of } u,\ j \text{ a negative of } u",
+        rf"\text{{AUC}}_u = \frac{{{num(u, 8)}}}{{{num(p, 8)} \cdot {num(n, 8)}}} = {num(a)}",
+    ],
+    note=f"Shown for u = {md(table.group[big], 40)}, the counted user with the most rows "
+    f"({table.rows[big]:,}). The global AUC is the same formula over all rows at once, so it "
+    "also counts pairs of rows from different users.",
+)
+
+ex_y, ex_s, ex_g = gauc_charts.seed004_example()
+ex = metrics.group_auc_table(ex_y, ex_s, ex_g)
+ex_gauc = ex.score("impressions")
+pairs_c = ex.positives[2] * ex.negatives[2]
+auc_c = rf"\tfrac{{{num(ex.auc[2] * pairs_c)}}}{{{num(pairs_c)}}}"  # seed 004 writes 10/12
+ex_lines = [
+    rf"\text{{AUC}}_a = {num(ex.auc[0])},\ \text{{AUC}}_b = {num(ex.auc[1])},\ "
+    rf"\text{{AUC}}_c = {auc_c},\ \text{{user }} d\text{{: {ex.reason[3]}, skipped}}",
+    rf"\text{{GAUC}} = \frac{{{num(ex.rows[0])} \cdot {num(ex.auc[0])} + {num(ex.rows[1])} "
+    rf"\cdot {num(ex.auc[1])} + {num(ex.rows[2])} \cdot {auc_c}}}"
+    rf"{{{num(ex.rows[0])} + {num(ex.rows[1])} + {num(ex.rows[2])}}} = {num(ex_gauc)}",
+]
+explain(
+    "seed 004's GAUC on its own examples",
+    ex_lines,
+    note="Seed 004's cal_group_auc: each user's AUC weighted by the user's rows, users with "
+    f"only clicks or only non-clicks not counted. Users a, b, c are its AUC examples "
+    f"(0.75, 0.875 with a tie, 10/12 by the rank formula); GAUC = {ex_gauc:.4f} (the seed rounds "
+    "to 4 decimals).",
+)
+
+st.subheader(f"Per-user AUC of {md(model)}")
+st.plotly_chart(
+    gauc_charts.auc_histogram_figure(table, weighting, gauc=gauc, global_auc=global_auc),
+    width="stretch",
+    key="gauc_histogram",
+)
+st.caption(
+    f"{n_counted:,} users with both classes, binned by their AUC; {table.n_skipped:,} skipped "
+    "users are not drawn. Hover a bar for its share of the GAUC weight."
+)
+
+MAX_SHOWN = 20_000
+users = gauc_charts.user_frame(table, weighting, group_name=group_col)
+shown = users
+if len(users) > MAX_SHOWN:
+    shown = users.iloc[np.argsort(-users["rows"].to_numpy(), kind="stable")[:MAX_SHOWN]]
+st.dataframe(
+    shown,
+    hide_index=True,
+    width="stretch",
+    height=320,
+    column_config={
+        "AUC": st.column_config.NumberColumn("AUC", format="%.4f", help="Empty when skipped."),
+        "weight": st.column_config.NumberColumn(f"weight ({weighting})", format="%.6g"),
+        "share of weight": st.column_config.NumberColumn("share of weight", format="percent"),
+    },
+    key="gauc_users",
+)
+st.caption(
+    f"{n_users:,} users, {table.n_skipped:,} skipped (weight 0). Click a column to sort."
+    + (f" Showing the {MAX_SHOWN:,} users with the most rows." if len(users) > MAX_SHOWN else "")
+)
+st.download_button(
+    f"Download the per-user table ({n_users:,} users, CSV)",
+    data=lambda: users.to_csv(index=False).encode(),
+    file_name=f"gauc_{model}.csv",
+    mime="text/csv",
+    key="gauc_download",
+    icon=":material/download:",
+)
+
+st.subheader("Why GAUC differs: shift each user's scores")
+with st.container(border=True):
+    mode_col, strength_col = st.columns([1, 2])
+    mode = mode_col.radio(
+        "Offset per user",
+        list(gauc_charts.OFFSET_MODES),
+        format_func=gauc_charts.OFFSET_MODES.get,
+        key="gauc_offset_mode",
+    )
+    strength = strength_col.slider(
+        "Per-user offset strength",
+        -2.0,
+        2.0,
+        1.0,
+        step=0.25,
+        key="gauc_offset_strength",
+        help="Every row of a user gets the same offset: strength × the user's offset.",
+    )
+STRENGTHS = (-2.0, -1.5, -1.0, -0.5, 0.0, 0.5, 1.0, 1.5, 2.0)
+sweep, k, overall = _sweep(ds.key, model, mode, weighting, STRENGTHS, ds)
+base = sweep.set_index("strength").loc[0.0]
+if float(strength) in STRENGTHS:
+    now = sweep.set_index("strength").loc[float(strength)]
+else:  # between grid points: one more shift, cached on its own so the grid is not redone
+    now = _sweep(ds.key, model, mode, weighting, (float(strength),), ds)[0].iloc[0]
+left, right = st.columns(2)
+for col, name in ((left, "global AUC"), (right, "GAUC")):
+    delta = now[name] - base[name]
+    col.metric(
+        f"{'Global AUC' if name == 'global AUC' else f'GAUC ({weighting})'}, shifted",
+        _fmt(now[name]),
+        delta="unchanged" if delta == 0 else f"{delta:+.4f} vs no offset",
+        delta_color="off" if delta == 0 else "normal",
+        delta_arrow="off" if delta == 0 else "auto",
+    )
+st.caption(
+    "Adding the same offset to every row of a user keeps that user's order, so each AUC_u "
+    "and the GAUC stay exactly the same. Global AUC also compares rows of different users, "
+    "so it moves: a model can gain or lose global AUC by scoring whole users higher or lower, "
+    "without ranking any user's own items better."
+)
+st.plotly_chart(
+    gauc_charts.offset_sweep_figure(sweep, strength=strength),
+    width="stretch",
+    key="gauc_sweep",
+)
+if mode == "click_rate":
+    offset_tex = (
+        r"\text{offset}_u = \text{strength} \times (\text{click rate}_u - "
+        rf"\overline{{\text{{click rate}}}}) \times k,\quad \overline{{\text{{click rate}}}} = "
+        rf"{num(overall)},\ k = \frac{{\text{{sd(scores)}}}}{{\text{{sd(users' click rates)}}}}"
+        rf" = {num(k)}"
+    )
+else:
+    offset_tex = (
+        r"\text{offset}_u = \text{strength} \times z_u \times k,\quad z_u \sim N(0, 1)"
+        rf"\text{{ (seed 0)}},\ k = \text{{sd(scores)}} = {num(k)}"
+    )
+explain(
+    "the offset",
+    [offset_tex, r"s'_i = s_i + \text{offset}_{u(i)}"],
+    note=f"The click rate is the share of {md(ds.positive_name)} rows. Strength {strength:g}: "
+    f"global AUC {_fmt(now['global AUC'])}, GAUC {_fmt(now['GAUC'])}.",
+)
