@@ -1,0 +1,340 @@
+"""Ranking metrics per query: P@k, R@k, MAP@k, NDCG@k and MRR, and one query spelled out."""
+
+from __future__ import annotations
+
+from fractions import Fraction
+
+import numpy as np
+import streamlit as st
+
+from ui import ranking_charts as rc
+from ui import shell
+from ui.explain import explain
+from ui.safe import md
+
+ds, model = shell.page_context()
+
+MAX_K = 100  # the k slider stops here, however long the longest query
+MAX_QUERY_OPTIONS = 2000  # queries listed in the inspector's picker; others can be typed
+MAX_INSPECTED_ROWS = 500
+ROW_HELP = "The row in the data, counting from 1 (after any dropped rows)."
+SOURCES = {"dataset": "Sidebar dataset", "seed001": "Seed 001 example (2 topics)"}
+DENOMINATORS = {"relevant": "All relevant (R)", "min_k": "min(k, R)"}
+DENOMINATOR_HELP = [
+    "trec_eval map / map_cut, the IR textbook",
+    "LightGBM map@k, RecBole MAP@K, Kaggle ml_metrics.apk",
+]
+GAINS = {"linear": "Linear: rel", "exponential": "Exponential: 2^rel − 1"}
+GAIN_HELP = [
+    "trec_eval ndcg_cut, scikit-learn ndcg_score",
+    "seed 004, LightGBM / XGBoost ndcg",
+]
+
+
+def _use_dataset(key: str) -> None:
+    st.session_state["source"] = "Sample dataset"
+    st.session_state["dataset"] = key
+
+
+@st.cache_data(max_entries=64, show_spinner=False)
+def _report(key: tuple, model: str, k: int, gain: str, denominator: str, _data: rc.RankingInput):
+    return rc.report(_data, model, k=k, gain=gain, denominator=denominator)
+
+
+@st.cache_data(max_entries=16, show_spinner="Computing the metrics at every k...")
+def _curves(key: tuple, models: tuple, ks: tuple, gain: str, denominator: str, _data):
+    return rc.metric_at_k_curves(_data, models, ks, gain=gain, denominator=denominator)
+
+
+st.header("Ranking")
+source = (
+    st.segmented_control(
+        "Data", list(SOURCES), format_func=SOURCES.get, default="dataset", key="ranking_source"
+    )
+    or "dataset"
+)
+
+if source == "seed001":
+    data = rc.seed001_example()
+    cache_key: tuple = ("seed001",)
+    model = rc.SEED001_MODEL
+    st.caption(
+        "Seed 001's IR example: topic 1 has 4 relevant documents, retrieved at ranks 1, 2, 4 "
+        "and 7; topic 2 has 5, retrieved at ranks 1, 3 and 5, and 2 never retrieved (score 0, "
+        "below the 7 retrieved). Binary relevance."
+    )
+else:
+    groups = ds.prepared.groups
+    if groups is None:
+        st.info(
+            "Ranking metrics need query-grouped rows. Map a query / user id column in the "
+            'sidebar (Upload, Columns), pick the "Search ranking" sample dataset, or open the '
+            "seed 001 example above."
+        )
+        st.button(
+            'Use the "Search ranking" sample',
+            key="ranking_use_sample",
+            on_click=_use_dataset,
+            args=("query_ranking",),
+            icon=":material/format_list_numbered:",
+        )
+        st.stop()
+    graded = ds.mapping.graded and ds.prepared.relevance is not None
+    relevance = ds.prepared.relevance
+    data = rc.RankingInput(
+        name=ds.name,
+        models=ds.models,
+        scores={m: ds.score(m) for m in ds.models},
+        groups=groups,
+        relevance_for=(
+            (lambda m: relevance) if graded else (lambda m: ds.labels_for(m).astype(np.float64))
+        ),
+        graded=graded,
+    )
+    cache_key = (ds.key, ds.prepared.n_dropped)
+    st.caption(
+        f"**{md(model)}** on {md(ds.name)}: each {md(ds.mapping.group)} is a query, its rows "
+        "ranked by descending score (tied scores keep the row order). "
+        + (
+            f"Graded relevance from {md(ds.mapping.label)} (> 0 is relevant)."
+            if graded
+            else f"Relevance is 1 for {md(ds.positive_name)}, else 0."
+        )
+        + (" Sample weights are not used here." if ds.weight is not None else "")
+    )
+
+try:
+    lengths = _report(cache_key, model, 1, "linear", "relevant", data).n_docs
+except ValueError as exc:  # e.g. query ids of mixed types in an upload
+    st.warning(str(exc))
+    st.stop()
+longest = int(lengths.max())
+k_max = max(2, min(MAX_K, longest))
+k_key = f"ranking_k_{source}"
+st.session_state.setdefault(k_key, 7 if source == "seed001" else 10)
+st.session_state[k_key] = min(max(int(st.session_state[k_key]), 1), k_max)
+
+with st.container(border=True):
+    k_col, den_col, gain_col = st.columns([2, 2, 2])
+    k = k_col.slider(
+        "k: top ranks that count",
+        1,
+        k_max,
+        key=k_key,
+        help=f"The longest query has {longest:,} rows"
+        + (f"; the slider stops at {MAX_K}." if longest > MAX_K else "."),
+    )
+    denominator = den_col.radio(
+        "AP@k divides by",
+        list(DENOMINATORS),
+        format_func=DENOMINATORS.get,
+        captions=DENOMINATOR_HELP,
+        key="ranking_denominator",
+    )
+    gain = gain_col.radio(
+        "NDCG gain",
+        list(GAINS),
+        format_func=GAINS.get,
+        captions=GAIN_HELP,
+        key="ranking_gain",
+        help="For 0/1 relevance both gains are the same (2^1 − 1 = 1).",
+    )
+
+reports = {m: _report(cache_key, m, k, gain, denominator, data) for m in data.models}
+chosen = reports[model]
+if chosen.n_skipped == chosen.n_queries:
+    st.warning(
+        f"None of the {chosen.n_queries:,} queries has a relevant document for {md(model)}: "
+        "every ranking metric is undefined. Check the label mapping in the sidebar."
+    )
+    st.stop()
+
+table = rc.model_metrics_table(reports, k)
+row = table.set_index("model").loc[model]
+counted = int(row["queries counted"])
+cards = [
+    (f"P@{k}", row[f"P@{k}"], f"Share of the top {k} that is relevant (divides by {k} even "
+     "when a query has fewer rows)."),
+    (f"R@{k}", row[f"R@{k}"], f"Share of each query's relevant rows found in the top {k}."),
+    (f"MAP@{k}", row[f"MAP@{k}"], "Mean over queries of the precision at each relevant rank "
+     f"in the top {k}, divided by {'R' if denominator == 'relevant' else f'min({k}, R)'}."),
+    (f"NDCG@{k}", row[f"NDCG@{k}"], f"DCG of the top {k} over the ideal DCG, {gain} gain."),
+    ("MRR", row["MRR"], "Mean of 1 / rank of the first relevant row; not cut at k."),
+]  # fmt: skip
+columns = st.columns(len(cards) + 1)
+for col, (label, value, help_text) in zip(columns, cards, strict=False):
+    col.metric(label, f"{value:.4f}", help=help_text)
+columns[-1].metric(
+    "Queries counted",
+    f"{counted:,}",
+    help="Queries with at least one relevant row; the others are skipped by every mean "
+    "(trec_eval would score them 0).",
+)
+st.caption(
+    f"Means over {counted:,} of {chosen.n_queries:,} queries; "
+    f"{chosen.n_skipped:,} skipped (no relevant document)."
+)
+
+if source == "seed001":
+    ap1, ap2 = chosen.average_precision.tolist()
+    mean_ap = row[f"MAP@{k}"]
+    st.markdown(
+        f"At k = {k}: AP = **{ap1:.4f}** ({Fraction(ap1).limit_denominator(100_000)}) and "
+        f"**{ap2:.4f}** ({Fraction(ap2).limit_denominator(100_000)}), MAP = **{mean_ap:.4f}** "
+        f"({Fraction(mean_ap).limit_denominator(100_000)}); to two decimals "
+        f"{ap1:.2f}, {ap2:.2f} and {mean_ap:.2f}. "
+        + (
+            "The article: 0.83, 0.45 and 0.64."
+            if k == 7
+            else "The article's 0.83, 0.45 and 0.64 are at k = 7, its retrieved list."
+        )
+    )
+
+if len(data.models) > 1:
+    st.subheader("Every model")
+    st.dataframe(
+        table,
+        hide_index=True,
+        width="stretch",
+        column_config={
+            c: st.column_config.NumberColumn(c, format="%.4f")
+            for c in table.columns
+            if c not in ("model", "queries counted", "skipped")
+        },
+        key="ranking_models",
+    )
+
+st.subheader("Metrics at every cut-off")
+ks = rc.k_grid(k_max, data.n_rows, len(data.models))
+curves = _curves(cache_key, data.models, ks, gain, denominator, data)
+st.plotly_chart(rc.metric_at_k_figure(ks, curves, k=k), width="stretch", key="ranking_curves")
+st.caption(
+    "Means over the counted queries at each k"
+    + (f" ({len(ks)} values of k from 1 to {k_max})" if len(ks) < k_max else "")
+    + "; the dashed line is the chosen k."
+    + (" With min(k, R), MAP@k can fall as k grows." if denominator == "min_k" else "")
+)
+
+st.subheader("Per query")
+frame = rc.per_query_frame(chosen)
+hist_col, table_col = st.columns([2, 3])
+with hist_col:
+    st.plotly_chart(
+        rc.per_query_histogram_figure(
+            {f"AP@{k}": chosen.average_precision, f"NDCG@{k}": chosen.ndcg}
+        ),
+        width="stretch",
+        key="ranking_histogram",
+    )
+    st.caption(f"{md(model)}: how AP@{k} and NDCG@{k} spread over the counted queries.")
+with table_col:
+    st.dataframe(
+        frame,
+        hide_index=True,
+        width="stretch",
+        height=360 if len(frame) > 9 else "auto",
+        column_config={
+            c: st.column_config.NumberColumn(c, format="%.4f")
+            for c in frame.columns
+            if c not in ("query", "documents", "relevant")
+        },
+        key="ranking_queries",
+    )
+    st.caption("Click a column header to sort. None: a skipped query (no relevant document).")
+
+st.subheader("Query inspector")
+labels = [str(q) for q in chosen.query.tolist()]
+index_of = {label: i for i, label in enumerate(labels)}
+first_counted = int(np.flatnonzero(~chosen.skipped)[0])
+q_key = f"ranking_query_{source}"
+many = len(labels) > MAX_QUERY_OPTIONS
+options = labels[:MAX_QUERY_OPTIONS]
+if labels[first_counted] not in options:
+    options.append(labels[first_counted])
+if st.session_state.get(q_key) not in options:  # first visit, or other data
+    st.session_state[q_key] = labels[first_counted]
+pick_col, type_col = st.columns([3, 2]) if many else (st.container(), None)
+picked = pick_col.selectbox(
+    "Query",
+    options,
+    key=q_key,
+    help=f"The first {MAX_QUERY_OPTIONS:,} of {len(labels):,} queries." if many else None,
+)
+if type_col is not None:
+    typed = type_col.text_input(
+        f"Or type any of the {len(labels):,} query ids", key=f"ranking_query_typed_{source}"
+    ).strip()
+    if typed in index_of:
+        picked = typed
+    elif typed:
+        st.warning(f"No query has the id {md(typed)}; showing {md(picked)}.")
+qi = index_of[picked]
+b = rc.query_breakdown(
+    data.relevance_for(model),
+    data.scores[model],
+    data.groups,
+    chosen.query[qi],
+    k=k,
+    gain=gain,
+    denominator=denominator,
+)
+if b.n_relevant:
+    st.markdown(
+        f"Query **{md(picked)}**: {b.n_docs:,} documents, {b.n_relevant:,} relevant. "
+        f"P@{k} **{chosen.precision[qi]:.4f}**, R@{k} **{chosen.recall[qi]:.4f}**, "
+        f"AP@{k} **{chosen.average_precision[qi]:.4f}**, NDCG@{k} **{chosen.ndcg[qi]:.4f}**, "
+        f"RR **{chosen.reciprocal_rank[qi]:.4f}**."
+    )
+else:
+    st.markdown(
+        f"Query **{md(picked)}**: {b.n_docs:,} documents, none relevant: skipped by every mean."
+    )
+
+st.plotly_chart(rc.query_gain_figure(b), width="stretch", key="ranking_query_gains")
+st.caption(
+    f"Each bar is a rank's gain / log2(i + 1). NDCG@{k} is the sum of the blue bars up to k "
+    "over the sum of the grey ones (the same documents sorted by relevance)."
+)
+shown = b.frame(MAX_INSPECTED_ROWS)
+st.dataframe(
+    shown,
+    hide_index=True,
+    width="stretch",
+    column_config={
+        c: st.column_config.NumberColumn(c, format="%.4f")
+        for c in ("precision@i", "AP term", "1/log2(i+1)", "DCG term", "ideal DCG term")
+    }
+    | {"row": st.column_config.NumberColumn("row", help=ROW_HELP)},
+    key="ranking_query_table",
+)
+st.caption(
+    (f"The top {MAX_INSPECTED_ROWS} of {b.n_docs:,} ranks. " if b.n_docs > len(shown) else "")
+    + f"AP term: precision@i at each relevant rank within k (None elsewhere). DCG terms stop "
+    f"at k = {k}; the ideal columns are the same documents sorted by relevance."
+)
+
+explain(f"P@{k} and R@{k}", rc.precision_lines(b), note="R: the query's relevant documents.")
+explain(
+    f"AP@{k} and MAP@{k}",
+    rc.ap_lines(b, chosen.average_precision),
+    note="Relevant documents ranked below k add 0. "
+    + (
+        "Dividing by every relevant document (R), as trec_eval's map_cut."
+        if denominator == "relevant"
+        else f"Dividing by min({k}, R), as LightGBM's map@k: a query with more than {k} "
+        "relevant documents can still reach 1."
+    )
+    + " N: queries with a relevant document.",
+)
+explain(
+    f"DCG@{k} and NDCG@{k}",
+    rc.ndcg_lines(b),
+    note=(
+        "Linear gain rel_i, as trec_eval and scikit-learn's ndcg_score."
+        if gain == "linear"
+        else "Exponential gain 2^rel_i − 1, seed 004's definition (LightGBM, XGBoost)."
+    )
+    + " Terms with relevance 0 are left out. The ideal DCG sorts the query's documents by "
+    "relevance (seed 004: DCG lies in (0, IDCG], so NDCG in (0, 1]).",
+)
+explain("RR and MRR", rc.rr_lines(b, chosen.reciprocal_rank), note="Not cut at k.")
