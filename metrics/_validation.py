@@ -46,7 +46,9 @@ def _positions(mask: np.ndarray) -> str:
 
 
 def _plural(count: int, noun: str) -> str:
-    return f"{count} {noun}{'' if count == 1 else 's'}"
+    if count == 1:
+        return f"{count} {noun}"
+    return f"{count} {noun}{'es' if noun.endswith(('s', 'x', 'ch', 'sh')) else 's'}"
 
 
 def _as_1d(values: Any, name: str) -> np.ndarray:

@@ -167,8 +167,8 @@ class Dataset:
 
     @property
     def key(self) -> tuple:
-        """What identifies the prepared arrays, for caches."""
-        return (self.source_id, self.mapping)
+        """What identifies the prepared arrays, for caches (dropping bad rows changes them)."""
+        return (self.source_id, self.mapping, self.prepared.n_dropped)
 
 
 @st.cache_data(max_entries=8, show_spinner=False)
