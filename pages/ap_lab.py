@@ -1,0 +1,288 @@
+"""AP lab: average precision computed five ways on one ranking, with what each way sums."""
+
+from __future__ import annotations
+
+import numpy as np
+import streamlit as st
+
+from metrics import AP_METHOD_SOURCES, AP_METHODS
+from ui import ap_charts, shell
+from ui.ap_charts import METHOD_LABELS, PRESETS, exact_text
+from ui.charts import MAX_POINTS
+from ui.explain import explain
+from ui.safe import md
+
+CURRENT = "Current data"
+SMALL = 30  # distinct thresholds up to which the step table is shown whole
+POINTS_LIMIT = 2000  # rows of a method's points table sent to the browser
+ELEVEN_ROWS = 12 * 35 + 20  # a table height that shows 11 rows and the header
+
+ds, model = shell.page_context()
+
+
+@st.cache_data(max_entries=16, show_spinner="Computing AP five ways...")
+def _lab(key: tuple, model: str, _ds) -> ap_charts.APLab:
+    return ap_charts.ap_lab(_ds.labels_for(model), _ds.score(model), _ds.weight)
+
+
+@st.cache_data(max_entries=8, show_spinner=False)
+def _per_class(key: tuple, _ds):
+    names = _ds.mapping.classes or _ds.mapping.scores
+    scores = np.column_stack([_ds.score(m) for m in _ds.mapping.scores])
+    return ap_charts.per_class_frame(_ds.y, scores, _ds.weight, tuple(str(c) for c in names))
+
+
+st.header("AP lab")
+st.caption(
+    "Average precision computed five ways on the same ranking: the values side by side, the "
+    "area each way sums, and every term of the sum."
+)
+
+preset_name = st.selectbox(
+    "Data",
+    [CURRENT, *PRESETS],
+    key="aplab_preset",
+    help="A worked example from the source articles, as a small inline dataset; "
+    f"'{CURRENT}' is the dataset and model chosen in the sidebar.",
+)
+preset = PRESETS.get(preset_name)
+
+if preset is None:
+    y, scores, weight = ds.labels_for(model), ds.score(model), ds.weight
+    if ds.mapping.per_class:
+        classes = ds.mapping.classes or ds.mapping.scores
+        name = classes[ds.mapping.scores.index(model)]
+        what = f"class **{md(name)}** (scores {md(model)}) against the rest"
+    else:
+        what = f"model **{md(model)}**"
+    st.caption(f"{what} on {md(ds.name)}, {len(y):,} rows.")
+else:
+    st.caption(preset.source)
+    data_col, claims_col = st.columns([3, 2] if preset.multilabel else [2, 3])
+    with data_col:
+        st.dataframe(preset.frame(), hide_index=True, key="aplab_preset_data")
+    with claims_col:
+        st.dataframe(ap_charts.claims_frame(preset), hide_index=True, key="aplab_claims")
+    cls = 0
+    if preset.multilabel:
+        st.dataframe(
+            ap_charts.per_class_frame(preset.y, preset.scores, preset.weight, preset.classes),
+            hide_index=True,
+            key="aplab_preset_classes",
+        )
+        chosen = st.selectbox(
+            "Class to take apart (one-vs-rest)", preset.classes, key="aplab_class"
+        )
+        cls = preset.classes.index(chosen)
+    y, scores, weight = preset.arrays(cls)
+
+if not ap_charts.has_positives(y, weight):
+    st.info(
+        "AP needs at least one positive row, and this "
+        + ("class" if preset is not None or ds.mapping.per_class else "label column")
+        + " has none. Pick another class or dataset in the sidebar, or a worked example above."
+    )
+    st.stop()
+
+lab = _lab(ds.key, model, ds) if preset is None else ap_charts.ap_lab(y, scores, weight)
+step_value = lab.values["step"]
+
+# --- 1. five methods ----------------------------------------------------------------------------
+st.subheader("Five methods, one ranking")
+for col, m in zip(st.columns(len(AP_METHODS)), AP_METHODS, strict=True):
+    with col.container(border=True):
+        st.metric(
+            METHOD_LABELS[m],
+            f"{lab.values[m]:.4f}",
+            delta="the default" if m == "step" else ap_charts.diff_text(lab.values[m] - step_value),
+            delta_color="off",
+            delta_arrow="off",
+            help=AP_METHOD_SOURCES[m],
+        )
+        exact = ap_charts.exact_fraction(lab.values[m])
+        if exact is not None and exact.denominator > 1:
+            st.markdown(f"= {exact.numerator}/{exact.denominator} exactly")
+methods = ap_charts.methods_frame(lab)
+st.dataframe(
+    methods,
+    hide_index=True,
+    key="aplab_methods",
+    column_order=[c for c in methods.columns if c != "exact" or methods["exact"].any()],
+    column_config={
+        "AP": st.column_config.NumberColumn(format="%.4f"),
+        "minus step": st.column_config.NumberColumn(format="%+.4g"),
+    },
+)
+if preset is None and ds.mapping.per_class:
+    with st.expander("Every class, every method"):
+        st.dataframe(_per_class(ds.key, ds), hide_index=True, key="aplab_classes")
+        st.caption(
+            "Each class one-vs-rest; macro is the mean over classes (mAP), weighted uses each "
+            "class's share of the positives."
+        )
+st.markdown(
+    "\n".join(f"- **{METHOD_LABELS[m]}**: {ap_charts.WHEN_THEY_DIFFER[m]}" for m in AP_METHODS)
+)
+NOTES = {
+    "step": "R_i and P_i are recall and precision at the i-th distinct threshold, highest first "
+    "(the step table below).",
+    "trapezoid": "Each segment's height is the mean of its two end precisions; the first "
+    "segment starts at precision 1.",
+    "voc_all": "max_{j ≥ i} P_j is the envelope: the best precision at recall R_i or beyond.",
+    "voc11": "Equal runs of levels are grouped as count × precision.",
+    "coco101": "Equal runs of levels are grouped as count × precision.",
+}
+for m in AP_METHODS:
+    explain(
+        f"{METHOD_LABELS[m]} AP with your numbers",
+        ap_charts.method_latex(lab, m),
+        note=NOTES[m],
+    )
+
+# --- 2. the regions -----------------------------------------------------------------------------
+st.subheader("The area each method sums")
+show = st.pills(
+    "Show",
+    AP_METHODS,
+    selection_mode="multi",
+    default=["step", "voc_all"],
+    format_func=METHOD_LABELS.get,
+    key="aplab_show",
+)
+st.plotly_chart(ap_charts.ap_regions_figure(lab, show or []), width="stretch", key="aplab_chart")
+st.caption(
+    "Step: rectangles of width Δ recall at each point's precision. Trapezoid: straight lines "
+    "from (0, 1) through the points. VOC all-point: the same rectangles under the envelope. "
+    "VOC 11-point and COCO 101-point: the envelope read at fixed recall levels, each marker "
+    "worth 1/11 or 1/101."
+    + (
+        f" {lab.n_thresholds:,} thresholds: at most about 2,000 points per shape are drawn; "
+        "every value is computed on all of them."
+        if lab.n_thresholds > MAX_POINTS
+        else ""
+    )
+)
+
+# --- 3. step by step ----------------------------------------------------------------------------
+st.subheader("Step by step")
+n = lab.n_thresholds
+if n <= SMALL:
+    n_rows = n
+else:
+    n_rows = int(
+        st.number_input(
+            "Distinct thresholds to show",
+            min_value=1,
+            max_value=n,
+            value=min(20, n),
+            step=10,
+            key="aplab_rows",
+        )
+    )
+st.dataframe(
+    ap_charts.step_frame(lab.step, n_rows),
+    hide_index=True,
+    key="aplab_step",
+    column_config={
+        "threshold": st.column_config.NumberColumn(format="%.8g"),
+        **{
+            c: st.column_config.NumberColumn(format="%.4f")
+            for c in ("precision", "recall", "running AP")
+        },
+        **{c: st.column_config.NumberColumn(format="%.6f") for c in ("Δ recall", "contribution")},
+    },
+)
+if n_rows >= n:
+    st.markdown(
+        f"One row per distinct threshold, highest first. The running sum ends at "
+        f"**AP = {exact_text(step_value)}**, the step value above."
+    )
+else:
+    st.markdown(
+        f"The first {n_rows:,} of {n:,} distinct thresholds: the running sum is "
+        f"{lab.step.running_ap[n_rows - 1]:.4f} here and continues over {n - n_rows:,} more to "
+        f"**AP = {exact_text(step_value)}**."
+    )
+
+with st.expander("The points each method sums"):
+    method = st.selectbox(
+        "Method", AP_METHODS, format_func=METHOD_LABELS.get, key="aplab_points_method"
+    )
+    points, n_terms = ap_charts.points_frame(lab.breakdowns[method], POINTS_LIMIT)
+    st.dataframe(
+        points,
+        hide_index=True,
+        key="aplab_points",
+        column_config={
+            c: st.column_config.NumberColumn(
+                format="%.4f" if c in ("precision used", "running sum") else "%.6f"
+            )
+            for c in points.columns
+        },
+    )
+    shown = (
+        f"All {n_terms:,} terms; they sum"
+        if n_terms <= POINTS_LIMIT
+        else f"The first {POINTS_LIMIT:,} of {n_terms:,} terms; the sum continues"
+    )
+    st.caption(
+        f"{shown} to weight × precision used = {exact_text(lab.values[method])}, "
+        f"the {METHOD_LABELS[method]} value."
+        + (
+            ""
+            if method in ("voc11", "coco101")
+            else " Thresholds that add no recall (weight 0) add nothing and are left out."
+        )
+    )
+
+# --- 4. seed 000's "11-point" vs VOC's 11 recall levels ------------------------------------------
+st.subheader('"11-point": fixed score thresholds vs VOC\'s 11 recall levels')
+grid_col, voc_col = st.columns(2)
+with grid_col:
+    st.metric(
+        "Step sum at scores 1, 0.9, ..., 0 (seed 000's reading)",
+        exact_text(lab.grid.value),
+        delta=ap_charts.diff_text(lab.grid.value - step_value),
+        delta_color="off",
+        delta_arrow="off",
+    )
+    st.dataframe(
+        ap_charts.grid_frame(lab.grid),
+        hide_index=True,
+        key="aplab_grid",
+        height=ELEVEN_ROWS,
+        column_config={
+            c: st.column_config.NumberColumn(format="%.4f")
+            for c in ("precision", "recall", "Δ recall", "contribution")
+        },
+    )
+with voc_col:
+    st.metric(
+        "VOC 2007: best precision at recall ≥ 0, 0.1, ..., 1",
+        exact_text(lab.values["voc11"]),
+        delta=ap_charts.diff_text(lab.values["voc11"] - step_value),
+        delta_color="off",
+        delta_arrow="off",
+    )
+    st.dataframe(
+        ap_charts.level_frame(lab.breakdowns["voc11"]),
+        hide_index=True,
+        key="aplab_levels",
+        height=ELEVEN_ROWS,
+        column_config={
+            c: st.column_config.NumberColumn(format="%.4f")
+            for c in ("best precision there", "weight", "contribution")
+        },
+    )
+st.markdown(
+    "Both use 11 points, but not the same ones. The score grid is the step sum taken only at "
+    "the score thresholds 1, 0.9, ..., 0: it skips every threshold in between and changes "
+    "when the scores are rescaled. VOC 2007 reads the precision envelope at 11 fixed recall "
+    "levels, so it depends only on the ranking."
+)
+low, high = lab.score_range
+if low < 0 or high > 1:
+    st.warning(
+        f"These scores run from {low:.4g} to {high:.4g}, outside [0, 1]: the score grid "
+        "0, 0.1, ..., 1 does not fit them, so its value says little."
+    )
