@@ -35,6 +35,16 @@ def _free_port() -> int:
 
 @pytest.fixture(scope="module")
 def server():
+    yield from _serve()
+
+
+@pytest.fixture
+def fresh_server():
+    """A server whose first request is the test's own (Streamlit's first run is special)."""
+    yield from _serve()
+
+
+def _serve():
     port = _free_port()
     proc = subprocess.Popen(
         [
@@ -136,7 +146,9 @@ def test_threshold_page_renders_and_reacts_to_the_keyboard(server, page):
         page.keyboard.press("ArrowRight")
     _wait_for_app(page)
     threshold = float(slider.input_value())
-    c = metrics.confusion_at_threshold(table.y, table.score("logistic_regression"), threshold, pos_label=True)
+    c = metrics.confusion_at_threshold(
+        table.y, table.score("logistic_regression"), threshold, pos_label=True
+    )
     _expect_metric(page, "Precision", f"{c.precision:.3f}")
     _expect_metric(page, "Recall (TPR)", f"{c.recall:.3f}")
     assert threshold > 0.5
@@ -260,3 +272,15 @@ def test_user_text_is_never_rendered_as_html(server, page):
     assert page.locator("script:has-text('alert(1)')").count() == 0
     assert page.locator("b:text('bold')").count() == 0  # the <b> name is not a bold element
     assert page.locator('[data-testid="stException"]').count() == 0
+
+
+def test_shared_link_survives_the_first_click_after_a_server_start(fresh_server, page):
+    page.goto(f"{fresh_server}/?dataset=wine_multiclass&model=score_class_1&threshold=0.3")
+    _wait_for_app(page)
+    dataset = page.get_by_role("combobox", name="Sample dataset")
+    assert dataset.input_value() == "Wine: 3 cultivars (multi-class)"
+    page.get_by_role("radio", name="top k rows").click()
+    _wait_for_app(page)
+    page.wait_for_timeout(1000)
+    assert dataset.input_value() == "Wine: 3 cultivars (multi-class)"
+    assert page.get_by_role("combobox", name="Class").input_value() == "score_class_1"

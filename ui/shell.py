@@ -278,7 +278,23 @@ def _sidebar() -> data.Dataset:
     return ds
 
 
+def _leave_legacy_pages_mode() -> None:
+    """Rerun at once if Streamlit started this run in its legacy ``pages/`` mode.
+
+    That mode runs the first request after a server start under other script hashes than every
+    later run, so widgets would lose their values on the first click (a shared link's dataset
+    would snap back to the default). ``st.navigation`` switches the mode off for good; switching
+    it off here and rerunning makes even the first run an ordinary one.
+    """
+    from streamlit.runtime.pages_manager import PagesManager
+
+    if PagesManager.uses_pages_directory:
+        PagesManager.uses_pages_directory = False
+        st.rerun()
+
+
 def run_app() -> None:
+    _leave_legacy_pages_mode()
     st.set_page_config(page_title="Metrics Lens", page_icon=":material/insights:", layout="wide")
     _read_query_params()
     ds = _sidebar()
