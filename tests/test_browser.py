@@ -157,17 +157,31 @@ def test_threshold_page_renders_and_reacts_to_the_keyboard(server, page):
     page.screenshot(path=ARTIFACTS / "threshold-moved.png", full_page=True)
 
 
-@pytest.mark.parametrize("path", ["curves", "compare", "data"])
-def test_every_page_renders_without_an_exception(server, page, path):
-    page.goto(f"{server}/{path}")
+PAGES = [
+    ("curves", "breast_cancer"),
+    ("compare", "breast_cancer"),
+    ("ap_lab", "breast_cancer"),
+    ("auc_lab", "breast_cancer"),
+    ("gauc", "user_impressions"),
+    ("ranking", "query_ranking"),
+    ("multilabel", "digits_multilabel"),
+    ("multilabel", "wine_multiclass"),
+    ("data", "breast_cancer"),
+]
+
+
+@pytest.mark.parametrize(("path", "dataset"), PAGES)
+def test_every_page_renders_without_an_exception(server, page, path, dataset):
+    page.goto(f"{server}/{path}?dataset={dataset}")
     page.wait_for_selector('[data-testid="stHeading"]', timeout=30_000)
     page.wait_for_function(
         "() => !document.querySelector('[data-testid=\"stStatusWidget\"]')", timeout=60_000
     )
-    page.wait_for_timeout(1000)
+    page.wait_for_timeout(1500)
     assert page.locator('[data-testid="stException"]').count() == 0
+    assert page.locator('[data-testid="stAlert"]', has_text="cannot be used").count() == 0
     ARTIFACTS.mkdir(exist_ok=True)
-    page.screenshot(path=ARTIFACTS / f"{path}.png", full_page=True)
+    page.screenshot(path=ARTIFACTS / f"{path}-{dataset}.png", full_page=True)
 
 
 def _choose(page, label: str, option: str) -> None:
