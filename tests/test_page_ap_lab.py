@@ -12,6 +12,7 @@ from streamlit.testing.v1 import AppTest
 
 import metrics
 from metrics import AP_METHODS
+from tests.apptest_utils import markdown_text as _markdown
 from ui import ap_charts, data
 from ui.ap_charts import METHOD_LABELS, PRESETS, exact_text
 
@@ -55,10 +56,6 @@ def _decode(value):
 def _figure(at: AppTest) -> dict:
     """The chart's figure as sent to the browser, arrays decoded."""
     return _decode(json.loads(at.get("plotly_chart")[0].proto.spec))
-
-
-def _markdown(at: AppTest) -> str:
-    return "\n".join(m.value for m in at.markdown)
 
 
 def _library(ds: data.Dataset, model: str) -> dict[str, float]:

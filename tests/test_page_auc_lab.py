@@ -4,8 +4,6 @@ library's and seed 004's numbers."""
 from __future__ import annotations
 
 import base64
-import io
-import json
 from pathlib import Path
 
 import numpy as np
@@ -14,30 +12,25 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 import metrics
+from tests.apptest_utils import figures as _figs
+from tests.apptest_utils import latex as _latex
+from tests.apptest_utils import markdown_text as _markdown
+from tests.apptest_utils import metric_value as _metric
+from tests.apptest_utils import open_page, upload_frame
 from ui import auc_charts as ac
 from ui import data
 
-APP = str(Path(__file__).resolve().parent.parent / "app.py")
-PAGE = "pages/auc_lab.py"
-
 
 def _open(dataset: str = data.DEFAULT_DATASET, model: str | None = None) -> AppTest:
-    at = AppTest.from_file(APP, default_timeout=60)
-    at.run()
-    at.selectbox(key="dataset").set_value(dataset).run()
-    if model is not None:
-        at.selectbox(key="model").set_value(model).run()
-    at.switch_page(PAGE).run()
-    assert not at.exception, at.exception
-    return at
+    return open_page(PAGE, dataset, model)
 
 
-def _metric(at: AppTest, label: str) -> str:
-    return next(m.value for m in at.metric if m.label == label)
+def _upload(at: AppTest, frame: pd.DataFrame) -> AppTest:
+    return upload_frame(at, frame)
 
 
-def _figs(at: AppTest) -> list[dict]:
-    return [json.loads(c.proto.spec) for c in at.get("plotly_chart")]
+APP = str(Path(__file__).resolve().parent.parent / "app.py")
+PAGE = "pages/auc_lab.py"
 
 
 def _arr(v) -> np.ndarray:
@@ -47,14 +40,6 @@ def _arr(v) -> np.ndarray:
         shape = [int(n) for n in str(v.get("shape", flat.size)).split(",")]
         return flat.reshape(shape)
     return np.asarray(v, dtype=float)
-
-
-def _markdown(at: AppTest) -> str:
-    return "\n".join(m.value for m in at.markdown)
-
-
-def _latex(at: AppTest) -> list[str]:
-    return [e.value.strip("$\n") for e in at.latex]
 
 
 @pytest.mark.parametrize(
@@ -188,16 +173,6 @@ def test_rank_view_switches_to_tied_groups():
     expected, note = ac.rank_view(t, "ties")
     assert shown["position"].tolist() == expected["position"].tolist()
     assert note in [c.value for c in at.caption]
-
-
-def _upload(at: AppTest, frame: pd.DataFrame) -> AppTest:
-    buf = io.StringIO()
-    frame.to_csv(buf, index=False)
-    at.segmented_control(key="source").set_value("Upload").run()
-    at.file_uploader(key="upload_file").set_value(
-        ("scores.csv", buf.getvalue().encode(), "text/csv")
-    ).run()
-    return at
 
 
 def test_one_class_data_gives_an_info_message():

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import base64
-import io
 import json
 from pathlib import Path
 
@@ -13,21 +12,23 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 import metrics
+from tests.apptest_utils import latex as _latex
+from tests.apptest_utils import open_page, upload_frame
 from ui import data
 from ui import gauc_charts as gc
 from ui.explain import num
 
-APP = str(Path(__file__).resolve().parent.parent / "app.py")
-PAGE = "pages/gauc.py"
-
 
 def _open(dataset: str = "user_impressions") -> AppTest:
-    at = AppTest.from_file(APP, default_timeout=60)
-    at.run()
-    at.selectbox(key="dataset").set_value(dataset).run()
-    at.switch_page(PAGE).run()
-    assert not at.exception, at.exception
-    return at
+    return open_page(PAGE, dataset)
+
+
+def _upload(at: AppTest, frame: pd.DataFrame) -> AppTest:
+    return upload_frame(at, frame, "log.csv")
+
+
+APP = str(Path(__file__).resolve().parent.parent / "app.py")
+PAGE = "pages/gauc.py"
 
 
 @pytest.fixture
@@ -48,10 +49,6 @@ def _values(v) -> list:
     if isinstance(v, dict) and "bdata" in v:
         return np.frombuffer(base64.b64decode(v["bdata"]), dtype=v["dtype"]).tolist()
     return list(v)
-
-
-def _latex(at: AppTest) -> list[str]:
-    return [e.value.strip("$\n") for e in at.latex]
 
 
 def _expected(ds: data.Dataset, model: str, weighting: str):
@@ -211,16 +208,6 @@ def test_data_without_users_gets_an_info_message(dataset):
     assert any("Map a user/query id column in the sidebar" in i.value for i in at.info)
     assert any('"Recommender clicks" sample' in i.value for i in at.info)
     assert not at.metric
-
-
-def _upload(at: AppTest, frame: pd.DataFrame) -> AppTest:
-    buf = io.StringIO()
-    frame.to_csv(buf, index=False)
-    at.segmented_control(key="source").set_value("Upload").run()
-    at.file_uploader(key="upload_file").set_value(
-        ("log.csv", buf.getvalue().encode(), "text/csv")
-    ).run()
-    return at
 
 
 def _log(rng: np.random.Generator, n_users: int = 30) -> pd.DataFrame:

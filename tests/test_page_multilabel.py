@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import base64
-import json
 import warnings
 from pathlib import Path
 
@@ -12,22 +11,21 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 import metrics
+from tests.apptest_utils import figures as _figures
+from tests.apptest_utils import metric_value as _metric
+from tests.apptest_utils import open_page
 from ui import data
 from ui import multilabel_charts as mc
+
+
+def _open(dataset: str) -> AppTest:
+    return open_page(PAGE, dataset)
+
 
 APP = str(Path(__file__).resolve().parent.parent / "app.py")
 PAGE = "pages/multilabel.py"
 SEED_000 = "Seed 000: 4 × 3"
 SEED_002 = "Seed 002: one row"
-
-
-def _open(dataset: str) -> AppTest:
-    at = AppTest.from_file(APP, default_timeout=60)
-    at.run()
-    at.selectbox(key="dataset").set_value(dataset).run()
-    at.switch_page(PAGE).run()
-    assert not at.exception
-    return at
 
 
 @pytest.fixture
@@ -38,14 +36,6 @@ def digits() -> AppTest:
 @pytest.fixture
 def wine() -> AppTest:
     return _open("wine_multiclass")
-
-
-def _metric(at: AppTest, label: str) -> str:
-    return next(m.value for m in at.metric if m.label == label)
-
-
-def _figures(at: AppTest) -> list[dict]:
-    return [json.loads(c.proto.spec) for c in at.get("plotly_chart")]
 
 
 def _array(value) -> np.ndarray:

@@ -14,33 +14,20 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 import metrics
+from tests.apptest_utils import latex as _latex
+from tests.apptest_utils import markdown_text as _markdown
+from tests.apptest_utils import metric_value as _metric
+from tests.apptest_utils import open_page
+from tests.apptest_utils import upload as _upload
 from ui import data
-
-APP = str(Path(__file__).resolve().parent.parent / "app.py")
-PAGE = "pages/ranking.py"
 
 
 def _open(dataset: str = "query_ranking", model: str | None = None) -> AppTest:
-    at = AppTest.from_file(APP, default_timeout=60)
-    at.run()
-    at.selectbox(key="dataset").set_value(dataset).run()
-    if model is not None:
-        at.selectbox(key="model").set_value(model).run()
-    at.switch_page(PAGE).run()
-    assert not at.exception, at.exception
-    return at
+    return open_page(PAGE, dataset, model)
 
 
-def _metric(at: AppTest, label: str) -> str:
-    return next(m.value for m in at.metric if m.label == label)
-
-
-def _markdown(at: AppTest) -> str:
-    return "\n".join(m.value for m in at.markdown)
-
-
-def _latex(at: AppTest) -> list[str]:
-    return [e.value.strip("$\n") for e in at.latex]
+APP = str(Path(__file__).resolve().parent.parent / "app.py")
+PAGE = "pages/ranking.py"
 
 
 def _frame(at: AppTest, first_column: str, contains: str | None = None):
@@ -253,12 +240,6 @@ def test_seed001_preset_at_another_k_says_where_the_article_stands():
 
 
 # --- uploads ------------------------------------------------------------------------------------
-
-
-def _upload(at: AppTest, name: str, content: bytes) -> AppTest:
-    at.segmented_control(key="source").set_value("Upload").run()
-    at.file_uploader(key="upload_file").set_value((name, content, "text/csv")).run()
-    return at
 
 
 def test_upload_with_a_query_column_and_ties():
