@@ -6,6 +6,7 @@ import streamlit as st
 
 from metrics.calibration import calibration_curve
 from ui import charts, data, shell
+from ui.explain import explain, num
 from ui.safe import neutralise_csv
 
 ds, model = shell.page_context()
@@ -58,6 +59,17 @@ st.dataframe(
     width="stretch",
     column_config={name: st.column_config.TextColumn(name, help=helps[name]) for name in helps},
 )
+if wanted:
+    explain(
+        "the intervals",
+        [
+            r"\text{CI}_{95\%} = \left[q_{2.5\%},\ q_{97.5\%}\right] \text{ of } "
+            rf"\{{\,m(\text{{resample}}_b)\,\}}_{{b=1}}^{{{n_resamples}}}"
+        ],
+        note=f"Each of the {n_resamples} resamples draws {n_rows:,} rows with replacement, "
+        "keeping each class's count, and scores every model on the same rows; the interval is "
+        "the middle 95% of the metric's values over the resamples.",
+    )
 st.caption(
     "★ marks the best model per metric. "
     + (f"Brackets: 95% paired bootstrap interval ({n_resamples} resamples)." if wanted else "")
@@ -86,6 +98,21 @@ if len(models) >= 2:
         "DeLong's test compares two AUCs on the same rows, accounting for their correlation. "
         "A small p-value says the difference is unlikely to be chance."
         + (" Sample weights are not used by this test." if ds.weight is not None else "")
+    )
+    first = pairs.iloc[0]
+    explain(
+        "DeLong's test",
+        [
+            r"z = \frac{\text{AUC}_A - \text{AUC}_B}{\text{SE}(\text{AUC}_A - \text{AUC}_B)}"
+            rf" = \frac{{{num(first['AUC A'])} - {num(first['AUC B'])}}}{{\text{{SE}}}} = "
+            rf"{num(first['z'])}",
+            rf"p = 2\,(1 - \Phi(|z|)) = {first['p-value']:.3g},\qquad \text{{95\% CI}} = "
+            rf"[{num(first['95% CI low'])},\ {num(first['95% CI high'])}]",
+        ],
+        note=f"For {first['model A']} against {first['model B']}. The standard error comes "
+        "from each positive's and each negative's share of the AUC (DeLong's placement values, "
+        "computed with one sort as Sun & Xu show), so it accounts for both models scoring the "
+        "same rows.",
     )
 
 st.subheader("Score distributions by class")

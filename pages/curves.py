@@ -5,6 +5,8 @@ from __future__ import annotations
 import streamlit as st
 
 from ui import charts, data, shell
+from ui.explain import ap_lines, auc_lines, explain
+from ui.safe import md
 
 ds, model = shell.page_context()
 
@@ -51,3 +53,18 @@ with pr_col:
         f"The dotted line is the prevalence ({prevalence:.3f}), the AP of a random ranking; grey "
         "curves are points of equal F1. Steps show exactly the area scikit-learn's AP sums."
     )
+
+explain(
+    "the areas",
+    [
+        line
+        for m in curves
+        for line in (
+            *auc_lines(md(m.name), m.counts.n_pos, m.counts.n_neg, m.auc),
+            *ap_lines(md(m.name), m.counts.tps, m.counts.fps, m.ap),
+        )
+    ],
+    note="AUC counts every positive-negative pair (P positives times N negatives, or their "
+    "weights); AP sums precision times the recall gained at each distinct threshold, from the "
+    "highest score down. Both use every row, not the points drawn.",
+)

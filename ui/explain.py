@@ -39,3 +39,33 @@ def explain(
             st.latex(line)
         if note:
             st.caption(note)
+
+
+def auc_lines(name: str, n_pos: float, n_neg: float, auc: float) -> list[str]:
+    """ROC AUC as the share of correctly ordered (positive, negative) pairs, ties half."""
+    pairs = n_pos * n_neg
+    wins = auc * pairs
+    return [
+        rf"\text{{AUC}}_{{\text{{{name}}}}} = \frac{{\#\{{s_+ > s_-\}} + \tfrac12\,"
+        rf"\#\{{s_+ = s_-\}}}}{{P \cdot N}} = \frac{{{num(wins, 10)}}}{{{num(n_pos)} \cdot "
+        rf"{num(n_neg)}}} = {num(auc)}"
+    ]
+
+
+def ap_lines(name: str, tps, fps, ap: float, terms: int = 3) -> list[str]:
+    """AP as the step sum over distinct thresholds, with its first terms written out."""
+    n_pos = float(tps[-1])
+    shown = []
+    last_recall = 0.0
+    for tp, fp in zip(tps[:terms], fps[:terms], strict=False):
+        recall = float(tp) / n_pos
+        precision = float(tp) / float(tp + fp) if tp + fp else 0.0
+        shown.append(rf"({num(recall)} - {num(last_recall)}) \cdot {num(precision)}")
+        last_recall = recall
+    more = r" + \dots" if len(tps) > terms else ""
+    return [
+        rf"\text{{AP}}_{{\text{{{name}}}}} = \sum_i (R_i - R_{{i-1}})\,P_i = "
+        + " + ".join(shown)
+        + more
+        + rf" = {num(ap)}"
+    ]
