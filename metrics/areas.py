@@ -74,13 +74,10 @@ def _auc_unweighted(y: np.ndarray, s: np.ndarray) -> float:
     """AUC by the rank-sum (Mann-Whitney) formula, exact, with no argsort of the scores."""
     pos_sorted, neg_sorted = _sorted_parts(y, s)
     n_pos, n_neg = pos_sorted.size, neg_sorted.size
-    if (
-        n_pos == 0
-        or n_neg == 0
-        or _mostly_tied(_new_value_mask(pos_sorted), _new_value_mask(neg_sorted))
-    ):
+    masks = (_new_value_mask(pos_sorted), _new_value_mask(neg_sorted))
+    if n_pos == 0 or n_neg == 0 or _mostly_tied(*masks):
         # Few distinct scores: summing over them is cheaper than over rows.
-        _, pos, neg = _fold_descending(*_runs_of_parts(pos_sorted, neg_sorted))
+        _, pos, neg = _fold_descending(*_runs_of_parts(pos_sorted, neg_sorted, masks))
         return _auc_from_runs(pos, neg)
     values, order = _merge_sorted(pos_sorted, neg_sorted)
     is_pos = order < n_pos

@@ -64,11 +64,15 @@ def _mostly_tied(pos_new: np.ndarray, neg_new: np.ndarray) -> bool:
 
 
 def _runs_of_parts(
-    pos_sorted: np.ndarray, neg_sorted: np.ndarray
+    pos_sorted: np.ndarray,
+    neg_sorted: np.ndarray,
+    masks: tuple[np.ndarray, np.ndarray] | None = None,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Ascending (score, positive count, negative count) rows, before folding equal scores."""
-    pos_new = _new_value_mask(pos_sorted)
-    neg_new = _new_value_mask(neg_sorted)
+    """Ascending (score, positive count, negative count) rows, before folding equal scores.
+
+    ``masks`` are the parts' new-value masks when the caller already has them.
+    """
+    pos_new, neg_new = masks or (_new_value_mask(pos_sorted), _new_value_mask(neg_sorted))
     if _mostly_tied(pos_new, neg_new):
         # Merge only the distinct values, carrying their counts.
         pos_sorted, pos_counts = _runs(pos_sorted, pos_new)
