@@ -363,6 +363,16 @@ class Problem:
         return bool(self.rows.any())
 
 
+def _rows_problem(column: str, mask: np.ndarray, what: str, then: str = "") -> Problem:
+    """An error about some rows of one column, fixable by dropping them (the checkbox)."""
+    return Problem(
+        "error",
+        f"{column} has {_plural(int(mask.sum()), what)} ({_rows(mask)}){then}. Drop those rows "
+        "to go on.",
+        mask,
+    )
+
+
 @dataclass(frozen=True)
 class Prepared:
     """Arrays ready for the metrics, or the problems that stop them."""
@@ -402,24 +412,10 @@ def _score_problems(frame: pd.DataFrame, col: str) -> tuple[np.ndarray | None, l
     problems = []
     missing = np.isnan(values)
     if missing.any():
-        problems.append(
-            Problem(
-                "error",
-                f"Score column {col!r} has {_plural(int(missing.sum()), 'missing value')} "
-                f"({_rows(missing)}). Drop those rows to go on.",
-                missing,
-            )
-        )
+        problems.append(_rows_problem(f"Score column {col!r}", missing, "missing value"))
     infinite = np.isinf(values)
     if infinite.any():
-        problems.append(
-            Problem(
-                "error",
-                f"Score column {col!r} has {_plural(int(infinite.sum()), 'infinite value')} "
-                f"({_rows(infinite)}). Drop those rows to go on.",
-                infinite,
-            )
-        )
+        problems.append(_rows_problem(f"Score column {col!r}", infinite, "infinite value"))
     if not problems and np.ptp(values) == 0:
         problems.append(
             Problem(
@@ -439,14 +435,7 @@ def _binary_labels(
     missing = series.isna().to_numpy()
     problems = []
     if missing.any():
-        problems.append(
-            Problem(
-                "error",
-                f"Label column {col!r} has {_plural(int(missing.sum()), 'missing value')} "
-                f"({_rows(missing)}). Drop those rows to go on.",
-                missing,
-            )
-        )
+        problems.append(_rows_problem(f"Label column {col!r}", missing, "missing value"))
     values = pd.unique(series.dropna()).tolist()
     if len(values) > 2:
         shown = ", ".join(repr(v) for v in values[:6])
@@ -623,14 +612,7 @@ def _multilabel_labels(
             continue
         missing = series.isna().to_numpy()
         if missing.any():
-            problems.append(
-                Problem(
-                    "error",
-                    f"Label column {col!r} has {_plural(int(missing.sum()), 'missing value')} "
-                    f"({_rows(missing)}). Drop those rows to go on.",
-                    missing,
-                )
-            )
+            problems.append(_rows_problem(f"Label column {col!r}", missing, "missing value"))
         columns.append(series.fillna(0).to_numpy(dtype=np.float64) == 1)
     if problems:
         return None, problems
@@ -646,24 +628,16 @@ def _multiclass_labels(
     known = np.isin(text, np.array(mapping.classes))
     problems = []
     if missing.any():
-        problems.append(
-            Problem(
-                "error",
-                f"Label column {mapping.label!r} has "
-                f"{_plural(int(missing.sum()), 'missing value')} ({_rows(missing)}). Drop those "
-                "rows to go on.",
-                missing,
-            )
-        )
+        problems.append(_rows_problem(f"Label column {mapping.label!r}", missing, "missing value"))
     unknown = ~known & ~missing
     if unknown.any():
         problems.append(
-            Problem(
-                "error",
-                f"Label column {mapping.label!r} has {_plural(int(unknown.sum()), 'value')} "
-                f"without a score column ({_rows(unknown)}, e.g. {text[unknown][0]!r}); the "
-                f"classes are {', '.join(mapping.classes)}. Drop those rows to go on.",
+            _rows_problem(
+                f"Label column {mapping.label!r}",
                 unknown,
+                "value",
+                f" without a score column, e.g. {text[unknown][0]!r}; the classes are "
+                f"{', '.join(mapping.classes)}",
             )
         )
     return text[:, None] == np.array(mapping.classes)[None, :], problems
