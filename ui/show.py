@@ -1,0 +1,57 @@
+"""Showing a plotly figure on a page: one place for the chart toolbar and download settings.
+
+Every page calls :func:`chart` instead of ``st.plotly_chart`` so that all charts behave alike:
+the camera button saves the figure under a meaningful file name in the format picked in the
+sidebar (PNG or SVG), and a horizontal legend sits below the plot, where the toolbar (shown on
+hover, or on tap on a phone) cannot cover it.
+"""
+
+from __future__ import annotations
+
+import re
+
+import plotly.graph_objects as go
+import streamlit as st
+
+FIGURE_FORMATS = ("png", "svg")
+
+__all__ = ["FIGURE_FORMATS", "chart", "chart_config"]
+
+
+def _slug(text: str) -> str:
+    slug = re.sub(r"[^A-Za-z0-9]+", "-", text).strip("-").lower()
+    return slug[:80] or "chart"
+
+
+def chart_config(name: str, figure_format: str | None = None) -> dict:
+    """The plotly config for a chart saved as ``<name>.<format>``."""
+    fmt = figure_format or st.session_state.get("figure_format", "png")
+    return {
+        "displaylogo": False,
+        "modeBarButtonsToRemove": ["lasso2d", "select2d", "autoScale2d"],
+        "toImageButtonOptions": {
+            "format": fmt if fmt in FIGURE_FORMATS else "png",
+            "filename": _slug(name),
+            "scale": 2,
+        },
+    }
+
+
+def _legend_below(fig: go.Figure) -> None:
+    """Move a horizontal legend drawn above the plot to below it (the toolbar covers the top)."""
+    legend = fig.layout.legend
+    if legend.orientation != "h" or legend.y is None or legend.y < 1:
+        return
+    margin_b = fig.layout.margin.b if fig.layout.margin.b is not None else 40
+    fig.update_layout(
+        legend=dict(yref="container", y=0, yanchor="bottom", x=0, xanchor="left"),
+        margin=dict(b=margin_b + 50),
+    )
+    if fig.layout.height:
+        fig.update_layout(height=fig.layout.height + 40)
+
+
+def chart(fig: go.Figure, *, key: str, name: str | None = None, where=None) -> None:
+    """Show ``fig`` full width; ``name`` (default: the key) names the downloaded image."""
+    _legend_below(fig)
+    (where or st).plotly_chart(fig, width="stretch", key=key, config=chart_config(name or key))
