@@ -5,14 +5,15 @@ from __future__ import annotations
 import streamlit as st
 
 from metrics.calibration import calibration_curve
-from ui import charts, data, shell
+from ui import charts, data, shell, thresholds
 from ui.explain import explain, num
-from ui.safe import neutralise_csv
+from ui.safe import md, neutralise_csv
+from ui.show import chart
 
 ds, model = shell.page_context()
 st.header("Compare models")
 
-models = tuple(st.multiselect("Models", ds.models, default=list(ds.models), key="compare_models"))
+models = shell.model_picker("Models", "compare_models", ds)
 if not models:
     st.info("Pick at least one model.")
     st.stop()
@@ -38,8 +39,7 @@ with st.container(border=True):
             st.session_state["compare_run_bootstrap_for"] = (ds.key, models, n_resamples)
             st.rerun()
 
-table, best, helps = data.model_table(ds.key, models, n_resamples if wanted else 0, ds)
-metric_names = list(best)
+table, pairs, found, helps = data.model_table(ds.key, models, n_resamples if wanted else 0, ds)
 
 
 def _cell(row, name: str) -> str:
@@ -47,7 +47,7 @@ def _cell(row, name: str) -> str:
     text = f"{value:.4f}"
     if f"{name} low" in row:
         text += f"  [{row[f'{name} low']:.4f}, {row[f'{name} high']:.4f}]"
-    return ("★ " if best.get(name) == row.name else "") + text
+    return ("★ " if found[name].best == row.name else "") + text
 
 
 shown = table[["model"]].copy()
@@ -59,21 +59,37 @@ st.dataframe(
     width="stretch",
     column_config={name: st.column_config.TextColumn(name, help=helps[name]) for name in helps},
 )
+if len(models) >= 2:
+    st.markdown(
+        "\n".join(
+            f"- **{name}**: "
+            + ("★ " if found[name].best is not None else "")
+            + md(found[name].verdict, limit=400)
+            for name in helps
+        )
+    )
+st.caption(
+    "★ marks a model only where it is significantly best: better than each other model by a "
+    "paired test (DeLong's for AUC, else the paired bootstrap), Holm-corrected across the pairs "
+    "at 5%. "
+    + (f"Brackets: 95% paired bootstrap interval ({n_resamples} resamples)." if wanted else "")
+    + ("" if wanted else " With 0 resamples only AUC can be tested.")
+)
 if wanted:
     explain(
         "the intervals",
         [
             r"\text{CI}_{95\%} = \left[q_{2.5\%},\ q_{97.5\%}\right] \text{ of } "
-            rf"\{{\,m(\text{{resample}}_b)\,\}}_{{b=1}}^{{{n_resamples}}}"
+            rf"\{{\,m(\text{{resample}}_b)\,\}}_{{b=1}}^{{{n_resamples}}}",
+            r"p = \min\!\left(1,\ 2\min\big(P^*(d \le 0),\ P^*(d \ge 0)\big)\right),"
+            r"\qquad p_{\text{Holm},(i)} = \max_{j \le i} \min\big(1, (m - j + 1)\,p_{(j)}\big)",
         ],
         note=f"Each of the {n_resamples} resamples draws {n_rows:,} rows with replacement, "
         "keeping each class's count, and scores every model on the same rows; the interval is "
-        "the middle 95% of the metric's values over the resamples.",
+        "the middle 95% of the metric's values over the resamples. The bootstrap p-value of a "
+        "difference d is the smallest level at which its percentile interval excludes 0. Holm "
+        "sorts a metric's m pair p-values and multiplies the j-th smallest by m − j + 1.",
     )
-st.caption(
-    "★ marks the best model per metric. "
-    + (f"Brackets: 95% paired bootstrap interval ({n_resamples} resamples)." if wanted else "")
-)
 st.download_button(
     "Download the table (CSV)",
     data=neutralise_csv(table).to_csv(index=False).encode(),
@@ -84,47 +100,73 @@ st.download_button(
 )
 
 if len(models) >= 2:
-    st.subheader("Are the AUC differences real? DeLong's test")
-    pairs = data.delong_pairs(ds.key, models, ds)
-    st.dataframe(
-        pairs.style.format(
-            {c: "{:.4f}" for c in pairs.columns if c not in ("model A", "model B", "p-value")}
-            | {"p-value": "{:.3g}"}
-        ),
-        hide_index=True,
-        width="stretch",
-    )
+    st.subheader("Are the differences real?")
     st.caption(
-        "DeLong's test compares two AUCs on the same rows, accounting for their correlation. "
-        "A small p-value says the difference is unlikely to be chance."
-        + (" Sample weights are not used by this test." if ds.weight is not None else "")
+        "Every pair of models on every metric: the difference A − B, its 95% interval, the "
+        "paired test's p-value and the Holm-adjusted one (corrected across the pairs of that "
+        "metric). DeLong's test compares two AUCs on the same rows, accounting for their "
+        "correlation."
+        + (" Sample weights are not used by DeLong's test: AUC pairs use the bootstrap."
+           if ds.weight is not None else "")
+    )  # fmt: skip
+    for row in pairs.itertuples(index=False):
+        interval = f" [{row.low:+.4f}, {row.high:+.4f}]" if row.low == row.low else ""  # NaN != NaN
+        p_text = (
+            f"p = {row[6]:.3g}, Holm p = {row[8]:.3g} ({row.test})"
+            if row[6] == row[6]
+            else "not tested: no resamples"
+        )
+        st.markdown(
+            f"**{md(row.metric)}** · {md(row[1])} − {md(row[2])} = {row[3]:+.4f}{interval} · "
+            f"{p_text}"
+        )
+    st.download_button(
+        "Download the pairs (CSV)",
+        data=neutralise_csv(pairs).to_csv(index=False).encode(),
+        file_name="model_pairs.csv",
+        mime="text/csv",
+        key="compare_pairs_download",
+        icon=":material/download:",
     )
-    first = pairs.iloc[0]
-    explain(
-        "DeLong's test",
-        [
-            r"z = \frac{\text{AUC}_A - \text{AUC}_B}{\text{SE}(\text{AUC}_A - \text{AUC}_B)}"
-            rf" = \frac{{{num(first['AUC A'])} - {num(first['AUC B'])}}}{{\text{{SE}}}} = "
-            rf"{num(first['z'])}",
-            rf"p = 2\,(1 - \Phi(|z|)) = {first['p-value']:.3g},\qquad \text{{95\% CI}} = "
-            rf"[{num(first['95% CI low'])},\ {num(first['95% CI high'])}]",
-        ],
-        note=f"For {first['model A']} against {first['model B']}. The standard error comes "
-        "from each positive's and each negative's share of the AUC (DeLong's placement values, "
-        "computed with one sort as Sun & Xu show), so it accounts for both models scoring the "
-        "same rows.",
-    )
+    auc_pairs = pairs[(pairs["metric"] == "AUC") & (pairs["test"] == "DeLong")]
+    if len(auc_pairs):
+        first = auc_pairs.iloc[0]
+        delong = data.delong_pairs(ds.key, models, ds).iloc[0]
+        explain(
+            "DeLong's test",
+            [
+                r"z = \frac{\text{AUC}_A - \text{AUC}_B}{\text{SE}(\text{AUC}_A - \text{AUC}_B)}"
+                rf" = \frac{{{num(delong['AUC A'])} - {num(delong['AUC B'])}}}{{\text{{SE}}}} = "
+                rf"{num(delong['z'])}",
+                rf"p = 2\,(1 - \Phi(|z|)) = {first['p-value']:.3g},\qquad \text{{95\% CI}} = "
+                rf"[{num(delong['95% CI low'])},\ {num(delong['95% CI high'])}]",
+            ],
+            note=f"For {first['model A']} against {first['model B']}. The standard error comes "
+            "from each positive's and each negative's share of the AUC (DeLong's placement "
+            "values, computed with one sort as Sun & Xu show), so it accounts for both models "
+            "scoring the same rows.",
+        )
 
 st.subheader("Score distributions by class")
 y = ds.labels_for(models[0])
 scores = {m: ds.score(m) for m in models}
-st.plotly_chart(
-    charts.score_histograms_figure(
-        scores, y, positive_name=ds.positive_name, negative_name=ds.negative_name
-    ),
-    width="stretch",
-    key="compare_histograms",
-)
+per_row = min(len(models), 3)
+for start in range(0, len(models), per_row):
+    for col, m in zip(st.columns(per_row), models[start : start + per_row], strict=False):
+        with col:
+            chart(
+                charts.score_histogram_figure(
+                    m,
+                    scores[m],
+                    y,
+                    positive_name=ds.positive_name,
+                    negative_name=ds.negative_name,
+                    threshold=thresholds.current(ds, m),
+                ),
+                key=f"compare_histogram_{m}",
+                name=f"score-histogram-{m}",
+            )
+st.caption("The dashed line is each model's threshold.")
 
 if all(s.min() >= 0 and s.max() <= 1 for s in scores.values()):
     st.subheader("Calibration")
@@ -138,15 +180,18 @@ if all(s.min() >= 0 and s.max() <= 1 for s in scores.values()):
         )  # fmt: skip
         st.caption(
             "Points on the diagonal are calibrated: of the rows predicted about 0.3, about 30% "
-            "are positive. Above the diagonal the model is under-confident, below it "
-            "over-confident. Marker size grows with the rows in the bin."
+            "are positive. Above the diagonal the model under-predicts (more positives than it "
+            "says), below it over-predicts. Marker size grows with the rows in the bin."
         )
     curves = {
         m: calibration_curve(y, s, n_bins=bins, strategy=strategy, sample_weight=ds.weight)
         for m, s in scores.items()
     }
-    chart_col.plotly_chart(
-        charts.reliability_figure(curves), width="stretch", key="compare_reliability"
+    chart(
+        charts.reliability_figure(curves),
+        key="compare_reliability",
+        name="reliability-diagram",
+        where=chart_col,
     )
 else:
     st.caption(

@@ -4,18 +4,15 @@ from __future__ import annotations
 
 import streamlit as st
 
-from ui import charts, data, shell
+from ui import charts, data, shell, thresholds
 from ui.explain import ap_lines, auc_lines, explain
 from ui.safe import md
+from ui.show import chart
 
 ds, model = shell.page_context()
 
 st.header("Curves")
-chosen = st.multiselect(
-    "Models", ds.models, default=list(ds.models), key="curves_models",
-    help="Areas (AUC, AP) are computed on every row; the charts draw at most about 2,000 "
-    "points per curve.",
-)  # fmt: skip
+chosen = shell.model_picker("Models", "curves_models", ds)
 if not chosen:
     st.info("Pick at least one model.")
     st.stop()
@@ -26,28 +23,26 @@ for name in chosen:
     curves.append(
         charts.ModelCurve(name, data.threshold_counts(ds.key, name, ds), a["auc"], a["ap"])
     )
-threshold = st.session_state.get("threshold")
+threshold = {name: thresholds.current(ds, name) for name in chosen}
 prevalence = curves[0].counts.n_pos / (curves[0].counts.n_pos + curves[0].counts.n_neg)
 st.caption(
-    f"Dots mark each model's operating point at the threshold set on the Threshold page "
-    f"({threshold:.4g})."
-    if threshold is not None
-    else "Set a threshold on the Threshold page to mark operating points."
+    "Dots mark each model's operating point at its own threshold, the one the Threshold page "
+    "sets: "
+    + "; ".join(f"{md(name)} {t:.4g}" for name, t in threshold.items())
+    + ". Areas (AUC, AP) use every row; the charts draw at most about 2,000 points per curve."
 )
 
 roc_col, pr_col = st.columns(2)
 with roc_col:
     st.subheader("ROC")
-    st.plotly_chart(
-        charts.roc_figure(curves, threshold=threshold), width="stretch", key="curves_roc"
-    )
+    chart(charts.roc_figure(curves, threshold=threshold), key="curves_roc", name="roc-curves")
     st.caption("The dotted diagonal is a random ranking (AUC 0.5).")
 with pr_col:
     st.subheader("Precision-recall")
-    st.plotly_chart(
+    chart(
         charts.pr_figure(curves, prevalence=prevalence, threshold=threshold),
-        width="stretch",
         key="curves_pr",
+        name="precision-recall-curves",
     )
     st.caption(
         f"The dotted line is the prevalence ({prevalence:.3f}), the AP of a random ranking; grey "

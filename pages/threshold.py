@@ -1,144 +1,159 @@
-"""Move a decision threshold and watch the confusion matrix and every rate change."""
+"""Move a decision threshold and watch the confusion matrix and every rate change.
+
+Laid out for a projector: at 1280x720 the slider, the confusion matrix and the operating point
+on the ROC and PR curves are on screen together; the rates, presets and tables follow below.
+"""
 
 from __future__ import annotations
+
+import math
 
 import numpy as np
 import pandas as pd
 import streamlit as st
 
 from metrics.thresholds import choose_threshold
-from ui import charts, data, shell
+from ui import charts, data, shell, thresholds
 from ui.explain import explain, fraction, num
 from ui.safe import file_name, md
+from ui.show import chart
 
 ds, model = shell.page_context()
 counts = data.threshold_counts(ds.key, model, ds)  # one sort per (data, model), cached
-score = ds.score(model)
+low, high = thresholds.slider_range(ds, model)
+scale = thresholds.scale(ds, model)
+default_value, default_rule = thresholds.default(ds, model)
 
-st.header("Threshold")
+
+def _set(value: float) -> None:
+    thresholds.set_threshold(model, float(min(max(value, low), high)))
+
+
+st.subheader(f"Threshold · {md(model)}", anchor=False)
 st.caption(
-    f"**{md(model)}** on {md(ds.name)}. A row is predicted {md(ds.positive_name)} when its "
-    "score is at "
-    "least the threshold."
+    f"A row is predicted **{md(ds.positive_name)}** when its score is at least the threshold "
+    f"({md(scale.title)} scale)."
 )
-
-low, high = float(counts.thresholds[-1]), float(counts.thresholds[0])
-if low == high:
+if counts.thresholds[0] == counts.thresholds[-1]:
     st.warning(
-        f"Every score of {md(model)} is {low:g}: a threshold can only predict all rows positive "
-        "or all negative."
+        f"Every score of {md(model)} is {counts.thresholds[0]:g}: a threshold can only predict "
+        "all rows positive or all negative."
     )
-    high = low + 1.0
 
-
-def _set_threshold(value: float) -> None:
-    st.session_state["threshold"] = float(min(max(value, low), high))
-
-
-PRESETS = {
-    "Max F-beta": "max_f_beta",
-    "Youden's J": "youden",
-    "Precision ≥ target": "precision_at_least",
-    "Recall ≥ target": "recall_at_least",
-    "Least cost": "min_cost",
-}
-
-with st.container(border=True):
-    mode_col, beta_col = st.columns([3, 1])
-    with mode_col:
-        mode = st.segmented_control(
-            "Set the threshold by",
-            ["score", "top k rows", "top percent"],
-            default="score",
-            key="threshold_mode",
-        )
-    with beta_col:
-        beta = st.number_input(
-            "F-beta: beta",
-            min_value=0.0,
-            max_value=10.0,
-            value=1.0,
-            step=0.25,
-            key="threshold_beta",
-            help="beta > 1 weighs recall more than precision; beta = 1 is F1.",
-        )
-    n_total = float(counts.n_pos + counts.n_neg)
-    flagged_at = counts.tps + counts.fps  # rows (weight) with score >= each distinct threshold
-    if mode == "top k rows" or mode == "top percent":
-        # The k-th highest score becomes the threshold; tied rows come in with it.
-        if mode == "top k rows":
-            k = st.slider(
+n_total = float(counts.n_pos + counts.n_neg)
+flagged_at = counts.tps + counts.fps  # rows (weight) with score >= each distinct threshold
+mode_col, slider_col, reset_col = st.columns([2, 5, 1], vertical_alignment="bottom")
+with mode_col:
+    mode = st.segmented_control(
+        "Set it by",
+        ["score", "top k", "top %"],
+        default="score",
+        key="threshold_mode",
+        help="score: the threshold itself. top k / top %: flag that many of the highest-scored "
+        "rows (rows tied with the last one come in with it).",
+    )
+with slider_col:
+    if mode in ("top k", "top %"):
+        if mode == "top k":
+            wanted = st.slider(
                 "Flag the top k rows", 1, int(n_total), min(100, int(n_total)), key="threshold_k"
             )
-            wanted = k
         else:
             pct = st.slider("Flag the top percent", 0.1, 100.0, 10.0, step=0.1, key="threshold_pct")
             wanted = pct / 100 * n_total
         i = min(int(np.searchsorted(flagged_at, wanted - 1e-9)), len(counts) - 1)
-        _set_threshold(counts.thresholds[i])
-        st.caption(f"Threshold {counts.thresholds[i]:.6g}.")
+        _set(counts.thresholds[i])
     else:
-        # The shared value lives in "threshold" (presets and other pages set it); the slider
-        # has its own key, synced both ways, so its state survives while it is hidden.
-        st.session_state["threshold_slider"] = min(max(st.session_state["threshold"], low), high)
+        # The shared value lives in ui.thresholds (presets and other pages set it); the slider
+        # has its own key, set from it on every run and written back when moved.
+        st.session_state["threshold_slider"] = min(max(thresholds.current(ds, model), low), high)
         st.slider(
             "Threshold",
             min_value=low,
             max_value=high,
             step=(high - low) / 1000,
-            format="%.3f",
+            format="%.3f" if scale.kind == "probability" else "%.4g",
             key="threshold_slider",
-            on_change=lambda: _set_threshold(st.session_state["threshold_slider"]),
+            on_change=lambda: _set(st.session_state["threshold_slider"]),
+            help=f"Default {default_value:.4g}: {default_rule}. Past the highest score nothing "
+            "is predicted positive.",
         )
-    preset_cols = st.columns([2, 1, 1, 1, 1])
-    preset = preset_cols[0].selectbox("Jump to a preset", list(PRESETS), key="threshold_preset")
-    target = preset_cols[1].number_input(
-        "Target", 0.0, 1.0, 0.9, 0.05, key="threshold_target", help="For the ≥ target presets."
+with reset_col:
+    st.button(
+        "Default",
+        key="threshold_reset",
+        on_click=thresholds.reset,
+        args=(model,),
+        help=f"Back to {default_value:.4g} ({default_rule}).",
+        width="stretch",
     )
-    cost_fp = preset_cols[2].number_input("Cost of a FP", 0.0, value=1.0, key="threshold_cost_fp")
-    cost_fn = preset_cols[3].number_input("Cost of a FN", 0.0, value=5.0, key="threshold_cost_fn")
-    choice = choose_threshold(
-        counts, PRESETS[preset], beta=beta, target=target, cost_fp=cost_fp, cost_fn=cost_fn
-    )
-    with preset_cols[4]:
-        st.write("")  # aligns the button with the inputs
-        st.button(
-            "Apply",
-            key="threshold_apply",
-            disabled=choice.threshold is None,
-            on_click=_set_threshold,
-            args=(choice.threshold if choice.threshold is not None else 0.0,),
-            width="stretch",
-        )
-    if choice.threshold is None:
-        st.caption(f"No threshold reaches the target {target:g} for {preset.lower()}.")
-    else:
-        st.caption(
-            f"{preset}: threshold {choice.threshold:.6g} (criterion value {choice.value:.4g})."
-        )
 
-threshold = min(max(st.session_state["threshold"], low), high)
+threshold = min(max(thresholds.current(ds, model), low), high)
 c = counts.at(threshold)  # a lookup in the precomputed counts, never a recount
+beta = float(st.session_state.get("threshold_beta", 1.0))
 st.markdown(
     f"Scores ≥ **{threshold:.4g}** are predicted {md(ds.positive_name)}: "
-    f"**{c.tp + c.fp:,.0f}** of {n_total:,.0f} rows."
+    f"**{c.tp + c.fp:,.0f}** of {n_total:,.0f} rows"
+    + (" (none: the threshold is above every score)." if c.tp + c.fp == 0 else ".")
 )
 
+matrix_col, roc_col, pr_col = st.columns([4, 3, 3])
+with matrix_col:
+    normalize = st.segmented_control(
+        "Confusion matrix",
+        options=["counts", "by actual", "by predicted"],
+        default="counts",
+        key="threshold_normalize",
+        label_visibility="collapsed",
+    )
+    chart(
+        charts.confusion_matrix_figure(
+            c,
+            normalize={"by actual": "true", "by predicted": "pred"}.get(normalize or ""),
+            positive_name=ds.positive_name,
+            negative_name=ds.negative_name,
+            height=270,
+        ),
+        key="threshold_matrix",
+        name=f"confusion-matrix-{model}",
+    )
+areas = data.areas(ds.key, model, ds)
+curve = [charts.ModelCurve(model, counts, areas["auc"], areas["ap"])]
+prevalence = counts.n_pos / n_total if n_total else 0.0
+with roc_col:
+    fig = charts.roc_figure(curve, threshold=threshold, height=300)
+    fig.update_layout(showlegend=False, title=dict(text=f"ROC · AUC {areas['auc']:.3f}", x=0))
+    chart(fig, key="threshold_roc", name=f"roc-{model}")
+with pr_col:
+    fig = charts.pr_figure(curve, prevalence=prevalence, threshold=threshold, height=300)
+    fig.update_layout(showlegend=False, title=dict(text=f"PR · AP {areas['ap']:.3f}", x=0))
+    chart(fig, key="threshold_pr", name=f"precision-recall-{model}")
+
+
+def _rate(value: float, defined: bool) -> str:
+    return f"{value:.3f}" if defined and math.isfinite(value) else "undefined"
+
+
+has_pos, has_neg = counts.n_pos > 0, counts.n_neg > 0
 CARDS = [
-    ("Precision", c.precision, "TP / (TP + FP)"),
-    ("Recall (TPR)", c.recall, "TP / (TP + FN)"),
-    ("FPR", c.fpr, "FP / (FP + TN)"),
-    ("Specificity", c.specificity, "TN / (TN + FP)"),
-    ("Prevalence", c.prevalence, "(TP + FN) / n"),
-    ("Accuracy", c.accuracy, "(TP + TN) / n"),
-    ("Balanced accuracy", c.balanced_accuracy, "(recall + specificity) / 2"),
-    (f"F{beta:g}", c.f_beta(beta), "(1 + b²) TP / ((1 + b²) TP + b² FN + FP)"),
-    ("MCC", c.mcc, "(TP·TN − FP·FN) / √((TP+FP)(TP+FN)(TN+FP)(TN+FN))"),
-    ("Cohen's kappa", c.cohen_kappa, "(p_o − p_e) / (1 − p_e)"),
+    ("Precision", _rate(c.precision, True), "TP / (TP + FP); 0 when nothing is predicted positive"),
+    ("Recall (TPR)", _rate(c.recall, has_pos), "TP / (TP + FN); undefined without positives"),
+    ("FPR", _rate(c.fpr, has_neg), "FP / (FP + TN); undefined without negatives"),
+    ("Specificity", _rate(c.specificity, has_neg), "TN / (TN + FP); undefined without negatives"),
+    ("Prevalence", _rate(c.prevalence, True), "(TP + FN) / n"),
+    ("Accuracy", _rate(c.accuracy, True), "(TP + TN) / n"),
+    (
+        "Balanced accuracy",
+        _rate(c.balanced_accuracy, has_pos and has_neg),
+        "(recall + specificity) / 2; undefined with one class",
+    ),
+    (f"F{beta:g}", _rate(c.f_beta(beta), True), "(1 + b²) TP / ((1 + b²) TP + b² FN + FP)"),
+    ("MCC", _rate(c.mcc, True), "(TP·TN − FP·FN) / √((TP+FP)(TP+FN)(TN+FP)(TN+FN)); 0 if 0/0"),
+    ("Cohen's kappa", _rate(c.cohen_kappa, True), "(p_o − p_e) / (1 − p_e)"),
 ]
 for row in range(0, len(CARDS), 5):
-    for col, (label, value, formula) in zip(st.columns(5), CARDS[row : row + 5], strict=False):
-        col.metric(label, f"{value:.3f}", help=f"{formula}. A ratio 0/0 shows as 0.")
+    for col, (name, value, formula) in zip(st.columns(5), CARDS[row : row + 5], strict=False):
+        col.metric(name, value, help=formula)
 
 b2 = beta * beta
 kappa_chance = ((c.tp + c.fp) * (c.tp + c.fn) + (c.tn + c.fn) * (c.tn + c.fp)) / max(
@@ -165,33 +180,57 @@ explain(
     ],
     note=f"TP, FP, TN, FN count the rows at threshold {threshold:.4g}; n = {n_total:,.0f}. "
     "p_e is the agreement expected by chance: the products of the predicted and actual class "
-    "shares, summed over both classes. A ratio 0/0 is shown as 0.",
+    "shares, summed over both classes. A ratio 0/0 is shown as 0, except the rates of a class "
+    "the data does not have, which are undefined.",
 )
 
-matrix_col, chart_col = st.columns([2, 3])
-with matrix_col:
-    normalize = st.segmented_control(
-        "Confusion matrix",
-        options=["counts", "by actual class", "by prediction"],
-        default="counts",
-        key="threshold_normalize",
+PRESETS = {
+    "Max F-beta": "max_f_beta",
+    "Youden's J": "youden",
+    "Precision ≥ target": "precision_at_least",
+    "Recall ≥ target": "recall_at_least",
+    "Least cost": "min_cost",
+}
+with st.container(border=True):
+    preset_cols = st.columns([2, 1, 1, 1, 1, 1], vertical_alignment="bottom")
+    preset = preset_cols[0].selectbox("Jump to a preset", list(PRESETS), key="threshold_preset")
+    beta = preset_cols[1].number_input(
+        "F-beta: beta",
+        min_value=0.0,
+        max_value=10.0,
+        value=1.0,
+        step=0.25,
+        key="threshold_beta",
+        help="beta > 1 weighs recall more than precision; beta = 1 is F1.",
     )
-    st.plotly_chart(
-        charts.confusion_matrix_figure(
-            c,
-            normalize={"by actual class": "true", "by prediction": "pred"}.get(normalize or ""),
-            positive_name=ds.positive_name,
-            negative_name=ds.negative_name,
-        ),
+    target = preset_cols[2].number_input(
+        "Target", 0.0, 1.0, 0.9, 0.05, key="threshold_target", help="For the ≥ target presets."
+    )
+    cost_fp = preset_cols[3].number_input("Cost of a FP", 0.0, value=1.0, key="threshold_cost_fp")
+    cost_fn = preset_cols[4].number_input("Cost of a FN", 0.0, value=5.0, key="threshold_cost_fn")
+    choice = choose_threshold(
+        counts, PRESETS[preset], beta=beta, target=target, cost_fp=cost_fp, cost_fn=cost_fn
+    )
+    preset_cols[5].button(
+        "Apply",
+        key="threshold_apply",
+        disabled=choice.threshold is None,
+        on_click=_set,
+        args=(choice.threshold if choice.threshold is not None else 0.0,),
         width="stretch",
-        key="threshold_matrix",
     )
-with chart_col:
-    st.plotly_chart(
-        charts.rates_vs_threshold_figure(counts, threshold=threshold, beta=beta),
-        width="stretch",
-        key="threshold_rates",
-    )
+    if choice.threshold is None:
+        st.caption(f"No threshold reaches the target {target:g} for {preset.lower()}.")
+    else:
+        st.caption(
+            f"{preset}: threshold {choice.threshold:.6g} (criterion value {choice.value:.4g})."
+        )
+
+chart(
+    charts.rates_vs_threshold_figure(counts, threshold=threshold, beta=beta),
+    key="threshold_rates",
+    name=f"rates-vs-threshold-{model}",
+)
 
 
 def _threshold_table_csv() -> bytes:

@@ -11,6 +11,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 import metrics
+from tests.apptest_utils import markdown_text
 from ui import data
 
 APP = str(Path(__file__).resolve().parent.parent / "app.py")
@@ -28,10 +29,17 @@ def _metric(at: AppTest, label: str) -> str:
     return next(m.value for m in at.metric if m.label == label)
 
 
+def _threshold(at: AppTest) -> float:
+    """The current model's threshold, as the Threshold page's slider shows it."""
+    return at.slider(key="threshold_slider").value
+
+
 def test_opens_on_threshold_page_with_default_data(app):
     assert app.session_state["dataset"] == data.DEFAULT_DATASET
-    assert [h.value for h in app.header] == ["Threshold"]
-    assert len(app.get("plotly_chart")) == 2
+    assert [h.value for h in app.subheader] == ["Threshold · logistic\\_regression"]
+    # the confusion matrix, the ROC and PR curves with the point, rates against the threshold
+    assert len(app.get("plotly_chart")) == 4
+    assert _threshold(app) == 0.5  # probabilities: 0.5
 
 
 def test_threshold_slider_changes_the_numbers_to_the_library_values(app):
@@ -63,7 +71,7 @@ def test_page_opened_first_after_server_start_still_runs_in_the_shell(monkeypatc
     at.run()  # main page
     at.run()  # the threshold page script, run directly by the legacy mode
     assert not at.exception
-    assert [h.value for h in at.header] == ["Threshold"]
+    assert at.subheader[0].value.startswith("Threshold")
     assert at.sidebar.selectbox(key="dataset").value == data.DEFAULT_DATASET
 
 
@@ -91,14 +99,14 @@ def test_upload_maps_columns_and_shows_the_library_values(app):
     assert app.multiselect(key="map_scores").value == ["model_x", "model_y"]
     y = np.array([1, 0, 1, 0, 0], bool)
     s = np.array([0.9, 0.2, 0.7, 0.4, 0.1])
-    c = metrics.confusion_at_threshold(y, s, app.session_state["threshold"], pos_label=True)
+    c = metrics.confusion_at_threshold(y, s, _threshold(app), pos_label=True)
     assert _metric(app, "Precision") == f"{c.precision:.3f}"
     # A mapping change: the other model, then "No" as the positive class.
     app.selectbox(key="model").set_value("model_y").run()
     app.selectbox(key="map_pos_outcome").set_value("No").run()
     assert not app.exception
     c = metrics.confusion_at_threshold(
-        ~y, np.array([0.4, 0.6, 0.3, 0.1, 0.5]), app.session_state["threshold"], pos_label=True
+        ~y, np.array([0.4, 0.6, 0.3, 0.1, 0.5]), _threshold(app), pos_label=True
     )
     assert _metric(app, "Recall (TPR)") == f"{c.recall:.3f}"
 
@@ -164,11 +172,24 @@ def test_shared_link_reopens_the_view():
     at.run()
     assert not at.exception
     assert at.session_state["model"] == "gradient_boosting"
-    assert at.session_state["threshold"] == 0.25
+    assert _threshold(at) == 0.25
+    assert at.session_state["thresholds"] == {"gradient_boosting": 0.25}
+    # Every model's own threshold, one "model:value" each.
+    at = AppTest.from_file(APP, default_timeout=30)
+    at.query_params["dataset"] = "breast_cancer"
+    at.query_params["model"] = "naive_bayes"
+    at.query_params["threshold"] = ["naive_bayes:0.7", "logistic_regression:0.3"]
+    at.run()
+    assert _threshold(at) == 0.7
+    at.selectbox(key="model").set_value("logistic_regression").run()
+    assert _threshold(at) == 0.3
+    assert sorted(at.query_params["threshold"]) == [
+        "logistic_regression:0.3",
+        "naive_bayes:0.7",
+    ]
 
 
-def test_compare_page_table_equals_the_library(app):
-    from metrics.calibration import brier_score_loss
+def test_compare_page_table_equals_the_library_and_stars_only_what_the_test_supports(app):
     from metrics.compare import delong_test
 
     app.switch_page("pages/compare.py").run()
@@ -178,14 +199,35 @@ def test_compare_page_table_equals_the_library(app):
     auc = metrics.roc_auc_score(table.y, table.score("naive_bayes"))
     row = shown[shown["model"] == "naive_bayes"].iloc[0]
     assert row["AUC"].startswith(f"{auc:.4f}  [")
-    brier = brier_score_loss(table.y, table.score("logistic_regression"))
-    best = shown[shown["model"] == "logistic_regression"].iloc[0]
-    assert best["Brier"].startswith(f"★ {brier:.4f}")
-    pairs = app.dataframe[1].value
-    r = delong_test(table.y, table.score("logistic_regression"), table.score("naive_bayes"))
-    got = pairs[(pairs["model A"] == "logistic_regression") & (pairs["model B"] == "naive_bayes")]
-    assert got["p-value"].iloc[0] == pytest.approx(r.p_value)
-    assert len(app.get("plotly_chart")) == 2  # histograms and the reliability diagram
+    # Logistic regression leads on AUC, but DeLong against gradient boosting says p = 0.325:
+    # after Holm's correction no model may carry a star on AUC.
+    r = delong_test(table.y, table.score("logistic_regression"), table.score("gradient_boosting"))
+    assert r.p_value == pytest.approx(0.325, abs=0.0005)
+    assert not any(v.startswith("★") for v in shown["AUC"])
+    text = markdown_text(app)
+    assert "**AUC**: no significant difference" in text
+    assert f"p = {r.p_value:.3g}" in text
+    # A star, where there is one, sits on the model whose verdict says it is best.
+    for metric in ("AP", "Brier", "Log loss"):
+        starred = shown[shown[metric].str.startswith("★")]["model"].tolist()
+        assert len(starred) <= 1
+        if starred:
+            assert f"**{metric}**: ★ {starred[0]} is best" in text.replace("\\_", "_")
+    # histograms, one per model, and the reliability diagram
+    assert len(app.get("plotly_chart")) == 4
+
+
+def test_model_choice_survives_a_dataset_switch_on_every_page(app):
+    for page, key in (("pages/curves.py", "curves_models"), ("pages/compare.py", "compare_models")):
+        app.switch_page(page).run()
+        app.selectbox(key="dataset").set_value("user_impressions").run()
+        assert not app.exception
+        assert app.multiselect(key=key).value == ["model_a", "model_b"]
+        _upload(app, "scores.csv", GOOD_CSV)
+        assert app.multiselect(key=key).value == ["model_x", "model_y"]
+        app.segmented_control(key="source").set_value("Sample dataset").run()
+        app.selectbox(key="dataset").set_value("breast_cancer").run()
+        assert len(app.multiselect(key=key).value) == 3
 
 
 def test_data_page_summarises_even_an_unusable_upload(app):
@@ -221,7 +263,7 @@ def test_multiclass_upload_is_one_vs_rest_per_class(app):
     ds = data.bundled_dataset("wine_multiclass")
     y = ds.labels_for("score_class_0")
     c = metrics.confusion_at_threshold(
-        y, ds.score("score_class_0"), app.session_state["threshold"], pos_label=True
+        y, ds.score("score_class_0"), _threshold(app), pos_label=True
     )
     assert _metric(app, "Precision") == f"{c.precision:.3f}"
 

@@ -96,10 +96,26 @@ def test_rates_chart_marks_the_threshold(big):
 
 def test_histograms_are_binned_server_side(big):
     y, models, _ = big
-    fig = charts.score_histograms_figure(models, y, bins=30)
-    assert len(fig.data) == 4  # two models x two classes
+    name, s = next(iter(models.items()))
+    fig = charts.score_histogram_figure(name, s, y, bins=30, threshold=0.4)
+    assert len(fig.data) == 2  # one trace per class
     assert all(len(t.x) == 30 for t in fig.data)
     assert sum(fig.data[1].y) == pytest.approx(1.0)
+    counts, _ = np.histogram(s[y], bins=np.linspace(s.min(), s.max(), 31))
+    np.testing.assert_allclose(fig.data[1].y, counts / counts.sum())
+    assert fig.layout.title.text == name
+    assert fig.layout.shapes[0].x0 == 0.4  # the model's threshold
+
+
+def test_curves_mark_each_models_own_threshold(big):
+    _, _, curves = big
+    per_model = {curves[0].name: 0.2, curves[1].name: 0.8}
+    fig = charts.roc_figure(curves, threshold=per_model)
+    points = [t for t in fig.data if t.mode == "markers"]
+    for m, point in zip(curves, points, strict=True):
+        c = m.counts.at(per_model[m.name])
+        assert (point.x[0], point.y[0]) == (c.fpr, c.recall)
+        assert f"{per_model[m.name]:.4g}" in point.hovertemplate
 
 
 def test_reliability_diagram():

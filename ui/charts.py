@@ -48,6 +48,7 @@ def confusion_matrix_figure(
     normalize: str | None = None,
     positive_name: str = "positive",
     negative_name: str = "negative",
+    height: int = 320,
 ) -> go.Figure:
     """The 2 x 2 confusion matrix as a heatmap, rows = actual class, columns = predicted.
 
@@ -85,7 +86,8 @@ def confusion_matrix_figure(
             hovertemplate="%{y}, %{x}: %{text}<extra></extra>",
         )
     )
-    fig.update_layout(**_BASE_LAYOUT, height=320)
+    fig.update_layout(**_BASE_LAYOUT, height=height)
+    fig.update_layout(margin=dict(l=10, r=10, t=10, b=10))
     fig.update_yaxes(autorange="reversed")
     return fig
 
@@ -143,6 +145,13 @@ class ModelCurve:
     ap: float
 
 
+Thresholds = float | dict[str, float] | None  # one for all models, or one per model
+
+
+def _threshold_for(threshold: Thresholds, name: str) -> float | None:
+    return threshold.get(name) if isinstance(threshold, dict) else threshold
+
+
 def _curve_points(m: ModelCurve, threshold: float | None) -> dict[str, np.ndarray]:
     """At most about 2,000 of a model's curve points (keeping the operating point), with a
     first point where nothing is predicted positive (threshold +inf, recall and FPR 0)."""
@@ -165,7 +174,7 @@ def _curve_points(m: ModelCurve, threshold: float | None) -> dict[str, np.ndarra
 def _add_model_curves(
     fig: go.Figure,
     curves: list[ModelCurve],
-    threshold: float | None,
+    thresholds: Thresholds,
     *,
     x: str,
     y: str,
@@ -175,6 +184,7 @@ def _add_model_curves(
     """One trace per model (x and y name columns of _curve_points), plus its operating point."""
     for i, m in enumerate(curves):
         color = PALETTE[i % len(PALETTE)]
+        threshold = _threshold_for(thresholds, m.name)
         pts = _curve_points(m, threshold)
         area = m.auc if area_name == "AUC" else m.ap
         fig.add_trace(
@@ -215,15 +225,18 @@ def _chance_line(fig: go.Figure, ys: list[float], name: str) -> None:
     )  # fmt: skip
 
 
-def roc_figure(curves: list[ModelCurve], *, threshold: float | None = None) -> go.Figure:
+def roc_figure(
+    curves: list[ModelCurve], *, threshold: Thresholds = None, height: int = 480
+) -> go.Figure:
     """ROC curves of several models, AUC in the legend, the chance diagonal, and each model's
-    operating point at ``threshold``. At most about 2,000 points per curve are sent."""
+    operating point at ``threshold`` (one for all, or a dict with one per model). At most about
+    2,000 points per curve are sent."""
     fig = go.Figure()
     _chance_line(fig, [0, 1], "chance (AUC 0.5)")
     _add_model_curves(fig, curves, threshold, x="fpr", y="recall", area_name="AUC")
     fig.update_layout(
         **_BASE_LAYOUT,
-        height=480,
+        height=height,
         xaxis=dict(title="false positive rate", range=[-0.01, 1.01], constrain="domain"),
         yaxis=dict(title="true positive rate (recall)", range=[-0.01, 1.01], scaleanchor="x"),
         legend=dict(
@@ -234,10 +247,15 @@ def roc_figure(curves: list[ModelCurve], *, threshold: float | None = None) -> g
 
 
 def pr_figure(
-    curves: list[ModelCurve], *, prevalence: float, threshold: float | None = None
+    curves: list[ModelCurve],
+    *,
+    prevalence: float,
+    threshold: Thresholds = None,
+    height: int = 480,
 ) -> go.Figure:
     """Precision-recall curves drawn as the steps AP sums, AP in the legend, the chance line at
-    the prevalence, iso-F1 contours, and each model's operating point at ``threshold``."""
+    the prevalence, iso-F1 contours, and each model's operating point at ``threshold`` (one for
+    all, or a dict with one per model)."""
     fig = go.Figure()
     r = np.linspace(0.001, 1, 200)
     for f in (0.2, 0.4, 0.6, 0.8):
@@ -256,7 +274,7 @@ def pr_figure(
     _add_model_curves(fig, curves, threshold, x="recall", y="precision", area_name="AP", shape="vh")
     fig.update_layout(
         **_BASE_LAYOUT,
-        height=480,
+        height=height,
         xaxis=dict(title="recall (TPR)", range=[-0.01, 1.01]),
         yaxis=dict(title="precision", range=[-0.01, 1.03]),
         legend=dict(
@@ -269,45 +287,48 @@ def pr_figure(
 # --- score distributions and calibration ------------------------------------------------------
 
 
-def score_histograms_figure(
-    scores: dict[str, np.ndarray],
+def score_histogram_figure(
+    name: str,
+    s: np.ndarray,
     y: np.ndarray,
     *,
     bins: int = 40,
     positive_name: str = "positive",
     negative_name: str = "negative",
+    threshold: float | None = None,
 ) -> go.Figure:
-    """Per model, the score distribution of each class (as shares of the class), binned here
-    so the browser gets ``bins`` bars per class whatever the number of rows."""
-    from plotly.subplots import make_subplots
-
-    names = list(scores)
-    fig = make_subplots(
-        rows=1, cols=len(names), subplot_titles=[label(n) for n in names], shared_yaxes=True
-    )
-    for col, name in enumerate(names, start=1):
-        s = scores[name]
-        edges = np.linspace(s.min(), s.max() if s.max() > s.min() else s.min() + 1, bins + 1)
-        centers = (edges[:-1] + edges[1:]) / 2
-        for mask, cls, color in (
-            (~y, label(negative_name), "#7f7f7f"),
-            (y, label(positive_name), "#d62728"),
-        ):
-            counts, _ = np.histogram(s[mask], bins=edges)
-            share = counts / max(counts.sum(), 1)
-            fig.add_trace(
-                go.Bar(
-                    x=centers, y=share, width=np.diff(edges), name=cls, marker_color=color,
-                    opacity=0.55, showlegend=col == 1, legendgroup=cls,
-                    hovertemplate=f"{cls}<br>score %{{x:.3g}}<br>%{{y:.1%}} of the class"
-                    "<extra></extra>",
-                ),
-                row=1, col=col,
-            )  # fmt: skip
+    """One model's score distribution per class (as shares of the class), binned here so the
+    browser gets ``bins`` bars per class whatever the number of rows; the threshold as a line.
+    One figure per model, so a page can lay them side by side or, on a phone, one under the
+    other without their titles running into each other."""
+    edges = np.linspace(s.min(), s.max() if s.max() > s.min() else s.min() + 1, bins + 1)
+    centers = (edges[:-1] + edges[1:]) / 2
+    fig = go.Figure()
+    for mask, cls, color in (
+        (~y, label(negative_name), "#7f7f7f"),
+        (y, label(positive_name), "#d62728"),
+    ):
+        counts, _ = np.histogram(s[mask], bins=edges)
+        share = counts / max(counts.sum(), 1)
+        fig.add_trace(
+            go.Bar(
+                x=centers, y=share, width=np.diff(edges), name=cls, marker_color=color,
+                opacity=0.55, hovertemplate=f"{cls}<br>score %{{x:.3g}}<br>%{{y:.1%}} of the class"
+                "<extra></extra>",
+            )
+        )  # fmt: skip
+    if threshold is not None:
+        fig.add_vline(x=threshold, line=dict(color=COLORS["threshold"], dash="dash"))
     fig.update_layout(
-        **_BASE_LAYOUT, barmode="overlay", height=300, legend=dict(orientation="h", y=1.2)
+        **_BASE_LAYOUT,
+        barmode="overlay",
+        height=300,
+        title=dict(text=label(name), font=dict(size=14), x=0, xanchor="left"),
+        legend=dict(orientation="h", y=1.12, x=0),
+        yaxis=dict(tickformat=".0%", title="share of class"),
+        xaxis_title="score",
     )
-    fig.update_yaxes(tickformat=".0%", row=1, col=1, title="share of class")
+    fig.update_layout(margin=dict(t=60))
     return fig
 
 

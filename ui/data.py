@@ -207,7 +207,13 @@ def uploaded_dataset(
     elif mapping.per_class:
         positive, negative = "this class", "other classes"
     else:
-        positive, negative = f"{mapping.label} = {mapping.pos_label}", "other"
+        others = [v for v in pd.unique(frame[mapping.label].dropna()) if v != mapping.pos_label]
+        positive = f"{mapping.label} = {mapping.pos_label}"
+        negative = (
+            f"{mapping.label} = {others[0]}"
+            if len(others) == 1
+            else f"{mapping.label} ≠ {mapping.pos_label}"
+        )
     return Dataset(
         source_id=source_id,
         name=name,
@@ -249,13 +255,16 @@ def model_table(key: tuple, models: tuple[str, ...], n_resamples: int, _ds: Data
         probabilities=all(s.min() >= 0 and s.max() <= 1 for s in scores.values()),
         groups=_ds.prepared.groups,
     )
-    table = summaries.model_table(y, scores, specs, weight=_ds.weight, n_resamples=n_resamples)
+    table, pairs = summaries.model_table(
+        y, scores, specs, weight=_ds.weight, n_resamples=n_resamples
+    )
+    found, pairs = summaries.verdicts(table, pairs, specs)
     # The specs hold functions, which a cache cannot pickle: return what the page shows.
     helps = {
         s.name: ("higher" if s.higher_is_better else "lower") + " is better; " + s.help
         for s in specs
     }
-    return table, summaries.best_rows(table, specs), helps
+    return table, pairs, found, helps
 
 
 @st.cache_data(max_entries=16, show_spinner=False)

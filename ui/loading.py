@@ -34,31 +34,24 @@ __all__ = [
 MAX_LISTED = 5
 MAX_NAME = 200  # longer column names are shortened
 DELIMITERS = [",", "\t", ";", "|"]
-_LABEL_NAMES = (
-    "label",
-    "y",
-    "y_true",
-    "target",
-    "truth",
-    "class",
-    "clicked",
-    "click",
-    "relevance",
-    "outcome",
-)
-_GROUP_NAMES = ("user", "user_id", "userid", "uid", "query", "query_id", "qid", "session", "group")
-_WEIGHT_NAMES = ("weight", "sample_weight", "weights", "w")
+# Words for the positive class, matched whole and case-insensitively ("not_clicked" is no match).
 _POSITIVE_WORDS = (
     "1",
     "true",
     "yes",
     "y",
+    "t",
     "pos",
     "positive",
     "spam",
     "click",
     "clicked",
     "malignant",
+    "fraud",
+    "churn",
+    "converted",
+    "relevant",
+    "default",
 )
 
 
@@ -231,6 +224,7 @@ class ColumnMapping:
     labels: tuple[str, ...] = ()
     classes: tuple[str, ...] = ()
     graded: bool = False
+    slices: tuple[str, ...] = ()  # categories to break results down by; unused by the metrics
 
     @property
     def is_multilabel(self) -> bool:
@@ -260,13 +254,13 @@ def _mostly_numeric(series: pd.Series) -> bool:
     return pd.to_numeric(present, errors="coerce").notna().mean() >= 0.5
 
 
-def _match(columns: list[str], names: tuple[str, ...]) -> str | None:
-    lowered = {c.lower(): c for c in columns}
-    return next((lowered[n] for n in names if n in lowered), None)
-
-
 def guess_pos_label(series: pd.Series) -> Any:
-    """The positive class: 1/True, a word like "yes" or "spam", else the rarer value."""
+    """The positive class: True, 1 of 0/1 or -1/1, a word like "yes" or "spam", else the rarer.
+
+    Words are compared whole and case-insensitively, so "Yes" and "YES" are positive and
+    "not_clicked" is not "clicked". Between two other values the rarer one is positive, as the
+    class of interest usually is (fraud, churn, a click); a tie goes to the value seen first.
+    """
     values = pd.unique(series.dropna())
     if len(values) == 0:
         return 1
@@ -283,34 +277,49 @@ def guess_pos_label(series: pd.Series) -> Any:
         for v in values:
             if str(v).strip().lower() == word:
                 return v.item() if hasattr(v, "item") else v
-    counts = series.value_counts()
-    rarest = counts.idxmin()
+    counts = series.value_counts(sort=False)
+    order = np.argsort(counts.to_numpy(), kind="stable")
+    rarest = counts.index[order[0]]
     return rarest.item() if hasattr(rarest, "item") else rarest
 
 
-def guess_mapping(frame: pd.DataFrame) -> ColumnMapping:
-    """A first guess at the column roles, for the user to correct."""
-    columns = [str(c) for c in frame.columns]
-    pairs = [
-        c[len("label_") :]
-        for c in columns
-        if c.lower().startswith("label_") and f"score_{c[len('label_') :]}" in columns
+def _fallback_scores(frame: pd.DataFrame, roles: dict) -> tuple[str, ...]:
+    """With no column that looks like a score, offer the near misses (constant, text or
+    category columns, never ids or timestamps), so the user reads why each cannot be one."""
+    near = [
+        c
+        for c, r in roles.items()
+        if r.role == "slice"
+        or (r.role == "ignore" and ("same value" in r.reason or "text" in r.reason))
     ]
-    group = _match(columns, _GROUP_NAMES)
-    weight = _match(columns, _WEIGHT_NAMES)
-    if len(pairs) >= 2:
+    numeric = [c for c in near if _mostly_numeric(frame[c])]
+    return tuple(numeric or near)
+
+
+def guess_mapping(frame: pd.DataFrame) -> ColumnMapping:
+    """A first guess at the column roles (see :func:`ui.roles.infer_roles`), for the user to
+    correct. Ids, timestamps, constants and categories are never guessed as models."""
+    from ui.roles import infer_roles
+
+    roles = infer_roles(frame)
+    columns = [str(c) for c in frame.columns]
+    by_role = {r: [c for c in columns if roles[c].role == r] for r in ("label", "score")}
+    group = next((c for c in columns if roles[c].role == "group"), None)
+    weight = next((c for c in columns if roles[c].role == "weight"), None)
+    slices = tuple(c for c in columns if roles[c].role == "slice")
+    labels = by_role["label"]
+    if len(labels) >= 2:  # label_<class> / score_<class> pairs
+        classes = tuple(c[len("label_") :] for c in labels)
         return ColumnMapping(
             label=None,
-            scores=tuple(f"score_{c}" for c in pairs),
-            labels=tuple(f"label_{c}" for c in pairs),
-            classes=tuple(pairs),
+            scores=tuple(f"score_{c}" for c in classes),
+            labels=tuple(labels),
+            classes=classes,
             group=group,
             weight=weight,
+            slices=slices,
         )
-    label = _match(columns, _LABEL_NAMES)
-    if label is None:
-        two_valued = [c for c in columns if frame[c].nunique(dropna=True) == 2]
-        label = two_valued[0] if two_valued else columns[0]
+    label = labels[0]
     values = [str(v) for v in pd.unique(frame[label].dropna())]
     if len(values) > 2 and all(f"score_{v}" in columns for v in values):
         classes = tuple(sorted(values))
@@ -321,15 +330,9 @@ def guess_mapping(frame: pd.DataFrame) -> ColumnMapping:
             classes=classes,
             group=group,
             weight=weight,
+            slices=slices,
         )
-    taken = {label, group, weight}
-    scores = tuple(
-        c
-        for c in columns
-        if c not in taken and _mostly_numeric(frame[c]) and frame[c].nunique() > 2
-    ) or tuple(c for c in columns if c not in taken and _mostly_numeric(frame[c]))
-    # No numeric column at all: offer the rest, so the user reads why each is no score.
-    scores = scores or tuple(c for c in columns if c not in taken)
+    scores = tuple(by_role["score"]) or _fallback_scores(frame, roles)
     # Relevance grades 0, 1, 2, ... in query-grouped data.
     graded = (
         group is not None
@@ -344,6 +347,7 @@ def guess_mapping(frame: pd.DataFrame) -> ColumnMapping:
         group=group,
         weight=weight,
         graded=graded,
+        slices=slices,
     )
 
 

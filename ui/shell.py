@@ -8,20 +8,22 @@ instead, which calls ``st.navigation`` and so switches the legacy mode off, and 
 run. Either way a page always runs inside the shell.
 
 Shared session state (set here, read by pages): ``source`` ("bundled" or "upload"),
-``dataset`` (bundled key), ``model``, ``threshold``. Page-specific keys are prefixed with the
+``dataset`` (bundled key), ``model``; each model's threshold and scale live in
+:mod:`ui.thresholds`. Page-specific keys are prefixed with the
 page name. Uploads that parsed are kept in ``uploads`` so a later bad upload loses nothing.
 """
 
 from __future__ import annotations
 
+import math
 import threading
 from dataclasses import dataclass
 
-import numpy as np
 import streamlit as st
 
-from ui import data
+from ui import data, thresholds
 from ui.loading import ColumnMapping, LoadError, guess_mapping, guess_pos_label, read_table
+from ui.roles import SCALES
 from ui.safe import md
 
 PAGES = [
@@ -40,7 +42,7 @@ NONE = "(none)"
 
 _inside = threading.local()
 
-__all__ = ["page_context", "run_app"]
+__all__ = ["model_picker", "page_context", "run_app"]
 
 
 @dataclass
@@ -52,22 +54,31 @@ class Upload:
 
 
 def _read_query_params() -> None:
-    """On a session's first run, a shared link (bundled data only) sets the view."""
+    """On a session's first run, a shared link (bundled data only) sets the view.
+
+    ``threshold`` may repeat, one ``model:value`` per model; a bare value is the threshold of
+    the link's ``model``.
+    """
     if st.session_state.get("_query_read"):
         return
     st.session_state["_query_read"] = True
     q = st.query_params
-    if q.get("dataset") in data.BUNDLED:
-        st.session_state["dataset"] = q["dataset"]
-        st.session_state["source"] = "Sample dataset"
-        if "model" in q:
-            st.session_state["model"] = q["model"]
+    if q.get("dataset") not in data.BUNDLED:
+        return
+    st.session_state["dataset"] = q["dataset"]
+    st.session_state["source"] = "Sample dataset"
+    if "model" in q:
+        st.session_state["model"] = q["model"]
+    pending = {}
+    for item in q.get_all("threshold"):
+        model, _, value = item.rpartition(":")
         try:
-            threshold = float(q.get("threshold", ""))
+            number = float(value)
         except ValueError:
-            threshold = float("nan")  # not given, or not a number: keep the default
-        if np.isfinite(threshold):
-            st.session_state["threshold"] = threshold
+            continue  # not a number: keep the default
+        if math.isfinite(number):
+            pending[model or q.get("model", "")] = number
+    st.session_state["thresholds_from_url"] = pending
 
 
 def _upload_widget() -> None:
@@ -257,6 +268,7 @@ def _sidebar() -> data.Dataset:
                 st.caption(ds.description)
         _problems(ds)
         if ds.models:
+            thresholds.sync(ds)
             if st.session_state.get("model") not in ds.models:
                 st.session_state["model"] = ds.models[0]
             st.selectbox(
@@ -264,11 +276,7 @@ def _sidebar() -> data.Dataset:
                 options=ds.models,
                 key="model",
             )
-            if "threshold" not in st.session_state:
-                # 0.5 for probabilities; otherwise the middle of the model's score range.
-                s = ds.score(st.session_state["model"])
-                low, high = float(np.nanmin(s)), float(np.nanmax(s))
-                st.session_state["threshold"] = 0.5 if low <= 0.5 <= high else (low + high) / 2
+            _scales_widget(ds)
         n = len(ds.frame) - ds.prepared.n_dropped
         st.caption(f"{n:,} rows, {len(ds.frame.columns)} columns.")
     if ds.prepared.ok and ds.models:
@@ -276,6 +284,40 @@ def _sidebar() -> data.Dataset:
         st.session_state["last_good_dataset"] = ds
         st.session_state["last_good_model"] = st.session_state["model"]
     return ds
+
+
+def _scales_widget(ds: data.Dataset) -> None:
+    """Each model's score scale (inferred, overridable) and the default threshold it gives."""
+    with st.expander("Score scales and thresholds"):
+        token = abs(hash((ds.source_id, ds.mapping))) % 10**8
+        for model in ds.models:
+            sc = thresholds.scale(ds, model)
+            kinds = list(SCALES)
+            key = f"scale_{token}_{model}"
+            st.selectbox(
+                md(model),
+                kinds,
+                index=kinds.index(sc.kind),
+                format_func=SCALES.get,
+                key=key,
+                on_change=lambda m=model, k=key: thresholds.set_scale(ds, m, st.session_state[k]),
+            )
+            value, rule = thresholds.default(ds, model)
+            now = thresholds.current(ds, model)
+            st.caption(
+                f"{md(sc.reason)}. Default threshold {value:.4g}: {rule}."
+                + ("" if now == value else f" Now {now:.4g}.")
+            )
+
+
+def model_picker(label: str, key: str, ds: data.Dataset) -> tuple[str, ...]:
+    """A multiselect of models that survives a new table: it starts, and starts again whenever
+    the table changes, with every model of the table selected."""
+    owner = (ds.source_id, ds.models)
+    if st.session_state.get(f"{key}_for") != owner:
+        st.session_state[f"{key}_for"] = owner
+        st.session_state[key] = list(ds.models)
+    return tuple(st.multiselect(label, ds.models, key=key))
 
 
 def _leave_legacy_pages_mode() -> None:
@@ -300,14 +342,13 @@ def run_app() -> None:
     ds = _sidebar()
     if ds.source_id.startswith("bundled:") and ds.models:
         st.query_params.update(
-            dataset=ds.source_id.split(":", 1)[1],
-            model=st.session_state["model"],
-            **(
-                {"threshold": f"{st.session_state['threshold']:.6g}"}
-                if "threshold" in st.session_state
-                else {}
-            ),
+            dataset=ds.source_id.split(":", 1)[1], model=st.session_state["model"]
         )
+        chosen = st.session_state.get("thresholds", {})
+        if chosen:
+            st.query_params["threshold"] = [f"{m}:{v:.6g}" for m, v in chosen.items()]
+        elif "threshold" in st.query_params:
+            del st.query_params["threshold"]
     else:
         st.query_params.clear()
     _inside.dataset = ds

@@ -16,6 +16,7 @@ import metrics
 from metrics.calibration import brier_score_loss, log_loss
 from metrics.compare import delong_test, paired_bootstrap
 from metrics.groups import group_auc_score
+from metrics.significance import BestModel, best_model, bootstrap_p_value
 
 
 @dataclass(frozen=True)
@@ -55,12 +56,21 @@ def model_table(
     weight: np.ndarray | None = None,
     n_resamples: int = 0,
     seed: int = 0,
-) -> pd.DataFrame:
-    """One row per model; per metric its value and, with resamples, a 95% paired bootstrap
-    interval (columns ``<metric>``, ``<metric> low``, ``<metric> high``)."""
+) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """(models, pairs).
+
+    ``models``: one row per model; per metric its value and, with resamples, a 95% paired
+    bootstrap interval (columns ``<metric>``, ``<metric> low``, ``<metric> high``).
+
+    ``pairs``: one row per metric and pair of models: the difference A − B, its interval, and a
+    paired test's p-value: DeLong's for AUC without weights, else the paired bootstrap's (NaN
+    when no resamples ran), with the test's name.
+    """
     names = list(scores)
     table = pd.DataFrame({"model": names})
+    pairs = []
     for spec in specs:
+        result = None
         if n_resamples:
             result = paired_bootstrap(
                 spec.fn,
@@ -75,19 +85,60 @@ def model_table(
             table[f"{spec.name} high"] = [iv.ci_high for iv in result.models]
         else:
             table[spec.name] = [float(spec.fn(y, scores[m], sample_weight=weight)) for m in names]
-    return table
-
-
-def best_rows(table: pd.DataFrame, specs: list[MetricSpec]) -> dict[str, int]:
-    """For each metric, the row index of the best model (ties: the first)."""
-    best = {}
-    for spec in specs:
         values = table[spec.name].to_numpy(dtype=float)
-        if np.isfinite(values).any():
-            best[spec.name] = int(
-                np.nanargmax(values) if spec.higher_is_better else np.nanargmin(values)
-            )
-    return best
+        for i, j in itertools.combinations(range(len(names)), 2):
+            row = {
+                "metric": spec.name,
+                "model A": names[i],
+                "model B": names[j],
+                "A − B": values[i] - values[j],
+                "low": np.nan,
+                "high": np.nan,
+                "p-value": np.nan,
+                "test": "none (no resamples)",
+            }
+            if result is not None:
+                diff = result.differences[(i, j)]
+                row.update(low=diff.ci_low, high=diff.ci_high, test="paired bootstrap")
+                row["p-value"] = bootstrap_p_value(
+                    result.replicates[:, i] - result.replicates[:, j]
+                )
+            if spec.name == "AUC" and weight is None:
+                r = delong_test(y, scores[names[i]], scores[names[j]])
+                row.update({"p-value": r.p_value, "test": "DeLong"})
+                if result is None:
+                    row.update(low=r.ci_low, high=r.ci_high)
+            pairs.append(row)
+    columns = ["metric", "model A", "model B", "A − B", "low", "high", "p-value", "test"]
+    return table, pd.DataFrame(pairs, columns=columns)
+
+
+def verdicts(
+    table: pd.DataFrame, pairs: pd.DataFrame, specs: list[MetricSpec], alpha: float = 0.05
+) -> tuple[dict[str, BestModel], pd.DataFrame]:
+    """Per metric, which model (if any) is significantly best, Holm-corrected across that
+    metric's pairs; and ``pairs`` with a "Holm p" column."""
+    names = table["model"].tolist()
+    index = {n: i for i, n in enumerate(names)}
+    out = {}
+    holm = pd.Series(np.nan, index=pairs.index, dtype=float)
+    for spec in specs:
+        rows = pairs[pairs["metric"] == spec.name]
+        p = {
+            (index[a], index[b]): float(pv)
+            for a, b, pv in rows[["model A", "model B", "p-value"]].itertuples(index=False)
+        }
+        r = best_model(
+            names,
+            table[spec.name].to_numpy(dtype=float),
+            p,
+            higher_is_better=spec.higher_is_better,
+            alpha=alpha,
+        )
+        out[spec.name] = r
+        for idx, a, b in rows[["model A", "model B"]].itertuples():
+            holm[idx] = r.adjusted[(index[a], index[b])]
+    return out, pairs.assign(**{"Holm p": holm})
 
 
 def delong_pairs(y: np.ndarray, scores: dict[str, np.ndarray]) -> pd.DataFrame:

@@ -1,0 +1,156 @@
+"""Is a difference between models real? Holm's correction, bootstrap p-values and verdicts.
+
+A star, a colour or the word "best" claims a difference. :func:`best_model` makes that claim
+only where a paired test on each difference, Holm-corrected across the pairs compared, supports
+it; otherwise the verdict is "no significant difference". Pages display the verdicts computed
+here and never decide one themselves.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+import numpy as np
+
+__all__ = ["BestModel", "best_model", "bootstrap_p_value", "holm_adjust"]
+
+
+def holm_adjust(p_values) -> np.ndarray:
+    """Holm's step-down adjusted p-values (Holm 1979), in the input order.
+
+    With ``m`` p-values sorted ascending, ``p_(1) <= ... <= p_(m)``, the adjusted value of the
+    ``i``-th (from 1) is ``max_{j <= i} min(1, (m - j + 1) p_(j))``. Rejecting where the adjusted
+    value is below ``alpha`` controls the family-wise error rate at ``alpha``. NaN p-values
+    (no test possible) stay NaN and do not count in ``m``.
+
+    Examples
+    --------
+    >>> holm_adjust([0.01, 0.04, 0.03]).round(4).tolist()
+    [0.03, 0.06, 0.06]
+    """
+    p = np.asarray(p_values, dtype=np.float64).ravel()
+    out = np.full(p.shape, np.nan)
+    finite = np.flatnonzero(~np.isnan(p))
+    if finite.size == 0:
+        return out
+    if np.any((p[finite] < 0) | (p[finite] > 1)):
+        raise ValueError(f"p-values must be between 0 and 1, got {p[finite].tolist()}.")
+    order = finite[np.argsort(p[finite], kind="stable")]
+    m = order.size
+    scaled = np.minimum(1.0, (m - np.arange(m)) * p[order])
+    out[order] = np.maximum.accumulate(scaled)
+    return out
+
+
+def bootstrap_p_value(replicates) -> float:
+    """Two-sided p-value for "the difference is 0" from bootstrap replicates of a difference.
+
+    ``p = min(1, 2 min(P*(d <= 0), P*(d >= 0)))`` over the finite replicates: the smallest
+    ``alpha`` at which the equal-tailed percentile interval excludes 0, so the p-value and the
+    interval shown beside it never disagree. NaN without finite replicates.
+
+    Examples
+    --------
+    >>> bootstrap_p_value([0.1, 0.2, 0.3, -0.1])
+    0.5
+    """
+    d = np.asarray(replicates, dtype=np.float64)
+    d = d[np.isfinite(d)]
+    if d.size == 0:
+        return float("nan")
+    return float(min(1.0, 2 * min(np.mean(d <= 0), np.mean(d >= 0))))
+
+
+@dataclass(frozen=True)
+class BestModel:
+    """The verdict for one metric.
+
+    Attributes
+    ----------
+    best : int or None
+        Index of the model that is significantly best: better than every other model with a
+        Holm-adjusted p-value below ``alpha``. None when no model is (or with one model).
+    leader : int or None
+        Index of the model with the best value, significant or not (None if none is finite).
+    adjusted : dict of (int, int) -> float
+        Holm-adjusted p-value of every pair tested, keyed ``(i, j)`` with ``i < j``.
+    verdict : str
+        In words: "<model> is best (every Holm-adjusted p <= ...)" or "no significant
+        difference ...".
+    """
+
+    best: int | None
+    leader: int | None
+    adjusted: dict[tuple[int, int], float]
+    verdict: str
+
+
+def best_model(
+    names,
+    values,
+    p_values: Mapping[tuple[int, int], float],
+    *,
+    higher_is_better: bool = True,
+    alpha: float = 0.05,
+) -> BestModel:
+    """Which model, if any, is significantly best on one metric.
+
+    Parameters
+    ----------
+    names : sequence of str
+        Model names, for the verdict.
+    values : sequence of float
+        Each model's value of the metric.
+    p_values : mapping (i, j) -> float
+        A paired test's two-sided p-value for each pair ``i < j`` (NaN where no test ran).
+    higher_is_better : bool
+    alpha : float
+        The family-wise error rate, across all pairs given.
+
+    Examples
+    --------
+    >>> r = best_model(["a", "b"], [0.90, 0.88], {(0, 1): 0.325})
+    >>> r.best is None, r.leader
+    (True, 0)
+    >>> best_model(["a", "b"], [0.90, 0.80], {(0, 1): 0.001}).best
+    0
+    """
+    values = np.asarray(values, dtype=np.float64)
+    pairs = sorted(p_values)
+    adjusted_list = holm_adjust([p_values[k] for k in pairs])
+    adjusted = dict(zip(pairs, adjusted_list.tolist(), strict=True))
+    if not np.isfinite(values).any():
+        return BestModel(None, None, adjusted, "no finite value")
+    ranked = np.where(np.isfinite(values), values, -np.inf if higher_is_better else np.inf)
+    leader = int(np.argmax(ranked) if higher_is_better else np.argmin(ranked))
+    if len(values) < 2:
+        return BestModel(None, leader, adjusted, "one model: nothing to compare")
+    against = {
+        other: adjusted.get((min(leader, other), max(leader, other)), np.nan)
+        for other in range(len(values))
+        if other != leader
+    }
+    untested = [names[o] for o, p in against.items() if np.isnan(p)]
+    if untested:
+        return BestModel(
+            None, leader, adjusted, f"not tested against {', '.join(map(str, untested))}"
+        )
+    worst = max(against.values())
+    tied = [names[o] for o in against if values[o] == values[leader]]
+    if worst < alpha and not tied:
+        return BestModel(
+            leader,
+            leader,
+            adjusted,
+            f"{names[leader]} is best: better than every other model, Holm-adjusted "
+            f"p ≤ {worst:.3g}",
+        )
+    weakest = max(against, key=against.get)
+    return BestModel(
+        None,
+        leader,
+        adjusted,
+        f"no significant difference: {names[leader]} leads, but against {names[weakest]} the "
+        f"Holm-adjusted p is {worst:.3g} (≥ {alpha:g})",
+    )

@@ -1,0 +1,140 @@
+"""Column roles, score scales and default thresholds: the guesses a person would make by eye."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from ui.loading import guess_mapping
+from ui.roles import default_threshold, infer_roles, infer_scale
+
+
+@pytest.fixture
+def click_log() -> pd.DataFrame:
+    rng = np.random.default_rng(0)
+    n = 500
+    return pd.DataFrame(
+        {
+            "row": np.arange(1, n + 1),
+            "request_id": rng.permutation(n) + 10**6,
+            "item": rng.integers(0, 5000, n),
+            "user_id": rng.integers(0, 40, n),
+            "session": rng.integers(0, 200, n),
+            "event_time": pd.date_range("2025-01-01", periods=n, freq="min").astype(str),
+            "ts": 1_700_000_000 + np.arange(n) * 7,
+            "device": rng.choice(["ios", "android", "web"], n),
+            "country_code": rng.integers(0, 4, n),
+            "version": "v2",
+            "clicked": rng.random(n) < 0.1,
+            "ctr_model": rng.random(n),
+            "ranker_pct": rng.random(n) * 100,
+        }
+    )
+
+
+def test_a_click_log_has_two_models_and_everything_else_in_its_place(click_log):
+    roles = infer_roles(click_log)
+    got = {c: r.role for c, r in roles.items()}
+    assert got == {
+        "row": "ignore",
+        "request_id": "ignore",
+        "item": "ignore",
+        "user_id": "group",
+        "session": "ignore",
+        "event_time": "ignore",
+        "ts": "ignore",
+        "device": "slice",
+        "country_code": "slice",
+        "version": "ignore",
+        "clicked": "label",
+        "ctr_model": "score",
+        "ranker_pct": "score",
+    }
+    assert all(r.reason for r in roles.values())
+    assert "row numbers" in roles["row"].reason
+    assert "id" in roles["request_id"].reason
+    assert "Unix time" in roles["ts"].reason
+    assert "dates" in roles["event_time"].reason
+    assert "same value" in roles["version"].reason
+    m = guess_mapping(click_log)
+    assert (m.label, m.scores, m.group, m.pos_label) == (
+        "clicked",
+        ("ctr_model", "ranker_pct"),
+        "user_id",
+        True,
+    )
+    assert m.slices == ("device", "country_code")
+
+
+def test_an_unnamed_unique_integer_column_is_an_id_but_unique_floats_are_scores():
+    rng = np.random.default_rng(1)
+    n = 200
+    frame = pd.DataFrame(
+        {"label": rng.random(n) < 0.3, "x": rng.permutation(n) * 37 + 5, "m": rng.random(n)}
+    )
+    roles = infer_roles(frame)
+    assert roles["x"].role == "ignore"
+    assert "unique whole number" in roles["x"].reason
+    assert roles["m"].role == "score"
+
+
+def test_a_rank_column_is_a_score_even_when_unique():
+    n = 100
+    frame = pd.DataFrame({"label": np.arange(n) % 3 == 0, "model_rank": np.arange(1, n + 1)})
+    assert infer_roles(frame)["model_rank"].role == "score"
+
+
+def test_small_tables_typed_by_hand_keep_their_scores():
+    frame = pd.DataFrame(
+        {"y": [1, 0, 1, 0, 0], "a": [5, 3, 4, 1, 2], "b": [0.9, 0.2, 0.7, 0.4, 0.1]}
+    )
+    assert guess_mapping(frame).scores == ("a", "b")
+
+
+@pytest.mark.parametrize(
+    ("values", "name", "kind"),
+    [
+        ([0.1, 0.9, 0.5], "p", "probability"),
+        ([0.0, 1.0, 1.0], "p", "probability"),
+        ([3.5, 97.2, 50.0], "score", "percent"),
+        ([3, 97, 50], "score", "percent"),
+        ([-2.1, 0.3, 4.0], "logit", "margin"),
+        ([-12.0, -0.5, -3.0], "log_prob", "margin"),
+        ([0.5, 250.7, 1000.2], "s", "margin"),
+        ([1, 5000, 17], "s", "rank"),
+        ([1, 2, 3, 40], "rank", "rank"),
+        ([0, 3, 12], "click_count", "rank"),
+    ],
+)
+def test_scales(values, name, kind):
+    scale = infer_scale(np.array(values, dtype=float), name)
+    assert scale.kind == kind
+    assert scale.reason
+
+
+def _brute_force_threshold(y, s, w):
+    """The highest distinct score t with weight(score >= t) >= weight(positives)."""
+    need = w[y].sum()
+    return max(t for t in np.unique(s) if w[s >= t].sum() >= need - 1e-9)
+
+
+@pytest.mark.parametrize("seed", range(20))
+def test_default_threshold_predicts_the_prevalence_share(seed):
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(5, 80))
+    s = np.round(rng.normal(size=n), int(rng.integers(0, 3)))  # ties
+    y = rng.random(n) < 0.3
+    y[0] = True
+    w = rng.integers(1, 4, n).astype(float) if seed % 2 else np.ones(n)
+    t = default_threshold("margin", y, s, w if seed % 2 else None)
+    assert t == _brute_force_threshold(y, s, w)
+    assert default_threshold("probability", y, s) == 0.5
+    assert default_threshold("percent", y, s) == 50.0
+
+
+def test_default_threshold_without_positives_predicts_nothing():
+    s = np.array([1.0, 2.0, 3.0])
+    t = default_threshold("rank", np.zeros(3, bool), s)
+    assert t > 3.0
+    assert not (s >= t).any()

@@ -1,0 +1,402 @@
+"""What each column of a score table is for, and what scale each model's scores are on.
+
+Pure pandas and numpy, no Streamlit. Two guesses a person would otherwise make by eye:
+
+* :func:`infer_roles`: label, score (a model), group (user / query id), weight, slice (a
+  low-cardinality category to break results down by) or ignore (ids, row numbers, timestamps,
+  constants, free text), each with the reason in words, shown on the Data page.
+* :func:`infer_scale`: probability [0, 1], percent [0, 100], margin (unbounded, e.g. a logit),
+  or rank (whole numbers: a rank or a count), and :func:`default_threshold`, a first threshold
+  that means the same on every page: 0.5, 50, or for the unbounded scales the score that
+  predicts as many rows positive as there are positives.
+
+The guesses only start the column mapping; the user can change every one of them.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+__all__ = [
+    "ROLES",
+    "SCALES",
+    "ColumnRole",
+    "Scale",
+    "default_threshold",
+    "default_threshold_rule",
+    "infer_roles",
+    "infer_scale",
+]
+
+ROLES = ("label", "score", "group", "weight", "slice", "ignore")
+SCALES = {
+    "probability": "probability [0, 1]",
+    "percent": "percent [0, 100]",
+    "margin": "margin / logit (unbounded)",
+    "rank": "whole numbers (rank or count)",
+}
+
+LABEL_NAMES = (
+    "label",
+    "y",
+    "y_true",
+    "target",
+    "truth",
+    "class",
+    "clicked",
+    "click",
+    "relevance",
+    "outcome",
+    "is_spam",
+    "converted",
+)
+GROUP_NAMES = (
+    "user_id",
+    "user",
+    "userid",
+    "uid",
+    "query_id",
+    "query",
+    "qid",
+    "session_id",
+    "session",
+    "group",
+)
+WEIGHT_NAMES = ("weight", "sample_weight", "weights", "w")
+# Words that make a column an id however its values look.
+_ID_WORDS = {"id", "uuid", "guid", "item", "user", "session", "query", "request", "row", "index"}
+_ID_NAME = re.compile(r"(^|_)(id|ids|uuid|guid|key)$|^(unnamed: ?\d+|idx|rownum|row_number)$")
+_TIME_NAME = re.compile(
+    r"(^|_)(time|timestamp|ts|date|datetime|day|hour|month|year)$|_at$|^(time|date|timestamp)"
+)
+# Names that say "this is a model's output" and win over the id-like look of the values.
+_SCORE_NAME = re.compile(
+    r"score|prob|pred|logit|margin|rank|output|confidence|model|estimate|propensity|yhat|p_"
+)
+_RANK_NAME = re.compile(r"rank|position|(^|_)pos($|_)|count|(^|_)n_|num_|clicks$")
+MIN_ROWS_FOR_UNIQUE = 20  # below this, distinct values say little about ids
+MAX_SLICE_VALUES = 20
+_EPOCH_SECONDS = (1e9, 2.2e9)  # 2001 to 2039
+_EPOCH_MILLIS = (1e12, 2.2e12)
+
+
+@dataclass(frozen=True)
+class ColumnRole:
+    """A column's guessed role and why, in words a person can check."""
+
+    role: str
+    reason: str
+
+
+@dataclass(frozen=True)
+class Scale:
+    """The scale a model's scores are on, and why it was read that way."""
+
+    kind: str
+    reason: str
+
+    @property
+    def title(self) -> str:
+        return SCALES[self.kind]
+
+
+def _words(name: str) -> set[str]:
+    return set(re.split(r"[^a-z0-9]+", name.lower())) - {""}
+
+
+def _looks_like_id_name(name: str) -> bool:
+    lowered = name.lower().strip()
+    if _ID_NAME.search(lowered):
+        return True
+    return bool(_words(lowered) & _ID_WORDS) and not _SCORE_NAME.search(lowered)
+
+
+def _integral(values: np.ndarray) -> bool:
+    return values.size > 0 and bool(np.all(values == np.round(values)))
+
+
+def _number_range(values: np.ndarray) -> str:
+    return f"{_fmt(values.min())} to {_fmt(values.max())}"
+
+
+def _fmt(x: float) -> str:
+    return f"{x:,.0f}" if float(x).is_integer() and abs(x) >= 1000 else f"{x:.4g}"
+
+
+def _as_numbers(series: pd.Series) -> np.ndarray | None:
+    """The finite numbers of a numeric (or mostly numeric text) column, else None."""
+    if pd.api.types.is_bool_dtype(series):
+        return None
+    if pd.api.types.is_numeric_dtype(series):
+        values = series.to_numpy(dtype=np.float64, na_value=np.nan)
+    else:
+        present = series.dropna()
+        if present.empty:
+            return None
+        as_number = pd.to_numeric(present, errors="coerce")
+        if as_number.notna().mean() < 0.5:
+            return None
+        values = as_number.to_numpy(dtype=np.float64, na_value=np.nan)
+    return values[np.isfinite(values)]
+
+
+def _looks_like_dates(series: pd.Series) -> bool:
+    if pd.api.types.is_datetime64_any_dtype(series):
+        return True
+    if pd.api.types.is_numeric_dtype(series) or pd.api.types.is_bool_dtype(series):
+        return False
+    sample = series.dropna().astype(str).head(50)
+    if sample.empty or not sample.str.contains(r"\d{4}|\d{1,2}[:/.-]\d{1,2}", regex=True).all():
+        return False
+    parsed = pd.to_datetime(sample, errors="coerce", format="mixed")
+    return bool(parsed.notna().mean() >= 0.9)
+
+
+def _timestamp_reason(name: str, series: pd.Series, numbers: np.ndarray | None) -> str | None:
+    if _looks_like_dates(series):
+        return "dates or times: not a model's score"
+    if numbers is None or numbers.size == 0:
+        return None
+    low, high = numbers.min(), numbers.max()
+    for (lo, hi), unit in ((_EPOCH_SECONDS, "seconds"), (_EPOCH_MILLIS, "milliseconds")):
+        if lo <= low and high <= hi and _integral(numbers):
+            return f"whole numbers in the range of Unix times in {unit}: looks like a timestamp"
+    if _TIME_NAME.search(name.lower()) and not _SCORE_NAME.search(name.lower()):
+        return "named like a time or date: not a model's score"
+    return None
+
+
+def _is_row_number(numbers: np.ndarray, n_rows: int) -> bool:
+    """0..n-1 or 1..n: in order, or (in a table long enough to tell) in any order."""
+    if numbers.size != n_rows or n_rows < 3 or not _integral(numbers):
+        return False
+    start = numbers.min()
+    if start not in (0.0, 1.0):
+        return False
+    expected = start + np.arange(n_rows)
+    if np.array_equal(numbers, expected):
+        return True
+    return n_rows >= MIN_ROWS_FOR_UNIQUE and np.array_equal(np.sort(numbers), expected)
+
+
+def _id_reason(name: str, series: pd.Series, numbers: np.ndarray | None) -> str | None:
+    """Why a column looks like an id (names, row numbers, unique whole numbers or text)."""
+    n = int(series.notna().sum())
+    score_named = bool(_SCORE_NAME.search(name.lower()))
+    if numbers is not None and not score_named and _is_row_number(numbers, len(series)):
+        return "row numbers (every whole number from the first to the last once)"
+    if _looks_like_id_name(name):
+        return f"named like an id ({name!r})"
+    distinct = series.nunique(dropna=True)
+    if n >= MIN_ROWS_FOR_UNIQUE and distinct >= 0.95 * n and not score_named:
+        if numbers is None:
+            return "unique per row: looks like an id"
+        if _integral(numbers):
+            return "unique whole number per row: looks like an id"
+    return None
+
+
+def _label_candidates(frame: pd.DataFrame) -> list[str]:
+    """Columns that could be a binary label: exactly two values, not named like an id."""
+    out = []
+    for col in frame.columns:
+        name = str(col)
+        if frame[col].nunique(dropna=True) == 2 and not _looks_like_id_name(name):
+            out.append(name)
+    return out
+
+
+def _match(columns: list[str], names: tuple[str, ...]) -> str | None:
+    lowered = {c.lower(): c for c in columns}
+    return next((lowered[n] for n in names if n in lowered), None)
+
+
+def pick_label(frame: pd.DataFrame) -> str:
+    """The label column: a conventional name, else the first two-valued column."""
+    columns = [str(c) for c in frame.columns]
+    named = _match(columns, LABEL_NAMES)
+    if named is not None:
+        return named
+    candidates = _label_candidates(frame)
+    # A column whose values look like labels (0/1, yes/no, true/false) beats other two-valued ones.
+    for col in candidates:
+        values = {str(v).strip().lower() for v in frame[col].dropna().unique()}
+        if values <= {"0", "1", "-1", "true", "false", "yes", "no", "0.0", "1.0", "-1.0"}:
+            return col
+    return candidates[0] if candidates else columns[0]
+
+
+def pick_group(frame: pd.DataFrame, taken: set[str]) -> str | None:
+    """A user / query id column by name, used only where ids repeat (groups of rows)."""
+    columns = [str(c) for c in frame.columns if str(c) not in taken]
+    lowered = {c.lower(): c for c in columns}
+    for name in GROUP_NAMES:
+        col = lowered.get(name)
+        if col is None:
+            continue
+        present = frame[col].dropna()
+        # One row per id makes no groups (in a table long enough to tell).
+        if len(present) and (
+            len(present) < MIN_ROWS_FOR_UNIQUE or present.nunique() < len(present)
+        ):
+            return col
+    return None
+
+
+def pick_weight(frame: pd.DataFrame, taken: set[str]) -> str | None:
+    columns = [str(c) for c in frame.columns if str(c) not in taken]
+    # By name only: a bad weight (negative, missing) is then reported, not taken as a model.
+    return _match(columns, WEIGHT_NAMES)
+
+
+def _other_role(name: str, series: pd.Series) -> ColumnRole:
+    """The role of a column that is not the label, group or weight."""
+    present = series.dropna()
+    if present.empty:
+        return ColumnRole("ignore", "empty: no values")
+    distinct = present.nunique()
+    if distinct == 1:
+        return ColumnRole(
+            "ignore", f"the same value ({present.iloc[0]!s:.40}) in every row: ranks nothing"
+        )
+    numbers = _as_numbers(series)
+    reason = _timestamp_reason(name, series, numbers)
+    if reason is not None:
+        return ColumnRole("ignore", reason)
+    reason = _id_reason(name, series, numbers)
+    if reason is not None:
+        return ColumnRole("ignore", reason)
+    score_named = bool(_SCORE_NAME.search(name.lower()))
+    if numbers is None:
+        if pd.api.types.is_bool_dtype(series) or distinct <= MAX_SLICE_VALUES:
+            return ColumnRole("slice", f"{distinct} categories: a column to slice results by")
+        return ColumnRole("ignore", f"text with {distinct:,} different values: not a score")
+    if distinct == 2 and not score_named:
+        return ColumnRole("slice", "two values: a flag to slice results by, not a score")
+    if _integral(numbers) and distinct <= 10 and not score_named and len(present) >= 50:
+        return ColumnRole("slice", f"{distinct} whole-number codes: a category to slice results by")
+    return ColumnRole("score", f"numbers from {_number_range(numbers)}: a model's score")
+
+
+def infer_roles(frame: pd.DataFrame) -> dict[str, ColumnRole]:
+    """Every column's guessed role, with the reason.
+
+    Never guesses as a model: ids (by name, row numbers, unique whole numbers or text per row),
+    timestamps and dates, constant columns, and low-cardinality categories (offered as slices).
+    """
+    columns = [str(c) for c in frame.columns]
+    roles: dict[str, ColumnRole] = {}
+    pairs = [
+        c[len("label_") :]
+        for c in columns
+        if c.lower().startswith("label_") and f"score_{c[len('label_') :]}" in columns
+    ]
+    if len(pairs) >= 2:
+        for cls in pairs:
+            roles[f"label_{cls}"] = ColumnRole("label", f"0/1 label of class {cls!r}")
+            roles[f"score_{cls}"] = ColumnRole("score", f"score of class {cls!r}")
+    else:
+        label = pick_label(frame)
+        named = label.lower() in LABEL_NAMES
+        roles[label] = ColumnRole(
+            "label",
+            f"named like a label ({label!r})" if named else "two values: the first such column",
+        )
+        values = [str(v) for v in pd.unique(frame[label].dropna())]
+        if len(values) > 2 and all(f"score_{v}" in columns for v in values):
+            for v in values:
+                roles[f"score_{v}"] = ColumnRole("score", f"score of class {v!r}")
+    taken = set(roles)
+    group = pick_group(frame, taken)
+    if group is not None:
+        roles[group] = ColumnRole("group", "named like a user or query id, with repeated ids")
+        taken.add(group)
+    weight = pick_weight(frame, taken)
+    if weight is not None:
+        roles[weight] = ColumnRole("weight", f"named like a sample weight ({weight!r})")
+    for col in columns:
+        if col not in roles:
+            roles[col] = _other_role(col, frame[col])
+    return {col: roles[col] for col in columns}
+
+
+# --- score scales ------------------------------------------------------------------------------
+
+
+def infer_scale(values: np.ndarray, name: str = "") -> Scale:
+    """Probability, percent, margin or rank, read from the finite scores (and the name)."""
+    values = np.asarray(values, dtype=np.float64)
+    values = values[np.isfinite(values)]
+    if values.size == 0:
+        return Scale("probability", "no finite scores: taken as probabilities")
+    low, high = float(values.min()), float(values.max())
+    span = _number_range(values)
+    whole = _integral(values)
+    if whole and low >= 0 and _RANK_NAME.search(name.lower()) and high > 1:
+        return Scale("rank", f"whole numbers from {span}, named like a rank or count")
+    if low >= 0 and high <= 1:
+        return Scale("probability", f"every score is between 0 and 1 ({span}): probabilities")
+    if low >= 0 and high <= 100:
+        return Scale(
+            "percent",
+            f"scores from {span}, none above 100: read as percentages"
+            + (" (whole percent)" if whole else ""),
+        )
+    if whole and low >= 0:
+        return Scale("rank", f"whole numbers from {span}: read as ranks or counts")
+    if low < 0 < high:
+        return Scale("margin", f"scores of both signs ({span}): an unbounded margin or logit")
+    if high <= 0:
+        return Scale("margin", f"no positive score ({span}): a log-probability or margin")
+    return Scale("margin", f"scores from {span}, beyond 100: an unbounded score")
+
+
+def default_threshold_rule(kind: str) -> str:
+    """The rule behind :func:`default_threshold`, in words."""
+    if kind == "probability":
+        return "0.5, the middle of the probability scale"
+    if kind == "percent":
+        return "50, the middle of the percent scale"
+    return (
+        "the score of the k-th highest row, k = the number of positives: it predicts about "
+        "as many rows positive as there are"
+    )
+
+
+def default_threshold(
+    kind: str,
+    y_true: np.ndarray,
+    scores: np.ndarray,
+    sample_weight: np.ndarray | None = None,
+) -> float:
+    """The first threshold for a model on scale ``kind``.
+
+    0.5 for probabilities and 50 for percent. For margins and ranks, the highest ``t`` such that
+    the rows with score >= ``t`` weigh at least as much as the positives (with no weights: the
+    k-th highest score, k = the number of positives), so the predicted share matches the
+    prevalence. With no positives it is just above the highest score: nothing is predicted
+    positive.
+    """
+    if kind == "probability":
+        return 0.5
+    if kind == "percent":
+        return 50.0
+    scores = np.asarray(scores, dtype=np.float64)
+    y = np.asarray(y_true, dtype=bool)
+    w = np.ones(scores.shape) if sample_weight is None else np.asarray(sample_weight, float)
+    keep = np.isfinite(scores)
+    scores, y, w = scores[keep], y[keep], w[keep]
+    if scores.size == 0:
+        return 0.0
+    positive_weight = float(w[y].sum())
+    order = np.argsort(-scores, kind="stable")
+    s, cum = scores[order], np.cumsum(w[order])
+    if positive_weight <= 0:
+        return float(np.nextafter(s[0], np.inf))
+    # Rows tied with the k-th come in with it: the threshold is a distinct score.
+    i = int(np.searchsorted(cum, positive_weight * (1 - 1e-12), side="left"))
+    return float(s[min(i, s.size - 1)])

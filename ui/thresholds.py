@@ -1,0 +1,103 @@
+"""One threshold per model, shared by every page and the URL, and each model's score scale.
+
+Session state (set only through this module):
+
+* ``thresholds``: {model: threshold} for the current table; a model without an entry uses its
+  scale's default (:func:`ui.roles.default_threshold`);
+* ``scales``: {model: scale kind} where the user overrode the inferred scale;
+* ``thresholds_for``: the dataset the two belong to; a new table starts both afresh.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import streamlit as st
+
+from ui import data
+from ui.roles import SCALES, Scale, default_threshold, default_threshold_rule, infer_scale
+
+__all__ = [
+    "current",
+    "default",
+    "reset",
+    "scale",
+    "set_scale",
+    "set_threshold",
+    "slider_range",
+    "sync",
+]
+
+# The slider's ends per scale; margins and ranks use the scores' own range.
+_SCALE_RANGE = {"probability": (0.0, 1.0), "percent": (0.0, 100.0)}
+
+
+@st.cache_data(max_entries=64, show_spinner=False)
+def _inferred(key: tuple, model: str, _ds: data.Dataset) -> Scale:
+    return infer_scale(_ds.score(model), model)
+
+
+@st.cache_data(max_entries=64, show_spinner=False)
+def _default(key: tuple, model: str, kind: str, _ds: data.Dataset) -> float:
+    return default_threshold(kind, _ds.labels_for(model), _ds.score(model), _ds.weight)
+
+
+def sync(ds: data.Dataset) -> None:
+    """Start the per-model state afresh when the table (or its mapping) changed."""
+    owner = ds.source_id, ds.mapping
+    if st.session_state.get("thresholds_for") != owner:
+        st.session_state["thresholds_for"] = owner
+        pending = st.session_state.pop("thresholds_from_url", {})
+        if "" in pending:  # a bare value in a link: the link's model, else the first
+            pending.setdefault(st.session_state.get("model") or ds.models[0], pending.pop(""))
+        st.session_state["thresholds"] = {m: v for m, v in pending.items() if m in ds.models}
+        st.session_state["scales"] = {}
+
+
+def scale(ds: data.Dataset, model: str) -> Scale:
+    """The model's scale: the user's choice, else the inferred one."""
+    inferred = _inferred(ds.key, model, ds)
+    chosen = st.session_state.get("scales", {}).get(model)
+    if chosen is None or chosen == inferred.kind:
+        return inferred
+    return Scale(chosen, f"set by you (read as {SCALES[inferred.kind]}: {inferred.reason})")
+
+
+def set_scale(ds: data.Dataset, model: str, kind: str) -> None:
+    """Override a model's scale; its threshold goes back to the new scale's default."""
+    st.session_state.setdefault("scales", {})[model] = kind
+    st.session_state.setdefault("thresholds", {}).pop(model, None)
+
+
+def default(ds: data.Dataset, model: str) -> tuple[float, str]:
+    """(the default threshold, the rule that gave it) for the model's scale."""
+    kind = scale(ds, model).kind
+    return _default(ds.key, model, kind, ds), default_threshold_rule(kind)
+
+
+def current(ds: data.Dataset, model: str) -> float:
+    """The model's threshold: what the user set, else its scale's default."""
+    value = st.session_state.get("thresholds", {}).get(model)
+    return default(ds, model)[0] if value is None else value
+
+
+def set_threshold(model: str, value: float) -> None:
+    if math.isfinite(value):
+        st.session_state.setdefault("thresholds", {})[model] = float(value)
+
+
+def reset(model: str) -> None:
+    st.session_state.setdefault("thresholds", {}).pop(model, None)
+
+
+def slider_range(ds: data.Dataset, model: str) -> tuple[float, float]:
+    """The slider's ends: the scale's range (0-1, 0-100) or the scores' own, widened so that
+    one end predicts every row positive and the other none."""
+    s = ds.score(model)
+    low, high = float(np.min(s)), float(np.max(s))
+    lo, hi = _SCALE_RANGE.get(scale(ds, model).kind, (low, high))
+    lo, hi = min(lo, low), max(hi, high)
+    if hi == high:  # above the highest score nothing is predicted positive
+        hi = high + (high - low) / 100 if high > low else high + 1.0
+    return lo, hi
