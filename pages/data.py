@@ -1,11 +1,17 @@
-"""The table behind every page: its columns, their roles, and the first rows."""
+"""The table behind every page: each column's role and why, each model's scale, the first rows.
+
+For an upload the roles are editable here: pick label, score, group, weight, slice or ignore
+for any column and the sidebar's mapping follows.
+"""
 
 from __future__ import annotations
 
+import pandas as pd
 import streamlit as st
 
-from ui import shell
+from ui import shell, thresholds
 from ui.loading import column_summary
+from ui.roles import ROLES, infer_roles
 from ui.safe import md
 
 ds, _ = shell.page_context(require_usable=False)
@@ -15,16 +21,137 @@ n_rows, n_cols = ds.frame.shape
 st.markdown(f"**{md(ds.name)}**: {n_rows:,} rows, {n_cols} columns.")
 if ds.description:
     st.caption(ds.description)
-st.subheader("Columns")
-st.dataframe(
-    column_summary(ds.frame, ds.mapping),
-    hide_index=True,
-    width="stretch",
-    column_config={
-        "role": st.column_config.TextColumn(help="What the column mapping uses it for."),
-        "missing": st.column_config.NumberColumn(help="Empty cells."),
-    },
+
+
+@st.cache_data(max_entries=8, show_spinner=False)
+def _guesses(source_id: str, _frame: pd.DataFrame) -> dict[str, tuple[str, str]]:
+    return {c: (r.role, r.reason) for c, r in infer_roles(_frame).items()}
+
+
+def _roles(mapping) -> dict[str, str]:
+    roles = {c: "ignore" for c in map(str, ds.frame.columns)}
+    for col in mapping.slices:
+        roles[col] = "slice"
+    for col in (*mapping.scores,):
+        roles[col] = "score"
+    for col in mapping.labels:
+        roles[col] = "label"
+    for col, role in (
+        (mapping.label, "label"),
+        (mapping.group, "group"),
+        (mapping.weight, "weight"),
+    ):
+        if col is not None:
+            roles[col] = role
+    return roles
+
+
+guesses = _guesses(ds.source_id, ds.frame)
+roles = _roles(ds.mapping)
+summary = column_summary(ds.frame).drop(columns=["role"])
+summary.insert(1, "role", [roles[c] for c in summary["column"]])
+summary.insert(
+    2,
+    "why",
+    [
+        guesses[c][1]
+        if guesses[c][0] == roles[c]
+        else ("chosen by you" if ds.source_id.startswith("upload:") else "set by the dataset")
+        + f" (the guess was {guesses[c][0]}: {guesses[c][1]})"
+        for c in summary["column"]
+    ],
 )
+editable = ds.source_id.startswith("upload:") and not ds.mapping.per_class
+
+
+def _apply_roles(columns: list[str], before: dict[str, str]) -> None:
+    """Turn the edited roles into the sidebar's mapping widgets (read on the next run)."""
+    edits = st.session_state["data_roles"]["edited_rows"]
+    after = dict(before)
+    changed = []
+    for row, change in edits.items():
+        if "role" in change and change["role"] in ROLES:
+            after[columns[int(row)]] = change["role"]
+            changed.append(columns[int(row)])
+    # One label, one group, one weight: the column just given the role takes it.
+    for role in ("label", "group", "weight"):
+        holders = [c for c in columns if after[c] == role]
+        if len(holders) > 1:
+            keep = next((c for c in reversed(changed) if after[c] == role), holders[0])
+            for c in holders:
+                if c != keep:
+                    after[c] = "ignore"
+    label = next((c for c in columns if after[c] == "label"), None)
+    if label is None:
+        st.session_state["data_roles_error"] = "A table needs a label column: one stays."
+        return
+    st.session_state["map_label"] = label
+    st.session_state["map_group"] = next((c for c in columns if after[c] == "group"), "(none)")
+    st.session_state["map_weight"] = next((c for c in columns if after[c] == "weight"), "(none)")
+    st.session_state["map_scores"] = [c for c in columns if after[c] == "score"]
+    st.session_state["map_slices"] = [c for c in columns if after[c] == "slice"]
+
+
+st.subheader("Columns")
+st.caption(
+    "Each column's role and why it was guessed. Ids, row numbers, timestamps, constant columns "
+    "and categories are never taken as models; categories are offered as slices."
+    + (" Change a role here or in the sidebar." if editable else "")
+)
+if error := st.session_state.pop("data_roles_error", None):
+    st.warning(error)
+column_config = {
+    "role": st.column_config.SelectboxColumn(
+        options=list(ROLES), required=True, help="What the column is used for."
+    ),
+    "why": st.column_config.TextColumn(width="large", help="Why the role was guessed."),
+    "missing": st.column_config.NumberColumn(help="Empty cells."),
+}
+if editable:
+    st.data_editor(
+        summary,
+        hide_index=True,
+        width="stretch",
+        disabled=[c for c in summary.columns if c != "role"],
+        column_config=column_config,
+        key="data_roles",
+        on_change=_apply_roles,
+        args=(summary["column"].tolist(), roles),
+    )
+else:
+    st.dataframe(summary, hide_index=True, width="stretch", column_config=column_config)
+
+if ds.models and ds.prepared.ok:
+    st.subheader("Score scales")
+    st.caption(
+        "The scale decides each model's first threshold: 0.5 for probabilities, 50 for "
+        "percentages, and otherwise the score that predicts as many rows positive as there are "
+        "positives. Change a scale in the sidebar under 'Score scales and thresholds'."
+    )
+    rows = []
+    for m in ds.models:
+        sc = thresholds.scale(ds, m)
+        value, rule = thresholds.default(ds, m)
+        rows.append(
+            {
+                "model": m,
+                "scale": sc.title,
+                "why": sc.reason,
+                "default threshold": value,
+                "rule": rule,
+                "threshold now": thresholds.current(ds, m),
+            }
+        )
+    st.dataframe(
+        pd.DataFrame(rows),
+        hide_index=True,
+        width="stretch",
+        column_config={
+            "default threshold": st.column_config.NumberColumn(format="%.4g"),
+            "threshold now": st.column_config.NumberColumn(format="%.4g"),
+        },
+    )
+
 st.subheader("First rows")
 st.caption("Row numbers count from 1, as in the messages about bad rows.")
 preview = ds.frame.head(200).copy()

@@ -207,8 +207,22 @@ def _mapping_widgets(upload: Upload) -> ColumnMapping:
         pos_label = pos_label.item() if hasattr(pos_label, "item") else pos_label
     candidates = [c for c in columns if c not in (label, group, weight)]
     default_scores = [c for c in guess.scores if c in candidates]
+    _keep_options("map_scores", candidates)
     scores = st.multiselect(
-        "Score columns (one per model)", candidates, default=default_scores, key="map_scores"
+        "Score columns (one per model)",
+        candidates,
+        default=default_scores,
+        key="map_scores",
+        help="The Data page lists every column with the role guessed for it and why.",
+    )
+    others = [c for c in candidates if c not in scores]
+    _keep_options("map_slices", others)
+    slices = st.multiselect(
+        "Slice columns (optional)",
+        others,
+        default=[c for c in guess.slices if c in others],
+        key="map_slices",
+        help="Categories (country, device, segment) to look at one value at a time.",
     )
     return ColumnMapping(
         label=label,
@@ -217,7 +231,17 @@ def _mapping_widgets(upload: Upload) -> ColumnMapping:
         group=group,
         weight=weight,
         graded=graded,
+        slices=tuple(slices),
     )
+
+
+def _keep_options(key: str, options: list[str]) -> None:
+    """Drop from a multiselect's state the columns that are no longer its options (one became
+    the label, say), so the widget keeps the rest instead of failing."""
+    if key in st.session_state:
+        kept = [c for c in st.session_state[key] if c in options]
+        if kept != st.session_state[key]:
+            st.session_state[key] = kept
 
 
 def _problems(ds: data.Dataset) -> None:

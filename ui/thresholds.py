@@ -11,6 +11,7 @@ Session state (set only through this module):
 from __future__ import annotations
 
 import math
+from dataclasses import replace
 
 import numpy as np
 import streamlit as st
@@ -45,7 +46,7 @@ def _default(key: tuple, model: str, kind: str, _ds: data.Dataset) -> float:
 
 def sync(ds: data.Dataset) -> None:
     """Start the per-model state afresh when the table (or its mapping) changed."""
-    owner = ds.source_id, ds.mapping
+    owner = ds.source_id, replace(ds.mapping, slices=())  # slices leave the scores alone
     if st.session_state.get("thresholds_for") != owner:
         st.session_state["thresholds_for"] = owner
         pending = st.session_state.pop("thresholds_from_url", {})
