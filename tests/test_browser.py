@@ -131,10 +131,10 @@ def test_threshold_page_renders_and_reacts_to_the_keyboard(server, page):
     page.goto(server)
     _wait_for_app(page)
     assert page.locator('[data-testid="stException"]').count() == 0
-    assert page.get_by_role("heading", name="Threshold").is_visible()
+    assert page.get_by_role("heading", name="Threshold · logistic_regression").is_visible()
     from playwright.sync_api import expect
 
-    expect(page.locator(".js-plotly-plot")).to_have_count(2, timeout=20_000)
+    expect(page.locator(".js-plotly-plot")).to_have_count(4, timeout=20_000)
     ARTIFACTS.mkdir(exist_ok=True)
     page.screenshot(path=ARTIFACTS / "threshold.png", full_page=True)
 
@@ -293,7 +293,7 @@ def test_shared_link_survives_the_first_click_after_a_server_start(fresh_server,
     _wait_for_app(page)
     dataset = page.get_by_role("combobox", name="Sample dataset")
     assert dataset.input_value() == "Wine: 3 cultivars (multi-class)"
-    page.get_by_role("radio", name="top k rows").click()
+    page.get_by_role("radio", name="top k", exact=True).click()
     _wait_for_app(page)
     page.wait_for_timeout(1000)
     assert dataset.input_value() == "Wine: 3 cultivars (multi-class)"
