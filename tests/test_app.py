@@ -273,3 +273,34 @@ def test_explain_formulas_are_clean_latex(app):
     assert any(r"\frac{TP\cdot TN" in f for f in formulas)
     assert any(r"\text{precision} = \frac{TP}{TP + FP}" in f for f in formulas)
     assert not any(ch in f for f in formulas for ch in "\x0c\t\x08")
+
+
+def test_a_slice_scopes_every_page_with_a_banner_and_a_reset(app):
+    import pandas as pd
+
+    rng = np.random.default_rng(5)
+    n = 400
+    frame = pd.DataFrame(
+        {
+            "item_id": rng.permutation(n),
+            "device": rng.choice(["ios", "android", "web"], n),
+            "clicked": rng.random(n) < 0.25,
+            "model_pct": np.round(rng.random(n) * 100, 2),
+        }
+    )
+    from tests.apptest_utils import upload_frame
+
+    upload_frame(app, frame, "clicks.csv")
+    assert app.multiselect(key="map_scores").value == ["model_pct"]
+    assert app.multiselect(key="map_slices").value == ["device"]
+    assert _threshold(app) == 50.0  # percent scores: 50, not the lowest score
+    app.selectbox(key="slice_choice").set_value(("device", "web")).run()
+    assert not app.exception
+    web = frame[frame.device == "web"]
+    assert any("Showing only" in i.value and f"{len(web):,} of 400" in i.value for i in app.info)
+    c = metrics.confusion_at_threshold(web.clicked, web.model_pct, 50.0, pos_label=True)
+    assert _metric(app, "Recall (TPR)") == f"{c.recall:.3f}"
+    app.switch_page("pages/curves.py").run()
+    assert any("Showing only" in i.value for i in app.info)
+    app.button(key="slice_reset").click().run()
+    assert not any("Showing only" in i.value for i in app.info)

@@ -8,7 +8,7 @@ mapping, so a slider move recomputes only what depends on the threshold.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import numpy as np
@@ -143,6 +143,8 @@ class Dataset:
     description: str = ""
     positive_name: str = "positive"
     negative_name: str = "negative"
+    slice: tuple[str, object] | None = None  # (column, value) when showing one category only
+    rows_before_slice: int = 0
 
     @property
     def models(self) -> tuple[str, ...]:
@@ -223,6 +225,31 @@ def uploaded_dataset(
         positive_name=positive,
         negative_name=negative,
     )
+
+
+MAX_SLICE_VALUES = 20  # categories offered per slice column, the most common first
+
+
+def sliced(ds: Dataset, column: str, value: object) -> Dataset:
+    """The rows of ``ds`` whose ``column`` equals ``value``, prepared afresh (its own caches)."""
+    frame = _slice_frame(ds.source_id, column, value, ds.frame)
+    source_id = f"{ds.source_id}|{column}={value!r}"
+    return replace(
+        ds,
+        source_id=source_id,
+        name=f"{ds.name} · {column} = {value}",
+        frame=frame,
+        prepared=_prepare(
+            source_id, ds.mapping, bool(st.session_state.get("map_drop_bad_rows")), frame
+        ),
+        slice=(column, value),
+        rows_before_slice=len(ds.frame),
+    )
+
+
+@st.cache_data(max_entries=8, show_spinner=False)
+def _slice_frame(source_id: str, column: str, value: object, _frame: pd.DataFrame) -> pd.DataFrame:
+    return _frame.loc[_frame[column] == value].reset_index(drop=True)
 
 
 # --- cached metric results, keyed by (dataset key, model) -------------------------------------

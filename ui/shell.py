@@ -276,6 +276,7 @@ def _sidebar() -> data.Dataset:
                         "or infinite score.",
                     )
                 ds = data.uploaded_dataset(current, upload.name, upload.frame, mapping, drop)
+                ds = _slice_widget(ds)
         if ds is None:
             st.session_state.setdefault("dataset", data.DEFAULT_DATASET)
             if source != "Upload":
@@ -308,6 +309,29 @@ def _sidebar() -> data.Dataset:
         st.session_state["last_good_dataset"] = ds
         st.session_state["last_good_model"] = st.session_state["model"]
     return ds
+
+
+ALL_ROWS = "(all rows)"
+
+
+def _slice_widget(ds: data.Dataset) -> data.Dataset:
+    """With slice columns mapped: show every page on the rows of one category only."""
+    if not ds.mapping.slices:
+        return ds
+    options = [ALL_ROWS]
+    for col in ds.mapping.slices:
+        values = ds.frame[col].dropna().value_counts().index[: data.MAX_SLICE_VALUES]
+        options += [(col, v.item() if hasattr(v, "item") else v) for v in values]
+    if st.session_state.get("slice_choice") not in options:
+        st.session_state["slice_choice"] = ALL_ROWS
+    choice = st.selectbox(
+        "Show only",
+        options,
+        key="slice_choice",
+        format_func=lambda o: o if o == ALL_ROWS else f"{o[0]} = {o[1]}",
+        help="Every page then works on the rows of this category only.",
+    )
+    return ds if choice == ALL_ROWS else data.sliced(ds, *choice)
 
 
 def _scales_widget(ds: data.Dataset) -> None:
@@ -397,6 +421,19 @@ def page_context(*, require_usable: bool = True) -> tuple[data.Dataset, str | No
     if ds is None:
         run_app()
         st.stop()
+    if ds.slice is not None:
+        col, value = ds.slice
+        note, button = st.columns([5, 1], vertical_alignment="center")
+        note.info(
+            f"Showing only **{md(col)} = {md(value)}**: {len(ds.frame):,} of "
+            f"{ds.rows_before_slice:,} rows.",
+            icon=":material/filter_alt:",
+        )
+        button.button(
+            "Show all rows",
+            key="slice_reset",
+            on_click=lambda: st.session_state.update(slice_choice=ALL_ROWS),
+        )
     if not require_usable:
         return ds, st.session_state.get("model")
     if not ds.prepared.ok or not ds.models:

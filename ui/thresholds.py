@@ -46,7 +46,8 @@ def _default(key: tuple, model: str, kind: str, _ds: data.Dataset) -> float:
 
 def sync(ds: data.Dataset) -> None:
     """Start the per-model state afresh when the table (or its mapping) changed."""
-    owner = ds.source_id, replace(ds.mapping, slices=())  # slices leave the scores alone
+    # A slice, or the list of slice columns, keeps every model's threshold.
+    owner = ds.source_id.split("|")[0], replace(ds.mapping, slices=())
     if st.session_state.get("thresholds_for") != owner:
         st.session_state["thresholds_for"] = owner
         pending = st.session_state.pop("thresholds_from_url", {})
