@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+import math
+
 import streamlit as st
 
 from metrics.calibration import calibration_curve
 from ui import charts, data, shell, thresholds
 from ui.explain import explain, num
-from ui.safe import md, neutralise_csv
-from ui.show import chart
+from ui.safe import md
+from ui.show import chart, csv_download
 
 ds, model = shell.page_context()
 st.header("Compare models")
@@ -90,14 +92,7 @@ if wanted:
         "difference d is the smallest level at which its percentile interval excludes 0. Holm "
         "sorts a metric's m pair p-values and multiplies the j-th smallest by m − j + 1.",
     )
-st.download_button(
-    "Download the table (CSV)",
-    data=neutralise_csv(table).to_csv(index=False).encode(),
-    file_name="model_comparison.csv",
-    mime="text/csv",
-    key="compare_download",
-    icon=":material/download:",
-)
+csv_download("Download the table (CSV)", table, "model_comparison.csv", key="compare_download")
 
 if len(models) >= 2:
     st.subheader("Are the differences real?")
@@ -109,25 +104,19 @@ if len(models) >= 2:
         + (" Sample weights are not used by DeLong's test: AUC pairs use the bootstrap."
            if ds.weight is not None else "")
     )  # fmt: skip
-    for row in pairs.itertuples(index=False):
-        interval = f" [{row.low:+.4f}, {row.high:+.4f}]" if row.low == row.low else ""  # NaN != NaN
+    for row in pairs.to_dict("records"):
+        tested = not math.isnan(row["p-value"])
+        interval = "" if math.isnan(row["low"]) else f" [{row['low']:+.4f}, {row['high']:+.4f}]"
         p_text = (
-            f"p = {row[6]:.3g}, Holm p = {row[8]:.3g} ({row.test})"
-            if row[6] == row[6]
+            f"p = {row['p-value']:.3g}, Holm p = {row['Holm p']:.3g} ({row['test']})"
+            if tested
             else "not tested: no resamples"
         )
         st.markdown(
-            f"**{md(row.metric)}** · {md(row[1])} − {md(row[2])} = {row[3]:+.4f}{interval} · "
-            f"{p_text}"
+            f"**{md(row['metric'])}** · {md(row['model A'])} − {md(row['model B'])} = "
+            f"{row['A − B']:+.4f}{interval} · {p_text}"
         )
-    st.download_button(
-        "Download the pairs (CSV)",
-        data=neutralise_csv(pairs).to_csv(index=False).encode(),
-        file_name="model_pairs.csv",
-        mime="text/csv",
-        key="compare_pairs_download",
-        icon=":material/download:",
-    )
+    csv_download("Download the pairs (CSV)", pairs, "model_pairs.csv", key="compare_pairs_download")
     auc_pairs = pairs[(pairs["metric"] == "AUC") & (pairs["test"] == "DeLong")]
     if len(auc_pairs):
         first = auc_pairs.iloc[0]

@@ -10,7 +10,7 @@ import pandas as pd
 import streamlit as st
 
 from ui import shell, thresholds
-from ui.loading import column_summary
+from ui.loading import column_summary, mapping_roles
 from ui.roles import ROLES, infer_roles
 from ui.safe import md
 
@@ -28,28 +28,9 @@ def _guesses(source_id: str, _frame: pd.DataFrame) -> dict[str, tuple[str, str]]
     return {c: (r.role, r.reason) for c, r in infer_roles(_frame).items()}
 
 
-def _roles(mapping) -> dict[str, str]:
-    roles = {c: "ignore" for c in map(str, ds.frame.columns)}
-    for col in mapping.slices:
-        roles[col] = "slice"
-    for col in (*mapping.scores,):
-        roles[col] = "score"
-    for col in mapping.labels:
-        roles[col] = "label"
-    for col, role in (
-        (mapping.label, "label"),
-        (mapping.group, "group"),
-        (mapping.weight, "weight"),
-    ):
-        if col is not None:
-            roles[col] = role
-    return roles
-
-
 guesses = _guesses(ds.source_id, ds.frame)
-roles = _roles(ds.mapping)
-summary = column_summary(ds.frame).drop(columns=["role"])
-summary.insert(1, "role", [roles[c] for c in summary["column"]])
+roles = mapping_roles(ds.frame, ds.mapping)
+summary = column_summary(ds.frame, ds.mapping)
 summary.insert(
     2,
     "why",

@@ -670,21 +670,20 @@ def _bad_rows(frame: pd.DataFrame, mapping: ColumnMapping) -> np.ndarray:
     return bad
 
 
+def mapping_roles(frame: pd.DataFrame, mapping: ColumnMapping) -> dict[str, str]:
+    """Every column's role in ``mapping``: label, score, group, weight, slice, or ignore."""
+    roles = {str(c): "ignore" for c in frame.columns}
+    roles.update({c: "slice" for c in mapping.slices})
+    roles.update({c: "score" for c in mapping.scores})
+    roles.update({c: "label" for c in mapping.labels})
+    singles = {"label": mapping.label, "group": mapping.group, "weight": mapping.weight}
+    roles.update({col: role for role, col in singles.items() if col is not None})
+    return roles
+
+
 def column_summary(frame: pd.DataFrame, mapping: ColumnMapping | None = None) -> pd.DataFrame:
     """One row per column: its role in the mapping, type, missing cells, distinct values, range."""
-    roles: dict[str, str] = {}
-    if mapping is not None:
-        for col in mapping.scores:
-            roles[col] = "score"
-        for col in mapping.labels:
-            roles[col] = "label"
-        for col, role in (
-            (mapping.label, "label"),
-            (mapping.group, "group id"),
-            (mapping.weight, "weight"),
-        ):
-            if col is not None:
-                roles[col] = role
+    roles = mapping_roles(frame, mapping) if mapping is not None else {}
     rows = []
     for col in frame.columns:
         series = frame[col]

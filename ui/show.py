@@ -10,12 +10,15 @@ from __future__ import annotations
 
 import re
 
+import pandas as pd
 import plotly.graph_objects as go
 import streamlit as st
 
+from ui.safe import file_name, neutralise_csv
+
 FIGURE_FORMATS = ("png", "svg")
 
-__all__ = ["FIGURE_FORMATS", "chart", "chart_config"]
+__all__ = ["FIGURE_FORMATS", "chart", "chart_config", "csv_download"]
 
 
 def _slug(text: str) -> str:
@@ -55,3 +58,15 @@ def chart(fig: go.Figure, *, key: str, name: str | None = None, where=None) -> N
     """Show ``fig`` full width; ``name`` (default: the key) names the downloaded image."""
     _legend_below(fig)
     (where or st).plotly_chart(fig, width="stretch", key=key, config=chart_config(name or key))
+
+
+def csv_download(label: str, table: pd.DataFrame, name: str, *, key: str) -> None:
+    """A download button for ``table`` as CSV, spreadsheet formulas neutralised."""
+    st.download_button(
+        label,
+        data=neutralise_csv(table).to_csv(index=False).encode(),
+        file_name=file_name(name),
+        mime="text/csv",
+        key=key,
+        icon=":material/download:",
+    )
