@@ -94,6 +94,14 @@ if wanted:
     )
 csv_download("Download the table (CSV)", table, "model_comparison.csv", key="compare_download")
 
+
+def _p(p: float, test: str) -> str:
+    """A p-value as text; a bootstrap cannot resolve p below one over its resamples."""
+    if test == "paired bootstrap" and p == 0:
+        return f"< {1 / n_resamples:.2g}"
+    return f"= {p:.3g}"
+
+
 if len(models) >= 2:
     st.subheader("Are the differences real?")
     st.caption(
@@ -108,7 +116,8 @@ if len(models) >= 2:
         tested = not math.isnan(row["p-value"])
         interval = "" if math.isnan(row["low"]) else f" [{row['low']:+.4f}, {row['high']:+.4f}]"
         p_text = (
-            f"p = {row['p-value']:.3g}, Holm p = {row['Holm p']:.3g} ({row['test']})"
+            f"p {_p(row['p-value'], row['test'])}, Holm p {_p(row['Holm p'], row['test'])} "
+            f"({row['test']})"
             if tested
             else "not tested: no resamples"
         )
