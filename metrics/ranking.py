@@ -937,4 +937,6 @@ def ndcg_score(
     dcg = gains @ discount
     ideal = np.sort(y, axis=1)[:, ::-1] @ discount
     ndcg = np.divide(dcg, ideal, out=np.zeros(n_samples), where=ideal != 0)
-    return _sample_mean(ndcg, w, "NDCG")
+    # Tie-averaged gains can sum a last bit above the ideal DCG (all rows tied and relevant):
+    # NDCG is at most 1, so round-off above it is cut.
+    return _sample_mean(np.minimum(ndcg, 1.0), w, "NDCG")
