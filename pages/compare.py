@@ -4,13 +4,15 @@ from __future__ import annotations
 
 import math
 
+import pandas as pd
 import streamlit as st
 
 from metrics.calibration import calibration_curve
+from metrics.flips import flip_table
 from ui import charts, data, shell, thresholds
 from ui.explain import explain, num
 from ui.safe import md
-from ui.show import chart, csv_download
+from ui.show import chart, csv_download, rows_behind
 
 ds, model = shell.page_context()
 st.header("Compare models")
@@ -144,6 +146,48 @@ if len(models) >= 2:
             "values, computed with one sort as Sun & Xu show), so it accounts for both models "
             "scoring the same rows.",
         )
+
+if len(models) >= 2 and not ds.mapping.per_class:
+    st.subheader("Where do the models disagree?")
+    a_col, b_col = st.columns(2)
+    model_a = a_col.selectbox("Model A", models, key="compare_flip_a")
+    model_b = b_col.selectbox("Model B", [m for m in models if m != model_a], key="compare_flip_b")
+    t_a, t_b = thresholds.current(ds, model_a), thresholds.current(ds, model_b)
+    y_ab, s_a, s_b = ds.labels_for(model_a), ds.score(model_a), ds.score(model_b)
+    flips = flip_table(y_ab, s_a, t_a, s_b, t_b, sample_weight=ds.weight)
+    st.caption(
+        f"Each model at its own threshold ({md(model_a)} ≥ {t_a:.4g}, {md(model_b)} ≥ "
+        f"{t_b:.4g}). Cells: rows (of them {md(ds.positive_name)} / {md(ds.negative_name)})."
+    )
+    cells = pd.DataFrame(
+        [
+            [
+                f"{flips.agreement[a, b]:,.0f} ({flips.counts[1, a, b]:,.0f} / "
+                f"{flips.counts[0, a, b]:,.0f})"
+                for b in (1, 0)
+            ]
+            for a in (1, 0)
+        ],
+        index=[f"{model_a} predicts positive", f"{model_a} predicts negative"],
+        columns=[f"{model_b} positive", f"{model_b} negative"],
+    )
+    table_col, rates_col = st.columns([3, 2])
+    table_col.dataframe(cells, width="stretch")
+    rates_col.markdown(
+        f"- flip rate (predictions differ): **{flips.flip_rate:.2%}**\n"
+        f"- positive → negative: {flips.pos_to_neg_flip_rate:.2%}; negative → positive: "
+        f"{flips.neg_to_pos_flip_rate:.2%}\n"
+        f"- {md(model_b)} fixes {flips.b_fixes:,.0f} of {md(model_a)}'s errors and makes "
+        f"{flips.b_breaks:,.0f} new ones"
+    )
+    choices = {
+        "every row they disagree on": (s_a >= t_a) != (s_b >= t_b),
+        f"{model_b} fixes {model_a}'s error": ((s_a >= t_a) != y_ab) & ((s_b >= t_b) == y_ab),
+        f"{model_b} breaks what {model_a} got right": ((s_a >= t_a) == y_ab)
+        & ((s_b >= t_b) != y_ab),
+    }
+    pick = st.selectbox("Rows behind", list(choices), key="compare_flip_rows")
+    rows_behind(ds.frame, ds.positions(choices[pick]), pick, key="compare_flip_rows")
 
 st.subheader("Score distributions by class")
 y = ds.labels_for(models[0])

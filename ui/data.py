@@ -161,6 +161,11 @@ class Dataset:
     def score(self, model: str) -> np.ndarray:
         return self.prepared.scores[model]
 
+    def positions(self, mask: np.ndarray) -> np.ndarray:
+        """Where the rows selected by ``mask`` (over the prepared arrays) sit in ``frame``."""
+        where = np.flatnonzero(mask)
+        return where if self.prepared.kept is None else self.prepared.kept[where]
+
     def labels_for(self, model: str) -> np.ndarray:
         """The binary labels that go with a model's scores (its class, for multi-label data)."""
         if self.mapping.per_class:

@@ -388,6 +388,7 @@ class Prepared:
     problems: list[Problem]
     n_dropped: int = 0
     relevance: np.ndarray | None = None  # graded labels, float (n,)
+    kept: np.ndarray | None = None  # positions in the table of the rows used; None = all rows
 
     @property
     def ok(self) -> bool:
@@ -502,11 +503,13 @@ def prepare(
             [Problem("error", "Pick at least one score column (one per model).")],
         )
     n_dropped = 0
+    kept = None
     if drop_bad_rows:
         bad = _bad_rows(frame, mapping)
         if bad.any():
             frame = frame.loc[~bad].reset_index(drop=True)
             n_dropped = int(bad.sum())
+            kept = np.flatnonzero(~bad)
         if frame.empty:
             return Prepared(
                 None,
@@ -572,7 +575,7 @@ def prepare(
                 )
             )
         groups = ids.astype(str).to_numpy() if ids.dtype == object else ids.to_numpy()
-    return Prepared(y, scores, groups, weight, problems, n_dropped, relevance)
+    return Prepared(y, scores, groups, weight, problems, n_dropped, relevance, kept)
 
 
 def _weight(frame: pd.DataFrame, col: str) -> tuple[np.ndarray | None, list[Problem]]:

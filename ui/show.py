@@ -70,3 +70,24 @@ def csv_download(label: str, table: pd.DataFrame, name: str, *, key: str) -> Non
         key=key,
         icon=":material/download:",
     )
+
+
+MAX_ROWS_SHOWN = 1_000
+
+
+def rows_behind(frame: pd.DataFrame, positions, what: str, *, key: str) -> None:
+    """The table's rows at ``positions`` (0-based): the first 1,000 shown, numbered from 1 as
+    in every message, and all of them downloadable as CSV (spreadsheet formulas neutralised)."""
+    rows = frame.iloc[positions]
+    rows = rows.set_axis(rows.index + 1).rename_axis("row")
+    st.caption(
+        f"{len(rows):,} rows {what}"
+        + (f"; the first {MAX_ROWS_SHOWN:,} are shown." if len(rows) > MAX_ROWS_SHOWN else ".")
+    )
+    st.dataframe(rows.head(MAX_ROWS_SHOWN), width="stretch", key=f"{key}_table")
+    csv_download(
+        f"Download these {len(rows):,} rows (CSV)",
+        rows.reset_index(),
+        f"rows_{what}.csv",
+        key=f"{key}_download",
+    )
