@@ -189,6 +189,40 @@ if len(models) >= 2 and not ds.mapping.per_class:
     pick = st.selectbox("Rows behind", list(choices), key="compare_flip_rows")
     rows_behind(ds.frame, ds.positions(choices[pick]), pick, key="compare_flip_rows")
 
+if ds.mapping.slices and ds.slice is None and not ds.mapping.per_class:
+    st.subheader("Slices: where is each model weak?")
+    size_col, note_col = st.columns([1, 3])
+    min_size = int(
+        size_col.number_input("Smallest slice", 1, value=30, step=10, key="compare_min_slice")
+    )
+    note_col.caption(
+        "Every category of the slice columns with at least that many rows, worst first (by the "
+        "lowest AUC − AUC on all rows across the models); AUC with DeLong's 95% interval. "
+        "Select a row to show every page on that slice only."
+    )
+    slices = data.slice_table(ds.key, models, min_size, ds)
+    shown_slices = slices.drop(columns=["column", "value"])
+    picked = st.dataframe(
+        shown_slices,
+        hide_index=True,
+        width="stretch",
+        on_select="rerun",
+        selection_mode="single-row",
+        key="compare_slices",
+        column_config={
+            c: st.column_config.NumberColumn(format="%.4f")
+            for c in shown_slices.columns
+            if c not in ("slice", "rows", "positives")
+        },
+    )
+    rows_picked = picked.selection.rows if picked else []
+    if rows_picked and rows_picked[0] > 0:  # row 0 is "all rows"
+        chosen = slices.iloc[rows_picked[0]]
+        shell.choose_slice(chosen["column"], chosen["value"])
+        del st.session_state["compare_slices"]  # a later reset must not pick it again
+        st.rerun()
+    csv_download("Download the slices (CSV)", slices, "slices.csv", key="compare_slices_download")
+
 st.subheader("Score distributions by class")
 y = ds.labels_for(models[0])
 scores = {m: ds.score(m) for m in models}

@@ -304,3 +304,20 @@ def delong_pairs(key: tuple, models: tuple[str, ...], _ds: Dataset):
     from ui import summaries
 
     return summaries.delong_pairs(_ds.labels_for(models[0]), {m: _ds.score(m) for m in models})
+
+
+@st.cache_data(max_entries=8, show_spinner="Scoring every slice...")
+def slice_table(key: tuple, models: tuple[str, ...], min_size: int, _ds: Dataset):
+    from ui import summaries
+
+    columns = {c: _ds.frame[c].to_numpy() for c in _ds.mapping.slices}
+    if _ds.prepared.kept is not None:
+        columns = {c: v[_ds.prepared.kept] for c, v in columns.items()}
+    return summaries.slice_table(
+        columns,
+        _ds.labels_for(models[0]),
+        {m: _ds.score(m) for m in models},
+        weight=_ds.weight,
+        min_size=min_size,
+        max_values=MAX_SLICE_VALUES,
+    )

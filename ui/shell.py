@@ -42,7 +42,7 @@ NONE = "(none)"
 
 _inside = threading.local()
 
-__all__ = ["model_picker", "page_context", "run_app"]
+__all__ = ["choose_slice", "model_picker", "page_context", "run_app"]
 
 
 @dataclass
@@ -322,6 +322,8 @@ def _slice_widget(ds: data.Dataset) -> data.Dataset:
     for col in ds.mapping.slices:
         values = ds.frame[col].dropna().value_counts().index[: data.MAX_SLICE_VALUES]
         options += [(col, v.item() if hasattr(v, "item") else v) for v in values]
+    if "slice_pending" in st.session_state:  # chosen on a page, after this widget last ran
+        st.session_state["slice_choice"] = st.session_state.pop("slice_pending")
     if st.session_state.get("slice_choice") not in options:
         st.session_state["slice_choice"] = ALL_ROWS
     choice = st.selectbox(
@@ -332,6 +334,11 @@ def _slice_widget(ds: data.Dataset) -> data.Dataset:
         help="Every page then works on the rows of this category only.",
     )
     return ds if choice == ALL_ROWS else data.sliced(ds, *choice)
+
+
+def choose_slice(column: str, value: object) -> None:
+    """Show every page on the rows where ``column`` is ``value`` (from the next run on)."""
+    st.session_state["slice_pending"] = (column, value)
 
 
 def _scales_widget(ds: data.Dataset) -> None:

@@ -160,3 +160,58 @@ def delong_pairs(y: np.ndarray, scores: dict[str, np.ndarray]) -> pd.DataFrame:
             }
         )
     return pd.DataFrame(rows)
+
+
+def slice_table(
+    columns: dict[str, np.ndarray],
+    y: np.ndarray,
+    scores: dict[str, np.ndarray],
+    *,
+    weight: np.ndarray | None = None,
+    min_size: int = 30,
+    max_values: int = 20,
+) -> pd.DataFrame:
+    """Every model's AUC and AP on each slice (a value of a category column) with at least
+    ``min_size`` rows, beside the whole table ("all rows", first), worst slice first.
+
+    Per slice: rows, positives, per model AUC with DeLong's 95% interval (unweighted data; with
+    weights the weighted AUC without an interval), AP, and AUC − AUC on all rows. Slices with
+    one class only have an undefined AUC (NaN) and sort last. ``value`` holds the category as
+    the table holds it, so a page can select the slice with it.
+    """
+    import warnings
+
+    from metrics.compare import roc_auc_ci
+
+    def row(name: str, column: str | None, value, mask: np.ndarray | None) -> dict:
+        yy = y if mask is None else y[mask]
+        ww = weight if weight is None or mask is None else weight[mask]
+        out = {"slice": name, "column": column, "value": value, "rows": int(yy.size)}
+        out["positives"] = int(yy.sum())
+        for m, s in scores.items():
+            ss = s if mask is None else s[mask]
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                if ww is None:
+                    ci = roc_auc_ci(yy, ss)
+                    out[f"{m} AUC"], low, high = ci.auc, ci.ci_low, ci.ci_high
+                else:
+                    out[f"{m} AUC"] = metrics.roc_auc_score(yy, ss, sample_weight=ww)
+                    low = high = np.nan
+                out[f"{m} AUC low"], out[f"{m} AUC high"] = low, high
+                out[f"{m} AP"] = metrics.average_precision_score(yy, ss, sample_weight=ww)
+        return out
+
+    rows = [row("all rows", None, None, None)]
+    for column, values in columns.items():
+        series = pd.Series(values)
+        for value, count in series.value_counts().head(max_values).items():
+            if count >= min_size:
+                plain = value.item() if hasattr(value, "item") else value
+                rows.append(row(f"{column} = {plain}", column, plain, (series == value).to_numpy()))
+    table = pd.DataFrame(rows)
+    for m in scores:
+        table[f"{m} AUC − all"] = table[f"{m} AUC"] - table.loc[0, f"{m} AUC"]
+    worst = table[[f"{m} AUC − all" for m in scores]].min(axis=1)
+    order = [0, *worst.iloc[1:].sort_values(na_position="last").index.tolist()]
+    return table.loc[order].reset_index(drop=True)
