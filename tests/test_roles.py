@@ -102,6 +102,8 @@ def test_small_tables_typed_by_hand_keep_their_scores():
         ([-2.1, 0.3, 4.0], "logit", "margin"),
         ([-12.0, -0.5, -3.0], "log_prob", "margin"),
         ([0.5, 250.7, 1000.2], "s", "margin"),
+        ([0.0, 0.7, 1.5], "s", "margin"),  # just above 1: not a percentage
+        ([0.0, 0.7, 1.5], "ctr_pct", "percent"),
         ([1, 5000, 17], "s", "rank"),
         ([1, 2, 3, 40], "rank", "rank"),
         ([0, 3, 12], "click_count", "rank"),

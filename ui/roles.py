@@ -340,7 +340,9 @@ def infer_scale(values: np.ndarray, name: str = "") -> Scale:
         return Scale("rank", f"whole numbers from {span}, named like a rank or count")
     if low >= 0 and high <= 1:
         return Scale("probability", f"every score is between 0 and 1 ({span}): probabilities")
-    if low >= 0 and high <= 100:
+    # Percentages of a probability reach well above 1; scores just above 1 are something else.
+    percent_named = bool(re.search(r"pct|percent|%", name.lower()))
+    if low >= 0 and high <= 100 and (high > 5 or percent_named):
         return Scale(
             "percent",
             f"scores from {span}, none above 100: read as percentages"

@@ -1,0 +1,99 @@
+"""Compare and Threshold in a real browser: a click on a slice row scopes every page, and the
+rows behind a confusion cell are listed with the right count."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from tests.test_browser import (  # noqa: F401  (fixtures)
+    ARTIFACTS,
+    CHROMIUM,
+    _upload,
+    _wait_for_app,
+    browser,
+    page,
+    server,
+)
+
+pytestmark = pytest.mark.skipif(
+    not __import__("pathlib").Path(CHROMIUM).exists()
+    and not __import__("os").environ.get("CI"),
+    reason="Debian's chromium is not installed (make test installs it)",
+)
+
+
+@pytest.fixture
+def click_log(tmp_path):
+    rng = np.random.default_rng(7)
+    n = 500
+    device = rng.choice(["ios", "android", "web"], n, p=[0.5, 0.3, 0.2])
+    y = rng.random(n) < 0.25
+    a = np.round(rng.random(n) + 0.5 * y * (device != "web"), 3)
+    b = np.round(rng.random(n) + 0.3 * y, 3)
+    path = tmp_path / "clicks.csv"
+    lines = ["row_id,device,clicked,model_a,model_b"] + [
+        f"{i + 1},{d},{int(c)},{x},{z}" for i, (d, c, x, z) in enumerate(zip(device, y, a, b))
+    ]
+    path.write_text("\n".join(lines))
+    return path, device, y, a, b
+
+
+def _go(page, name: str) -> None:  # noqa: F811
+    page.get_by_role("link", name=name).click()
+    _wait_for_app(page)
+
+
+def test_a_click_on_a_slice_row_scopes_every_page(server, page, click_log):  # noqa: F811
+    from playwright.sync_api import expect
+
+    path, device, y, *_ = click_log
+    page.goto(server)
+    _wait_for_app(page)
+    _upload(page, path)
+    page.get_by_text("Slice columns (optional)").wait_for(timeout=30_000)
+    _wait_for_app(page)
+    _go(page, "Compare models")
+    heading = page.get_by_role("heading", name="Slices: where is each model weak?")
+    heading.wait_for(timeout=30_000)
+    grid = page.locator('.st-key-compare_slices [data-testid="stDataFrame"]')
+    grid.scroll_into_view_if_needed()
+    page.wait_for_timeout(500)
+    box = grid.bounding_box()
+    # Row 1 is "all rows"; row 2, the worst slice, is "device = web" in this table.
+    row_height = 35
+    page.mouse.click(box["x"] + 15, box["y"] + row_height * 2 + row_height / 2)
+    banner = page.get_by_text("Showing only")
+    expect(banner).to_be_visible(timeout=30_000)
+    text = page.locator('[data-testid="stAlert"]', has_text="Showing only").inner_text()
+    web = int((device == "web").sum())
+    assert "device = web" in text
+    assert f"{web:,} of 500 rows" in text
+    _go(page, "Threshold")
+    expect(page.get_by_text("Showing only")).to_be_visible(timeout=30_000)
+    ARTIFACTS.mkdir(exist_ok=True)
+    page.screenshot(path=ARTIFACTS / "slice-scoped-threshold.png")
+    page.get_by_role("button", name="Show all rows").click()
+    _wait_for_app(page)
+    expect(page.get_by_text("Showing only")).to_have_count(0, timeout=30_000)
+    assert page.locator('[data-testid="stException"]').count() == 0
+
+
+def test_rows_behind_a_confusion_cell(server, page, click_log):  # noqa: F811
+    from playwright.sync_api import expect
+
+    path, _, y, a, _ = click_log
+    page.goto(server)
+    _wait_for_app(page)
+    _upload(page, path)
+    page.get_by_text("Slice columns (optional)").wait_for(timeout=30_000)
+    _wait_for_app(page)
+    page.get_by_text("Rows behind the numbers").click()
+    page.get_by_text("FP: predicted positive, actually negative").click()
+    _wait_for_app(page)
+    slider = page.locator('[data-testid="stSlider"] input[type="range"]').first
+    t = float(slider.input_value())
+    fp = int(((a >= t) & ~y).sum())
+    expect(page.get_by_text(f"{fp:,} rows FP", exact=False)).to_be_visible(timeout=20_000)
+    expect(page.get_by_role("button", name=f"Download these {fp:,} rows (CSV)")).to_be_visible()
+    assert page.locator('[data-testid="stException"]').count() == 0
