@@ -17,8 +17,7 @@ from tests.test_browser import (  # noqa: F401  (fixtures)
 )
 
 pytestmark = pytest.mark.skipif(
-    not __import__("pathlib").Path(CHROMIUM).exists()
-    and not __import__("os").environ.get("CI"),
+    not __import__("pathlib").Path(CHROMIUM).exists() and not __import__("os").environ.get("CI"),
     reason="Debian's chromium is not installed (make test installs it)",
 )
 
@@ -33,7 +32,8 @@ def click_log(tmp_path):
     b = np.round(rng.random(n) + 0.3 * y, 3)
     path = tmp_path / "clicks.csv"
     lines = ["row_id,device,clicked,model_a,model_b"] + [
-        f"{i + 1},{d},{int(c)},{x},{z}" for i, (d, c, x, z) in enumerate(zip(device, y, a, b))
+        f"{i + 1},{d},{int(c)},{x},{z}"
+        for i, (d, c, x, z) in enumerate(zip(device, y, a, b, strict=True))
     ]
     path.write_text("\n".join(lines))
     return path, device, y, a, b
@@ -47,7 +47,7 @@ def _go(page, name: str) -> None:  # noqa: F811
 def test_a_click_on_a_slice_row_scopes_every_page(server, page, click_log):  # noqa: F811
     from playwright.sync_api import expect
 
-    path, device, y, *_ = click_log
+    path, device, *_ = click_log
     page.goto(server)
     _wait_for_app(page)
     _upload(page, path)
