@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-__all__ = ["BestModel", "best_model", "bootstrap_p_value", "holm_adjust"]
+__all__ = ["BestModel", "best_model", "bootstrap_p_value", "holm_adjust", "pair_verdict"]
 
 
 def holm_adjust(p_values) -> np.ndarray:
@@ -154,3 +154,41 @@ def best_model(
         f"no significant difference: {names[leader]} leads, but against {names[weakest]} the "
         f"Holm-adjusted p is {worst:.3g} (≥ {alpha:g})",
     )
+
+
+def pair_verdict(
+    metric: str,
+    name_a: str,
+    name_b: str,
+    difference: float,
+    adjusted_p: float,
+    *,
+    ci: tuple[float, float] | None = None,
+    higher_is_better: bool = True,
+    alpha: float = 0.05,
+) -> str:
+    """One pair's verdict in words, from ``difference`` = A − B and its adjusted p-value.
+
+    Examples
+    --------
+    >>> pair_verdict("AP", "a", "b", -0.012, 0.003, ci=(-0.020, -0.004))
+    'b is better on AP by 0.012 [0.004, 0.020]'
+    >>> pair_verdict("AUC", "a", "b", 0.0012, 0.325)
+    'no significant difference on AUC (a − b = +0.0012, Holm-adjusted p = 0.325)'
+    >>> pair_verdict("Brier", "a", "b", -0.01, 0.001, higher_is_better=False)
+    'a is better on Brier by 0.010'
+    """
+    if np.isnan(adjusted_p) or not np.isfinite(difference):
+        return f"not tested on {metric} ({name_a} − {name_b} = {difference:+.4g})"
+    if adjusted_p >= alpha or difference == 0:
+        return (
+            f"no significant difference on {metric} ({name_a} − {name_b} = {difference:+.4f}, "
+            f"Holm-adjusted p = {adjusted_p:.3g})"
+        )
+    winner = name_a if (difference > 0) == higher_is_better else name_b
+    text = f"{winner} is better on {metric} by {abs(difference):.3f}"
+    if ci is not None and np.isfinite(ci[0]) and np.isfinite(ci[1]):
+        # The interval of |A − B|: as given when A − B > 0, else mirrored.
+        low, high = ci if difference > 0 else (-ci[1], -ci[0])
+        text += f" [{low:.3f}, {high:.3f}]"
+    return text

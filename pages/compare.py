@@ -116,17 +116,13 @@ if len(models) >= 2:
     )  # fmt: skip
     for row in pairs.to_dict("records"):
         tested = not math.isnan(row["p-value"])
-        interval = "" if math.isnan(row["low"]) else f" [{row['low']:+.4f}, {row['high']:+.4f}]"
         p_text = (
-            f"p {_p(row['p-value'], row['test'])}, Holm p {_p(row['Holm p'], row['test'])} "
+            f" · p {_p(row['p-value'], row['test'])}, Holm p {_p(row['Holm p'], row['test'])} "
             f"({row['test']})"
             if tested
-            else "not tested: no resamples"
+            else ""
         )
-        st.markdown(
-            f"**{md(row['metric'])}** · {md(row['model A'])} − {md(row['model B'])} = "
-            f"{row['A − B']:+.4f}{interval} · {p_text}"
-        )
+        st.markdown(f"- {md(row['verdict'], limit=300)}{p_text}")
     csv_download("Download the pairs (CSV)", pairs, "model_pairs.csv", key="compare_pairs_download")
     auc_pairs = pairs[(pairs["metric"] == "AUC") & (pairs["test"] == "DeLong")]
     if len(auc_pairs):

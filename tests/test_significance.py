@@ -91,3 +91,19 @@ def test_lower_is_better_untested_pairs_and_ties():
     r = best_model(["a", "b"], [0.9, 0.9], {(0, 1): 0.0})
     assert r.best is None
     assert best_model(["a"], [0.9], {}).best is None
+
+
+def test_pair_verdicts_name_the_winner_with_the_interval_of_its_advantage():
+    from metrics.significance import pair_verdict
+
+    # B ahead on AP: A − B = −0.012 [−0.020, −0.004] becomes "by 0.012 [0.004, 0.020]".
+    text = pair_verdict("AP", "A", "B", -0.012, 0.001, ci=(-0.020, -0.004))
+    assert text == "B is better on AP by 0.012 [0.004, 0.020]"
+    text = pair_verdict("AP", "A", "B", 0.012, 0.001, ci=(0.004, 0.020))
+    assert text == "A is better on AP by 0.012 [0.004, 0.020]"
+    # Lower is better: a lower Brier score wins.
+    assert pair_verdict("Brier", "A", "B", 0.02, 0.001, higher_is_better=False).startswith("B is")
+    # What the test denies, the verdict does not claim.
+    assert pair_verdict("AUC", "A", "B", 0.0012, 0.325).startswith("no significant difference")
+    assert pair_verdict("AUC", "A", "B", 0.3, 0.05).startswith("no significant difference")
+    assert pair_verdict("AP", "A", "B", 0.1, float("nan")).startswith("not tested")

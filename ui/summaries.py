@@ -16,7 +16,7 @@ import metrics
 from metrics.calibration import brier_score_loss, log_loss
 from metrics.compare import delong_test, paired_bootstrap
 from metrics.groups import group_auc_score
-from metrics.significance import BestModel, best_model, bootstrap_p_value
+from metrics.significance import BestModel, best_model, bootstrap_p_value, pair_verdict
 
 
 @dataclass(frozen=True)
@@ -122,6 +122,7 @@ def verdicts(
     index = {n: i for i, n in enumerate(names)}
     out = {}
     holm = pd.Series(np.nan, index=pairs.index, dtype=float)
+    said = pd.Series("", index=pairs.index, dtype=object)
     for spec in specs:
         rows = pairs[pairs["metric"] == spec.name]
         p = {
@@ -138,7 +139,17 @@ def verdicts(
         out[spec.name] = r
         for idx, a, b in rows[["model A", "model B"]].itertuples():
             holm[idx] = r.adjusted[(index[a], index[b])]
-    return out, pairs.assign(**{"Holm p": holm})
+            said[idx] = pair_verdict(
+                spec.name,
+                a,
+                b,
+                pairs.at[idx, "A − B"],
+                holm[idx],
+                ci=(pairs.at[idx, "low"], pairs.at[idx, "high"]),
+                higher_is_better=spec.higher_is_better,
+                alpha=alpha,
+            )
+    return out, pairs.assign(**{"Holm p": holm, "verdict": said})
 
 
 def delong_pairs(y: np.ndarray, scores: dict[str, np.ndarray]) -> pd.DataFrame:
