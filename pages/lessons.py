@@ -1,0 +1,123 @@
+"""Lessons: predict a metric from a small table, check the answer, then see the derivation."""
+
+from __future__ import annotations
+
+import pandas as pd
+import streamlit as st
+
+from ui import lessons, shell, stepper
+from ui.explain import explain
+from ui.safe import md
+from ui.show import chart
+
+shell.page_context(require_usable=False)  # lessons bring their own tables
+
+st.header("Lessons", anchor=False)
+st.caption(
+    "Predict, then reveal: read the small table, answer the question, check it, then open the "
+    "derivation. 'New example' draws another seeded table, the same for everyone with the "
+    "same example number."
+)
+
+titles = {lesson.key: f"{lesson.topic} · {lesson.title}" for lesson in lessons.LESSONS}
+pick_col, new_col, first_col = st.columns([5, 1.6, 1.6], vertical_alignment="bottom")
+key = pick_col.selectbox(
+    "Lesson", list(titles), format_func=titles.get, key="lessons_pick",
+    help="Worked examples from public sources are named by what they show.",
+)  # fmt: skip
+lesson = lessons.BY_KEY[key]
+SEED = f"lessons_seed_{key}"
+st.session_state.setdefault(SEED, 0)
+new_col.button(
+    "New example", key="lessons_new", icon=":material/casino:", width="stretch",
+    on_click=lambda: st.session_state.update({SEED: st.session_state[SEED] + 1}),
+)  # fmt: skip
+first_col.button(
+    "First example", key="lessons_first", width="stretch",
+    disabled=st.session_state[SEED] == 0,
+    on_click=lambda: st.session_state.update({SEED: 0}),
+)  # fmt: skip
+seed = int(st.session_state[SEED])
+exercise = lessons.BY_KEY[key].make(seed)
+
+if lesson.worked and seed == 0:
+    st.caption(f":material/menu_book: Worked example · {md(lesson.source)}")
+else:
+    st.caption(
+        f"Example {seed + 1} (seeded: example {seed + 1} of this lesson is the same table for "
+        "everyone)."
+    )
+
+table_col, question_col = st.columns([1, 1])
+with table_col:
+    st.dataframe(
+        exercise.table,
+        hide_index=True,
+        width="stretch",
+        height="content" if len(exercise.table) <= 16 else 420,
+        key="lessons_table",
+    )
+with question_col:
+    st.markdown(exercise.context)
+    answer_key = f"lessons_answer_{key}_{seed}"
+    checked_key = f"lessons_checked_{key}_{seed}"
+    with st.form(f"lessons_form_{key}_{seed}", border=True):
+        st.markdown(f"**{exercise.question}**")
+        if exercise.kind == "choice":
+            st.radio("Your answer", exercise.options, index=None, key=answer_key)
+        else:
+            st.text_input(
+                "Your answer", key=answer_key, placeholder="e.g. 0.75, 3/4 or 75%",
+                help=f"Answers within {exercise.tolerance:g} of the exact value count as right.",
+            )  # fmt: skip
+        check_col, reveal_col = st.columns(2)
+        checked = check_col.form_submit_button(
+            "Check", type="primary", width="stretch", key="lessons_check"
+        )
+        revealed = reveal_col.form_submit_button("Show me", width="stretch", key="lessons_reveal")
+    if checked:
+        st.session_state[checked_key] = "checked"
+    elif revealed:
+        st.session_state[checked_key] = "revealed"
+    state = st.session_state.get(checked_key)
+    if state == "checked":
+        verdict = lessons.check_answer(exercise, st.session_state.get(answer_key))
+        if verdict.correct is None:
+            st.warning(verdict.message)
+            state = None
+        elif verdict.correct:
+            st.success(verdict.message, icon=":material/check_circle:")
+        else:
+            st.error(verdict.message, icon=":material/cancel:")
+
+if state in ("checked", "revealed"):
+    explain(
+        "how the answer is derived",
+        exercise.derivation,
+        note=exercise.note,
+        expanded=True,
+    )
+    if state == "revealed":
+        answer = exercise.answer
+        st.info(
+            f"The answer: **{answer if isinstance(answer, str) else f'{answer:.4f}'}**.",
+            icon=":material/lightbulb:",
+        )
+    if exercise.curves is not None:
+        y, s = exercise.curves
+        w = stepper.walk(y, s)
+        roc_col, pr_col = st.columns(2)
+        with roc_col:
+            chart(stepper.roc_step_figure(w, w.n_steps), key="lessons_roc", name=f"roc-{key}")
+        with pr_col:
+            chart(stepper.pr_step_figure(w, w.n_steps), key="lessons_pr", name=f"pr-{key}")
+    if exercise.facts:
+        st.dataframe(
+            pd.DataFrame({"what": list(exercise.facts), "value": list(exercise.facts.values())}),
+            hide_index=True,
+            key="lessons_facts",
+            column_config={"value": st.column_config.NumberColumn(format="%.4f")},
+        )
+        st.caption("Every number here is computed by the metrics library on this table.")
+else:
+    st.caption("The derivation appears once you check an answer (or press 'Show me').")
