@@ -1,0 +1,227 @@
+"""The "Your example" source: the link encoding round-trips exactly, damaged links are
+refused, and the edited table becomes a Dataset with the upload messages; a linked table
+reaches every page's numbers (AppTest, with the source wired into the sidebar here)."""
+
+from __future__ import annotations
+
+import base64
+import zlib
+
+import numpy as np
+import pandas as pd
+import pytest
+import streamlit as st
+from streamlit.testing.v1 import AppTest
+
+import metrics
+from tests.apptest_utils import APP, metric_value
+from ui import example_source as ex
+from ui import shell, thresholds
+
+
+def _random_table(rng, rows: int, models: int) -> pd.DataFrame:
+    table = pd.DataFrame({"label": pd.array(rng.integers(0, 2, rows), dtype="Int64")})
+    for name in ex.SCORE_NAMES[:models]:
+        kind = rng.integers(0, 3)
+        if kind == 0:
+            values = rng.random(rows)  # full double precision
+        elif kind == 1:
+            values = np.round(rng.random(rows), 2)  # ties
+        else:
+            values = rng.normal(0, 1e6, rows) * 10.0 ** rng.integers(-300, 300, rows)
+        table[name] = values
+    return table
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_link_round_trips_exactly(seed):
+    rng = np.random.default_rng(seed)
+    table = _random_table(rng, int(rng.integers(1, 201)), int(rng.integers(1, 4)))
+    if seed % 2:
+        table.iloc[0, 1] = np.nan  # an empty cell survives as empty
+        table.iloc[-1, 0] = pd.NA
+    back = ex.decode(ex.encode(table))
+    pd.testing.assert_frame_equal(back, table, check_exact=True)
+    for col in table.columns[1:]:  # bit for bit, not just close
+        a, b = table[col].to_numpy(), back[col].to_numpy()
+        assert np.array_equal(a.view(np.int64)[~np.isnan(a)], b.view(np.int64)[~np.isnan(b)])
+
+
+def test_two_hundred_rows_fit_in_a_link():
+    rng = np.random.default_rng(0)
+    table = _random_table(rng, 200, 3)
+    table[list(ex.SCORE_NAMES)] = np.round(rng.random((200, 3)), 3)
+    link = ex.encode(table)
+    assert len(link) < 4000
+    assert set(link[2:]) <= set("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_")
+    pd.testing.assert_frame_equal(ex.decode(link), table)
+
+
+def _packed(text: str) -> str:
+    return "1." + base64.urlsafe_b64encode(zlib.compress(text.encode())).decode().rstrip("=")
+
+
+@pytest.mark.parametrize(
+    ("link", "message"),
+    [
+        ("2.abc", "not in a format"),
+        ("1.", "not in a format"),
+        ("1.@@@@", "damaged"),
+        (ex.encode(ex.DEFAULT)[:-6], "damaged"),
+        (_packed("label,evil\n1,2\n"), "unexpected columns"),
+        (_packed("label,model_a\n1,0.5,3\n"), "wrong length"),
+        (_packed("label,model_a\n1,abc\n"), "not numbers"),
+        (_packed("label,model_a\n1,inf\n"), "infinite"),
+        (_packed("label,model_a\n" + "1,0.5\n" * 600), "more than 500 rows"),
+        (_packed("label,model_a\n" + "1,0.5\n" * 100_000), "too large"),
+    ],
+)
+def test_damaged_links_are_refused(link, message):
+    with pytest.raises(ex.ExampleError, match=message):
+        ex.decode(link)
+
+
+def test_csv_copy_is_the_table():
+    text = ex.to_csv(ex.DEFAULT)
+    assert text.splitlines()[0] == "label,model_a,model_b"
+    assert text.splitlines()[4] == "1,0.62,0.7"
+    back = pd.read_csv(pd.io.common.StringIO(text))
+    pd.testing.assert_frame_equal(back, ex.DEFAULT, check_dtype=False)
+
+
+# --- the source in an app ----------------------------------------------------------------------
+
+
+def _source_app():
+    import streamlit as st
+
+    from ui.example_source import example_dataset
+
+    with st.sidebar:
+        ds = example_dataset()
+    st.session_state["_ds_id"] = ds.source_id
+    st.session_state["_models"] = list(ds.models)
+    for p in ds.prepared.problems:
+        (st.error if p.level == "error" else st.warning)(p.message)
+    if ds.prepared.ok:
+        st.metric("rows", len(ds.y))
+        st.metric("positives", int(ds.y.sum()))
+
+
+def _run(link: str | None = None) -> AppTest:
+    at = AppTest.from_function(_source_app, default_timeout=30)
+    if link is not None:
+        at.query_params["example"] = link
+    at.run()
+    assert not at.exception, at.exception
+    return at
+
+
+def test_default_example_is_a_usable_dataset():
+    at = _run()
+    assert at.session_state["_models"] == ["model_a", "model_b"]
+    assert metric_value(at, "rows") == "8"
+    assert metric_value(at, "positives") == "4"
+    assert len(at.data_editor) == 1
+    assert at.session_state["_ds_id"].startswith("example:")
+
+
+@pytest.mark.parametrize(
+    ("labels", "scores", "level", "message"),
+    [
+        ([0, 0, 0], [0.1, 0.2, 0.3], "error", "The positive label 1 does not occur in 'label'"),
+        ([1, 1, 1], [0.1, 0.2, 0.3], "warning", "has one class only"),
+        ([1, 0, 1], [0.4, 0.4, 0.4], "warning", "has the same value (0.4) in every row"),
+        ([1, None, 0], [0.4, 0.2, 0.1], "error", "Label column 'label' has 1 missing value"),
+    ],
+)
+def test_the_upload_messages(labels, scores, level, message):
+    table = pd.DataFrame({"label": pd.array(labels, dtype="Int64"), "model_a": scores})
+    at = _run(ex.encode(table))
+    shown = at.error if level == "error" else at.warning
+    assert any(message in e.value for e in shown), [e.value for e in shown]
+
+
+def test_a_damaged_link_falls_back_to_the_default_with_a_message():
+    at = _run("1.broken!!")
+    assert any("damaged" in e.value for e in at.error)
+    assert metric_value(at, "rows") == "8"
+
+
+def test_models_control_adds_and_drops_score_columns():
+    at = _run()
+    at.segmented_control(key="example_models").set_value(3).run()
+    assert at.session_state["_models"] == ["model_a", "model_b", "model_c"]
+    at.segmented_control(key="example_models").set_value(1).run()
+    assert at.session_state["_models"] == ["model_a"]
+    at.button(key="example_reset").click().run()
+    assert at.session_state["_models"] == ["model_a", "model_b"]
+
+
+def test_link_is_offered_and_opens_the_same_table():
+    at = _run()
+    code = [c.value for c in at.sidebar.code]
+    assert code[0] == ex.to_csv(ex.DEFAULT).strip()
+    link = code[1].split("?example=", 1)[1]
+    pd.testing.assert_frame_equal(ex.decode(link), ex.DEFAULT, check_dtype=False)
+
+
+# --- every page on a linked table (the sidebar wired the way the lead will wire it) -------------
+
+
+@pytest.fixture
+def example_sidebar(monkeypatch):
+    """The app with the example source in place of the sidebar's data picker."""
+
+    def sidebar():
+        with st.sidebar:
+            ds = ex.example_dataset()
+            shell._problems(ds)
+            if ds.models:
+                thresholds.sync(ds)
+                if st.session_state.get("model") not in ds.models:
+                    st.session_state["model"] = ds.models[0]
+                st.selectbox("Model (score column)", options=ds.models, key="model")
+        if ds.prepared.ok and ds.models:
+            st.session_state["last_good_dataset"] = ds
+            st.session_state["last_good_model"] = st.session_state["model"]
+        return ds
+
+    monkeypatch.setattr(shell, "_sidebar", sidebar)
+
+
+TABLES = {
+    "ties": pd.DataFrame(
+        {"label": [1, 0, 1, 1, 0, 0, 1, 0, 0, 1], "model_a": [0.9, 0.8, 0.8, 0.6, 0.55, 0.5,
+                                                             0.4, 0.4, 0.2, 0.1]}
+    ),
+    "edited": pd.DataFrame(
+        {"label": [1, 0, 1, 1, 0, 0, 1, 0, 0, 1], "model_a": [0.9, 0.8, 0.85, 0.6, 0.55, 0.5,
+                                                             0.45, 0.4, 0.2, 0.1]}
+    ),
+}  # fmt: skip
+
+
+@pytest.mark.parametrize("name", list(TABLES))
+def test_a_linked_table_reaches_every_page(example_sidebar, name):
+    table = TABLES[name]
+    y, s = table["label"].to_numpy() == 1, table["model_a"].to_numpy()
+    auc, ap = metrics.roc_auc_score(y, s), metrics.average_precision_score(y, s)
+    at = AppTest.from_file(APP, default_timeout=60)
+    at.query_params["example"] = ex.encode(table)
+    at.run()
+    assert not at.exception, at.exception
+    at.switch_page("pages/auc_lab.py").run()
+    assert metric_value(at, "Library roc_auc_score") == f"{auc:.4f}"
+    at.switch_page("pages/ap_lab.py").run()
+    assert not at.exception
+    assert metric_value(at, "Step") == f"{ap:.4f}"
+    at.switch_page("pages/step_through.py").run()
+    assert not at.exception
+    n_steps = len(np.unique(s))
+    assert at.number_input(key="step_through_k").label == f"Step (of {n_steps})"
+    at.number_input(key="step_through_k").set_value(n_steps).run()
+    text = " ".join(m.value for m in at.markdown)
+    assert f"**AUC pair count** {auc:.4f} = library AUC" in text
+    at.switch_page("pages/threshold.py").run()
+    assert not at.exception
