@@ -1,0 +1,51 @@
+"""Presentation mode and the figure format (AppTest on the two functions the sidebar calls)."""
+
+from __future__ import annotations
+
+import json
+
+from streamlit.testing.v1 import AppTest
+
+from ui import presentation
+
+
+def _app():
+    import plotly.graph_objects as go
+    import streamlit as st
+
+    from ui import presentation
+    from ui.show import chart
+
+    with st.sidebar:
+        presentation.sidebar_controls()
+    presentation.apply()
+    st.header("Page")
+    chart(go.Figure(go.Scatter(x=[0, 1], y=[0, 1])), key="c", name="ROC of model a")
+
+
+def _config(at) -> dict:
+    return json.loads(at.get("plotly_chart")[0].proto.config)
+
+
+def test_toggle_injects_the_css_and_the_way_back():
+    at = AppTest.from_function(_app, default_timeout=30)
+    at.run()
+    assert not at.exception
+    assert not [b for b in at.button if b.key == "presentation_exit"]
+    at.toggle(key="presentation").set_value(True).run()
+    html = [e.proto.body for e in at.get("html")]
+    assert presentation.CSS.strip() in html
+    assert 'stSidebar"]' in presentation.CSS
+    assert "display: none" in presentation.CSS
+    at.button(key="presentation_exit").click().run()
+    assert at.toggle(key="presentation").value is False
+    assert not at.get("html")
+
+
+def test_figure_format_sets_the_download():
+    at = AppTest.from_function(_app, default_timeout=30)
+    at.run()
+    options = _config(at)["toImageButtonOptions"]
+    assert options == {"format": "png", "filename": "roc-of-model-a", "scale": 2}
+    at.segmented_control(key="figure_format").set_value("svg").run()
+    assert _config(at)["toImageButtonOptions"]["format"] == "svg"
