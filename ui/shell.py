@@ -21,7 +21,7 @@ from dataclasses import dataclass
 
 import streamlit as st
 
-from ui import data, thresholds
+from ui import data, example_source, presentation, synthetic, thresholds
 from ui.loading import ColumnMapping, LoadError, guess_mapping, guess_pos_label, read_table
 from ui.roles import SCALES
 from ui.safe import md
@@ -32,12 +32,15 @@ PAGES = [
     ("pages/compare.py", "Compare models", ":material/leaderboard:"),
     ("pages/ap_lab.py", "AP lab", ":material/functions:"),
     ("pages/auc_lab.py", "AUC lab", ":material/grid_on:"),
+    ("pages/step_through.py", "Step through", ":material/skip_next:"),
+    ("pages/lessons.py", "Lessons", ":material/school:"),
     ("pages/gauc.py", "GAUC", ":material/group:"),
     ("pages/ranking.py", "Ranking", ":material/format_list_numbered:"),
     ("pages/multilabel.py", "Multi-label", ":material/label:"),
     ("pages/data.py", "Data", ":material/table:"),
 ]
 UPLOAD_TYPES = ["csv", "tsv", "txt", "gz", "parquet"]
+SOURCES = ["Sample dataset", "Upload", "Your example", "Synthetic"]
 NONE = "(none)"
 
 _inside = threading.local()
@@ -63,6 +66,9 @@ def _read_query_params() -> None:
         return
     st.session_state["_query_read"] = True
     q = st.query_params
+    if q.get(example_source.QUERY_KEY):
+        st.session_state["source"] = "Your example"
+        return
     if q.get("dataset") not in data.BUNDLED:
         return
     st.session_state["dataset"] = q["dataset"]
@@ -256,9 +262,13 @@ def _sidebar() -> data.Dataset:
         st.title("Metrics Lens")
         st.caption("See how classification metrics behave on your scores.")
         st.session_state.setdefault("source", "Sample dataset")
-        source = st.segmented_control("Data", ["Sample dataset", "Upload"], key="source")
+        source = st.segmented_control("Data", SOURCES, key="source")
         ds = None
-        if source == "Upload":
+        if source == "Your example":
+            ds = example_source.example_dataset()
+        elif source == "Synthetic":
+            ds = synthetic.synthetic_dataset()
+        elif source == "Upload":
             _upload_widget()
             current = st.session_state.get("upload_current")
             upload = st.session_state.get("uploads", {}).get(current)
@@ -279,7 +289,7 @@ def _sidebar() -> data.Dataset:
                 ds = _slice_widget(ds)
         if ds is None:
             st.session_state.setdefault("dataset", data.DEFAULT_DATASET)
-            if source != "Upload":
+            if source in (None, "Sample dataset"):
                 st.selectbox(
                     "Sample dataset",
                     options=list(data.BUNDLED),
@@ -304,6 +314,8 @@ def _sidebar() -> data.Dataset:
             _scales_widget(ds)
         n = len(ds.frame) - ds.prepared.n_dropped
         st.caption(f"{n:,} rows, {len(ds.frame.columns)} columns.")
+        st.divider()
+        presentation.sidebar_controls()
     if ds.prepared.ok and ds.models:
         # Kept so that a later table with problems loses nothing: pages fall back to it.
         st.session_state["last_good_dataset"] = ds
@@ -404,8 +416,14 @@ def run_app() -> None:
             st.query_params["threshold"] = [f"{m}:{v:.6g}" for m, v in chosen.items()]
         elif "threshold" in st.query_params:
             del st.query_params["threshold"]
+    elif ds.source_id.startswith("example:"):
+        # The typed table travels in the URL, so a reload or a shared link reopens it.
+        table = st.session_state.get("example_current")
+        if table is not None and len(table) <= example_source.MAX_ROWS:
+            st.query_params.from_dict({example_source.QUERY_KEY: example_source.encode(table)})
     else:
         st.query_params.clear()
+    presentation.apply()
     _inside.dataset = ds
     pages = [
         st.Page(path, title=title, icon=icon, default=i == 0)
