@@ -186,3 +186,59 @@ def test_every_lesson_opens_and_reveals_without_an_exception(server, browser):  
         page.get_by_text("Not quite: the answer is 0.8333 = 5/6").wait_for(timeout=20_000)
     finally:
         context.close()
+
+
+def _metric(page, label: str) -> str:
+    card = page.locator('[data-testid="stMetric"]', has_text=label).first
+    return card.locator('[data-testid="stMetricValue"]').inner_text().strip()
+
+
+def test_an_edit_in_your_example_reaches_every_page(server, browser):  # noqa: F811
+    from playwright.sync_api import expect
+
+    import metrics
+    from ui.example_source import DEFAULT
+
+    context = browser.new_context(viewport={"width": 1400, "height": 1000})
+    page = context.new_page()
+    try:
+        page.goto(f"{server}/auc_lab")
+        _wait_for_app(page)
+        page.get_by_role("radio", name="Your example").click()
+        _wait_for_app(page)
+        y = DEFAULT["label"].to_numpy() == 1
+        s = DEFAULT["model_a"].to_numpy()
+        expect(page.locator('[data-testid="stMetric"]', has_text="Library roc_auc_score").locator(
+            '[data-testid="stMetricValue"]'
+        )).to_have_text(f"{metrics.roc_auc_score(y, s):.4f}", timeout=20_000)  # fmt: skip
+        # Edit row 3's label from 0 to 1 in the data editor (a canvas grid: rows are 35 px).
+        grid = page.locator('[data-testid="stDataFrame"]').first
+        grid.scroll_into_view_if_needed()
+        page.wait_for_timeout(500)
+        box = grid.bounding_box()
+        page.mouse.dblclick(box["x"] + 60, box["y"] + 35 * 3 + 17)
+        page.locator("input.gdg-input").wait_for(timeout=10_000)
+        page.keyboard.press("Control+a")
+        page.keyboard.type("1")
+        page.keyboard.press("Enter")
+        y[2] = True
+        auc, ap = metrics.roc_auc_score(y, s), metrics.average_precision_score(y, s)
+        card = page.locator('[data-testid="stMetric"]', has_text="Library roc_auc_score")
+        expect(card.locator('[data-testid="stMetricValue"]')).to_have_text(
+            f"{auc:.4f}", timeout=20_000
+        )
+        _wait_for_app(page)
+        assert "example=" in page.url  # the address bar is the shareable link of the edit
+        page.get_by_role("link", name="AP lab").click()
+        page.get_by_role("heading", name="AP lab").wait_for(timeout=30_000)
+        _wait_for_app(page)
+        assert _metric(page, "Step") == f"{ap:.4f}"
+        page.get_by_role("link", name="Step through").click()
+        page.get_by_role("heading", name="Step through · model_a").wait_for(timeout=30_000)
+        _wait_for_app(page)
+        assert page.get_by_text(f"Step (of {len(set(s))})").count() == 1
+        assert page.locator('[data-testid="stException"]').count() == 0
+        ARTIFACTS.mkdir(exist_ok=True)
+        page.screenshot(path=ARTIFACTS / "your_example-step_through.png")
+    finally:
+        context.close()

@@ -1,6 +1,6 @@
 """The "Your example" source: the link encoding round-trips exactly, damaged links are
 refused, and the edited table becomes a Dataset with the upload messages; a linked table
-reaches every page's numbers (AppTest, with the source wired into the sidebar here)."""
+reaches every page's numbers (AppTest)."""
 
 from __future__ import annotations
 
@@ -10,13 +10,11 @@ import zlib
 import numpy as np
 import pandas as pd
 import pytest
-import streamlit as st
 from streamlit.testing.v1 import AppTest
 
 import metrics
 from tests.apptest_utils import APP, metric_value
 from ui import example_source as ex
-from ui import shell, thresholds
 
 
 def _random_table(rng, rows: int, models: int) -> pd.DataFrame:
@@ -166,28 +164,7 @@ def test_link_is_offered_and_opens_the_same_table():
     pd.testing.assert_frame_equal(ex.decode(link), ex.DEFAULT, check_dtype=False)
 
 
-# --- every page on a linked table (the sidebar wired the way the lead will wire it) -------------
-
-
-@pytest.fixture
-def example_sidebar(monkeypatch):
-    """The app with the example source in place of the sidebar's data picker."""
-
-    def sidebar():
-        with st.sidebar:
-            ds = ex.example_dataset()
-            shell._problems(ds)
-            if ds.models:
-                thresholds.sync(ds)
-                if st.session_state.get("model") not in ds.models:
-                    st.session_state["model"] = ds.models[0]
-                st.selectbox("Model (score column)", options=ds.models, key="model")
-        if ds.prepared.ok and ds.models:
-            st.session_state["last_good_dataset"] = ds
-            st.session_state["last_good_model"] = st.session_state["model"]
-        return ds
-
-    monkeypatch.setattr(shell, "_sidebar", sidebar)
+# --- every page on a linked table (the sidebar's 'Your example' source) ------------------------
 
 
 TABLES = {
@@ -203,7 +180,7 @@ TABLES = {
 
 
 @pytest.mark.parametrize("name", list(TABLES))
-def test_a_linked_table_reaches_every_page(example_sidebar, name):
+def test_a_linked_table_reaches_every_page(name):
     table = TABLES[name]
     y, s = table["label"].to_numpy() == 1, table["model_a"].to_numpy()
     auc, ap = metrics.roc_auc_score(y, s), metrics.average_precision_score(y, s)
@@ -211,6 +188,7 @@ def test_a_linked_table_reaches_every_page(example_sidebar, name):
     at.query_params["example"] = ex.encode(table)
     at.run()
     assert not at.exception, at.exception
+    assert at.segmented_control(key="source").value == "Your example"
     at.switch_page("pages/auc_lab.py").run()
     assert metric_value(at, "Library roc_auc_score") == f"{auc:.4f}"
     at.switch_page("pages/ap_lab.py").run()
