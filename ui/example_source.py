@@ -196,11 +196,19 @@ def example_dataset() -> Dataset:
         hide_index=True,
         width="stretch",
         column_config={
+            # Narrow columns, so the label and two models fit the sidebar's width.
             "label": st.column_config.NumberColumn(
-                "label", help="1 = positive, 0 = negative", min_value=0, max_value=1, step=1
+                "label",
+                help="1 = positive, 0 = negative",
+                min_value=0,
+                max_value=1,
+                step=1,
+                width=56,
             ),
             **{
-                name: st.column_config.NumberColumn(name, help="the model's score", format="%g")
+                name: st.column_config.NumberColumn(
+                    name, help="the model's score", format="%g", width=72
+                )
                 for name in SCORE_NAMES
             },
         },
