@@ -710,9 +710,10 @@ LESSONS: tuple[Lesson, ...] = (
             [1, 0.8, 0.6, 0.4],
             "trapezoid",
             "One sample's labels [1, 0, 1, 0] with scores [1, 0.8, 0.6, 0.4].",
-            "Before version 0.19 scikit-learn drew straight lines between the PR points "
-            "(the trapezoid rule), which is optimistic after a dip; since 0.19 it sums "
-            "rectangles (the step sum, here 5/6, equal to label-ranking AP).",
+            "Before version 0.19 scikit-learn joined the PR points with straight lines (the "
+            "trapezoid rule). No classifier can reach the points on such a line (Davis & "
+            "Goadrich, ICML 2006), so since 0.19 it sums rectangles: the step sum, here 5/6, "
+            "equal to label-ranking AP.",
         ),
         source="scikit-learn 0.19 release notes (average_precision_score no longer interpolates)",
         worked=True,
