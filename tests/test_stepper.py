@@ -52,7 +52,9 @@ def test_sentences_say_what_changed():
     assert "precision 1.00 → 0.67" in three
     tie = stepper.change_text(w, 4)
     assert tie.startswith("rows 4, 5 (tied at score 0.62: 1 positive, 1 negative) crossed together")
-    assert "TP 2 → 3" in tie and "FP 1 → 2" in tie and "diagonally" in tie
+    assert "TP 2 → 3" in tie
+    assert "FP 1 → 2" in tie
+    assert "diagonally" in tie
     assert "no row is predicted positive" in stepper.change_text(w, 0)
 
 
@@ -100,14 +102,16 @@ def test_table_draws_a_window_around_the_line():
 def test_table_escapes_class_names():
     w = stepper.walk(Y8, S8)
     html = stepper.table_html(w, 2, positive_name="<b>yes</b>")
-    assert "<b>yes" not in html and "&lt;b&gt;yes" in html
+    assert "<b>yes" not in html
+    assert "&lt;b&gt;yes" in html
 
 
 def test_roc_figure_has_the_diagonal_of_the_tie():
     w = stepper.walk(Y8, S8)
     fig = stepper.roc_step_figure(w, 4)
     walked = fig.data[1]
-    assert list(walked.x)[-2:] == [0.25, 0.5] and list(walked.y)[-2:] == [0.5, 0.75]
+    assert list(walked.x)[-2:] == [0.25, 0.5]
+    assert list(walked.y)[-2:] == [0.5, 0.75]
     assert (fig.data[2].x[0], fig.data[2].y[0]) == (0.5, 0.75)
 
 
