@@ -21,7 +21,7 @@ from ui.show import chart, rows_behind
 ds, model = shell.page_context()
 counts = data.threshold_counts(ds.key, model, ds)  # one sort per (data, model), cached
 score = ds.score(model)
-low, high = thresholds.slider_range(ds, model)
+low, high, step = thresholds.slider_range(ds, model)
 scale = thresholds.scale(ds, model)
 default_value, default_rule = thresholds.default(ds, model)
 
@@ -72,7 +72,7 @@ with slider_col:
             "Threshold",
             min_value=low,
             max_value=high,
-            step=(high - low) / 1000,
+            step=step,
             format="%.3f" if scale.kind == "probability" else "%.4g",
             key="threshold_slider",
             on_change=lambda: _set(st.session_state["threshold_slider"]),

@@ -80,6 +80,7 @@ _SCORE_NAME = re.compile(
 _RANK_NAME = re.compile(r"rank|position|(^|_)pos($|_)|count|(^|_)n_|num_|clicks$")
 MIN_ROWS_FOR_UNIQUE = 20  # below this, distinct values say little about ids
 MAX_SLICE_VALUES = 20
+MIN_FEATURES = 3  # unnamed numeric columns beside named scores that make them features
 _EPOCH_SECONDS = (1e9, 2.2e9)  # 2001 to 2039
 _EPOCH_MILLIS = (1e12, 2.2e12)
 
@@ -321,6 +322,19 @@ def infer_roles(frame: pd.DataFrame) -> dict[str, ColumnRole]:
     for col in columns:
         if col not in roles:
             roles[col] = _other_role(col, frame[col])
+    # Exports often carry the model's inputs too: when some score columns are named like a
+    # model's output (score, pred, prob, ...) and several others are not, those are features.
+    guessed = [c for c in columns if roles[c].role == "score"]
+    named = [c for c in guessed if _SCORE_NAME.search(c.lower())]
+    if named and len(guessed) - len(named) >= MIN_FEATURES:
+        for col in guessed:
+            if col not in named:
+                roles[col] = ColumnRole(
+                    "ignore",
+                    "numbers, but not named like a model's output while "
+                    + ", ".join(repr(c) for c in named[:3])
+                    + " are: looks like a feature",
+                )
     return {col: roles[col] for col in columns}
 
 
@@ -340,9 +354,10 @@ def infer_scale(values: np.ndarray, name: str = "") -> Scale:
         return Scale("rank", f"whole numbers from {span}, named like a rank or count")
     if low >= 0 and high <= 1:
         return Scale("probability", f"every score is between 0 and 1 ({span}): probabilities")
-    # Percentages of a probability reach well above 1; scores just above 1 are something else.
+    # Percentages of a probability reach well up the scale (positives score high); scores that
+    # stay low (a BM25 of 0-30, a score just above 1) are something else.
     percent_named = bool(re.search(r"pct|percent|%", name.lower()))
-    if low >= 0 and high <= 100 and (high > 5 or percent_named):
+    if low >= 0 and 1 < high <= 100 and (high >= 50 or percent_named):
         return Scale(
             "percent",
             f"scores from {span}, none above 100: read as percentages"

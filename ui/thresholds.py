@@ -93,13 +93,21 @@ def reset(model: str) -> None:
     st.session_state.setdefault("thresholds", {}).pop(model, None)
 
 
-def slider_range(ds: data.Dataset, model: str) -> tuple[float, float]:
-    """The slider's ends: the scale's range (0-1, 0-100) or the scores' own, widened so that
-    one end predicts every row positive and the other none."""
+def slider_range(ds: data.Dataset, model: str) -> tuple[float, float, float]:
+    """The slider's (low, high, step): the scale's range (0-1, 0-100) or the scores' own,
+    widened so one end predicts every row positive and the other none, on a round step that
+    the scale's own default (0.5, 50, a whole-number rank) falls on."""
     s = ds.score(model)
     low, high = float(np.min(s)), float(np.max(s))
-    lo, hi = _SCALE_RANGE.get(scale(ds, model).kind, (low, high))
+    kind = scale(ds, model).kind
+    lo, hi = _SCALE_RANGE.get(kind, (low, high))
     lo, hi = min(lo, low), max(hi, high)
+    span = hi - lo if hi > lo else 1.0
+    step = 10.0 ** math.floor(math.log10(span / 1000))  # about 1,000 to 10,000 steps
+    if kind == "rank":
+        step = max(step, 1.0)
+    lo = math.floor(lo / step) * step
     if hi == high:  # above the highest score nothing is predicted positive
-        hi = high + (high - low) / 100 if high > low else high + 1.0
-    return lo, hi
+        hi = high + max(step, span / 100)
+    hi = math.ceil(hi / step) * step
+    return lo, hi, step

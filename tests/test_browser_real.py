@@ -1,0 +1,77 @@
+"""Real-shaped exports opened in a real browser on every page.
+
+A sample of the corpus in ``tests/data/real/`` (see its manifest) is uploaded through the file
+input; every page must open without an exception, the models offered must be the manifest's
+score columns (never an id or a timestamp), and the Threshold page must open at the manifest's
+default threshold for the first model, not at the lowest score.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from tests.test_browser import (  # noqa: F401  (fixtures)
+    ARTIFACTS,
+    CHROMIUM,
+    _upload,
+    _wait_for_app,
+    browser,
+    page,
+    server,
+)
+
+REAL = Path(__file__).resolve().parent / "data" / "real"
+MANIFEST = json.loads((REAL / "manifest.json").read_text())
+PAGES = ["Curves", "Compare models", "AP lab", "AUC lab", "GAUC", "Ranking", "Data", "Threshold"]
+
+pytestmark = pytest.mark.skipif(
+    not Path(CHROMIUM).exists() and not __import__("os").environ.get("CI"),
+    reason="Debian's chromium is not installed (make test installs it)",
+)
+
+
+def _sample() -> list[str]:
+    """Every third file, plus the ones whose guesses matter most on a first screen."""
+    names = sorted(MANIFEST)
+    picked = set(names[::3])
+    for name in names:
+        spec = MANIFEST[name]
+        kinds = {s["scale"] for s in spec["scores"].values()}
+        if "percent" in kinds or spec.get("group") or len(spec.get("ignore", [])) >= 3:
+            picked.add(name)
+    return sorted(picked)[:8]
+
+
+@pytest.mark.parametrize("name", _sample())
+def test_a_real_export_opens_on_every_page(server, page, name):  # noqa: F811
+    from playwright.sync_api import expect
+
+    spec = MANIFEST[name]
+    page.goto(server)
+    _wait_for_app(page)
+    _upload(page, REAL / name)
+    page.get_by_text("Score columns (one per model)").wait_for(timeout=30_000)
+    _wait_for_app(page)
+    if page.get_by_text("Drop those rows to go on").count():  # blank scores: drop them
+        page.get_by_text("Drop rows with missing or bad values").click()
+        _wait_for_app(page)
+    first = next(iter(spec["scores"]))
+    model = page.get_by_role("combobox", name="Model (score column)")
+    expect(model).to_have_value(first, timeout=20_000)
+    chosen = page.locator('[data-testid="stMultiSelect"]', has_text="Score columns")
+    tags = chosen.locator("[data-tag] > span[title]").filter(visible=True)
+    expect(tags).to_have_count(len(spec["scores"]), timeout=20_000)
+    assert sorted(t.strip() for t in tags.all_inner_texts()) == sorted(spec["scores"])
+    expected = spec["scores"][first]["threshold"]
+    # The sentence under the slider states the threshold in use.
+    expect(page.get_by_text(f"Scores ≥ {expected:.4g} are predicted")).to_be_visible()
+    for title in PAGES:
+        page.get_by_role("link", name=title).click()
+        _wait_for_app(page)
+        page.wait_for_timeout(300)
+        assert page.locator('[data-testid="stException"]').count() == 0, (name, title)
+    ARTIFACTS.mkdir(exist_ok=True)
+    page.screenshot(path=ARTIFACTS / f"real-{Path(name).stem}.png")
