@@ -49,3 +49,18 @@ def test_figure_format_sets_the_download():
     assert options == {"format": "png", "filename": "roc-of-model-a", "scale": 2}
     at.segmented_control(key="figure_format").set_value("svg").run()
     assert _config(at)["toImageButtonOptions"]["format"] == "svg"
+
+
+def test_presentation_mode_enlarges_the_text_inside_charts():
+    from streamlit.testing.v1 import AppTest
+
+    from tests.apptest_utils import APP, figures
+    from ui.show import PRESENTATION_FONT
+
+    at = AppTest.from_file(APP, default_timeout=60)
+    at.run()
+    assert all(f["layout"]["font"]["size"] != PRESENTATION_FONT for f in figures(at))
+    at.toggle(key="presentation").set_value(True).run()
+    assert not at.exception
+    assert figures(at)
+    assert all(f["layout"]["font"]["size"] == PRESENTATION_FONT for f in figures(at))

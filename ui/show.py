@@ -54,9 +54,14 @@ def _legend_below(fig: go.Figure) -> None:
         fig.update_layout(height=fig.layout.height + 40)
 
 
+PRESENTATION_FONT = 18  # chart text in presentation mode (plotly sets its sizes inline)
+
+
 def chart(fig: go.Figure, *, key: str, name: str | None = None, where=None) -> None:
     """Show ``fig`` full width; ``name`` (default: the key) names the downloaded image."""
     _legend_below(fig)
+    if st.session_state.get("presentation"):  # readable from the back of the room
+        fig.update_layout(font=dict(size=PRESENTATION_FONT))
     (where or st).plotly_chart(fig, width="stretch", key=key, config=chart_config(name or key))
 
 
