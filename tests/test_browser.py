@@ -218,6 +218,7 @@ def test_upload_mapping_keyboard_and_model_switch_in_a_real_browser(server, page
     import numpy as np
 
     import metrics
+    from ui.roles import default_threshold, infer_scale
 
     rng = np.random.default_rng(3)
     n = 400
@@ -240,7 +241,8 @@ def test_upload_mapping_keyboard_and_model_switch_in_a_real_browser(server, page
     _choose(page, "Positive label", "No")
     y_no = outcome == "No"
     slider = page.locator('[data-testid="stSlider"] input[type="range"]').first
-    t = float(slider.input_value())
+    # Untouched, the slider stands at the scale's default, which may lie between its steps.
+    t = default_threshold(infer_scale(x, "model_x").kind, y_no, x)
     c = metrics.confusion_at_threshold(y_no, x, t, pos_label=True)
     _expect_metric(page, "Recall (TPR)", f"{c.recall:.3f}")
     _choose(page, "Positive label", "Yes")
@@ -257,7 +259,7 @@ def test_upload_mapping_keyboard_and_model_switch_in_a_real_browser(server, page
 
     # Switch the model, then read the areas off the Curves page legend.
     _choose(page, "Model (score column)", "model_z")
-    t = float(slider.input_value())  # the slider's range follows the model's scores
+    t = default_threshold(infer_scale(z, "model_z").kind, y, z)  # model_z's own threshold
     c = metrics.confusion_at_threshold(y, z, t, pos_label=True)
     _expect_metric(page, "Precision", f"{c.precision:.3f}")
     page.get_by_role("link", name="Curves").click()

@@ -150,7 +150,7 @@ def test_step_through_fits_a_projector_on_a_large_table(server, projector):  # n
     for k in range(1, 4):
         page.keyboard.press("ArrowRight")
         _step_text(page, k)
-    _wait_for_app(page)
+        _wait_for_app(page)  # a key pressed while the page reruns can be lost
     _check_layout(page, "breast cancer")
     assert page.locator("table.ml-steps tbody tr").count() <= 14  # a window, not 569 rows
     ARTIFACTS.mkdir(exist_ok=True)
@@ -216,17 +216,19 @@ def test_an_edit_in_your_example_reaches_every_page(server, browser):  # noqa: F
         grid.scroll_into_view_if_needed()
         page.wait_for_timeout(500)
         box = grid.bounding_box()
-        page.mouse.dblclick(box["x"] + 60, box["y"] + 35 * 3 + 17)
-        page.locator("input.gdg-input").wait_for(timeout=10_000)
-        page.keyboard.press("Control+a")
-        page.keyboard.type("1")
-        page.keyboard.press("Enter")
         y[2] = True
         auc, ap = metrics.roc_auc_score(y, s), metrics.average_precision_score(y, s)
         card = page.locator('[data-testid="stMetric"]', has_text="Library roc_auc_score")
-        expect(card.locator('[data-testid="stMetricValue"]')).to_have_text(
-            f"{auc:.4f}", timeout=20_000
-        )
+        value = card.locator('[data-testid="stMetricValue"]')
+        _wait_for_app(page)
+        page.mouse.dblclick(box["x"] + 60, box["y"] + 35 * 3 + 17)  # row 3's label
+        editor = page.locator("input.gdg-input, textarea.gdg-input")
+        editor.wait_for(timeout=10_000)
+        assert editor.input_value() == "0"  # row 3's label, as in DEFAULT
+        # Type into the cell editor itself: it takes the focus only after it has appeared.
+        editor.fill("1")
+        editor.press("Enter")
+        expect(value).to_have_text(f"{auc:.4f}", timeout=20_000)
         _wait_for_app(page)
         assert "example=" in page.url  # the address bar is the shareable link of the edit
         page.get_by_role("link", name="AP lab").click()
