@@ -42,7 +42,8 @@ preset_name = st.selectbox(
     "Data",
     [CURRENT, *PRESETS],
     key="aplab_preset",
-    help="A worked example from the source articles, as a small inline dataset; "
+    help="A worked example from scikit-learn's documentation or the AP literature, as a small "
+    "inline dataset; "
     f"'{CURRENT}' is the dataset and model chosen in the sidebar.",
 )
 preset = PRESETS.get(preset_name)
@@ -94,7 +95,7 @@ for col, m in zip(st.columns(len(AP_METHODS)), AP_METHODS, strict=True):
         st.metric(
             METHOD_LABELS[m],
             f"{lab.values[m]:.4f}",
-            delta="the default" if m == "step" else ap_charts.diff_text(lab.values[m] - step_value),
+            delta="the default" if m == "step" else ap_charts.diff_text(lab.values[m], step_value),
             delta_color="off",
             delta_arrow="off",
             help=AP_METHOD_SOURCES[m],
@@ -235,14 +236,14 @@ with st.expander("The points each method sums"):
         )
     )
 
-# --- 4. seed 000's "11-point" vs VOC's 11 recall levels ------------------------------------------
+# --- 4. "11-point" as fixed score thresholds vs VOC's 11 recall levels ---------------------
 st.subheader('"11-point": fixed score thresholds vs VOC\'s 11 recall levels')
 grid_col, voc_col = st.columns(2)
 with grid_col:
     st.metric(
-        "Step sum at scores 1, 0.9, ..., 0 (seed 000's reading)",
+        "Step sum at scores 1, 0.9, ..., 0 (11 fixed score thresholds)",
         exact_text(lab.grid.value),
-        delta=ap_charts.diff_text(lab.grid.value - step_value),
+        delta=ap_charts.diff_text(lab.grid.value, step_value),
         delta_color="off",
         delta_arrow="off",
     )
@@ -260,7 +261,7 @@ with voc_col:
     st.metric(
         "VOC 2007: best precision at recall ≥ 0, 0.1, ..., 1",
         exact_text(lab.values["voc11"]),
-        delta=ap_charts.diff_text(lab.values["voc11"] - step_value),
+        delta=ap_charts.diff_text(lab.values["voc11"], step_value),
         delta_color="off",
         delta_arrow="off",
     )

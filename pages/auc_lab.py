@@ -44,7 +44,8 @@ st.caption(
 preset_col, size_col, seed_col = st.columns([2, 2, 1])
 preset = preset_col.selectbox(
     "Example", [CURRENT, *auc_charts.PRESETS], key="auclab_preset",
-    help="The current dataset and model, or a worked example from the source articles.",
+    help="The current dataset and model, or a classic worked example (Fawcett 2006, the "
+    "Mann-Whitney rank formula).",
 )  # fmt: skip
 
 if preset == CURRENT:

@@ -11,6 +11,7 @@ import streamlit as st
 
 from ui import shell, thresholds
 from ui.loading import column_summary, mapping_roles
+from ui.numbers import plural
 from ui.roles import ROLES, infer_roles
 from ui.safe import md
 
@@ -18,7 +19,7 @@ ds, _ = shell.page_context(require_usable=False)
 
 st.header("Data")
 n_rows, n_cols = ds.frame.shape
-st.markdown(f"**{md(ds.name)}**: {n_rows:,} rows, {n_cols} columns.")
+st.markdown(f"**{md(ds.name)}**: {plural(n_rows, 'row')}, {plural(n_cols, 'column')}.")
 if ds.description:
     st.caption(ds.description)
 

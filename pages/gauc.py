@@ -8,6 +8,7 @@ import streamlit as st
 import metrics
 from ui import data, gauc_charts, shell
 from ui.explain import explain, num
+from ui.numbers import plural
 from ui.safe import md
 
 ds, model = shell.page_context()
@@ -127,7 +128,8 @@ explain(
         + gauc_charts.WEIGHTING_LATEX[weighting],
         rf"\text{{GAUC}} = \frac{{{num(weighted_sum, 8)}}}{{{num(total_weight, 8)}}} = {num(gauc)}",
     ],
-    note=f"Sums over the {n_counted:,} users with both classes; the {table.n_skipped:,} others "
+    note=f"Sums over the {plural(n_counted, 'user')} with both classes; the "
+    f"{table.n_skipped:,} others "
     f"have no AUC and weight 0. Total weight {_count(total_weight)}. Global AUC "
     f"({_fmt(global_auc)}) compares all {_count(every)} positive-negative pairs, GAUC only "
     f"the {_count(within)} pairs within a user ({within / every:.1%} of them)."
@@ -155,7 +157,7 @@ ex_y, ex_s, ex_g = gauc_charts.seed004_example()
 ex = metrics.group_auc_table(ex_y, ex_s, ex_g)
 ex_gauc = ex.score("impressions")
 pairs_c = ex.positives[2] * ex.negatives[2]
-auc_c = rf"\tfrac{{{num(ex.auc[2] * pairs_c)}}}{{{num(pairs_c)}}}"  # seed 004 writes 10/12
+auc_c = rf"\tfrac{{{num(ex.auc[2] * pairs_c)}}}{{{num(pairs_c)}}}"  # the rank formula's 10/12
 ex_lines = [
     rf"\text{{AUC}}_a = {num(ex.auc[0])},\ \text{{AUC}}_b = {num(ex.auc[1])},\ "
     rf"\text{{AUC}}_c = {auc_c},\ \text{{user }} d\text{{: {ex.reason[3]}, skipped}}",
@@ -164,12 +166,13 @@ ex_lines = [
     rf"{{{num(ex.rows[0])} + {num(ex.rows[1])} + {num(ex.rows[2])}}} = {num(ex_gauc)}",
 ]
 explain(
-    "seed 004's GAUC on its own examples",
+    "GAUC on three small users and one that is skipped",
     ex_lines,
-    note="Seed 004's cal_group_auc: each user's AUC weighted by the user's rows, users with "
-    f"only clicks or only non-clicks not counted. Users a, b, c are its AUC examples "
-    f"(0.75, 0.875 with a tie, 10/12 by the rank formula); GAUC = {ex_gauc:.4f} (the seed rounds "
-    "to 4 decimals).",
+    note="GAUC as recommender papers compute it (impression-weighted, as in the CTR "
+    "literature's group AUC): each user's AUC weighted by the user's rows, users with only "
+    "clicks or only non-clicks not counted. Users a, b and c are the classic AUC examples "
+    f"(0.75 without ties, 0.875 with a tie counted one half, 10/12 by the rank formula); "
+    f"GAUC = {ex_gauc:.4f}.",
 )
 
 st.subheader(f"Per-user AUC of {md(model)}")
@@ -179,8 +182,9 @@ st.plotly_chart(
     key="gauc_histogram",
 )
 st.caption(
-    f"{n_counted:,} users with both classes, binned by their AUC; {table.n_skipped:,} skipped "
-    "users are not drawn. Hover a bar for its share of the GAUC weight."
+    f"{plural(n_counted, 'user')} with both classes, binned by their AUC; "
+    f"{plural(table.n_skipped, 'skipped user')} not drawn. Hover a bar for its share of the "
+    "GAUC weight."
 )
 
 MAX_SHOWN = 20_000
@@ -188,24 +192,30 @@ users = gauc_charts.user_frame(table, weighting, group_name=group_col)
 shown = users
 if len(users) > MAX_SHOWN:
     shown = users.iloc[np.argsort(-users["rows"].to_numpy(), kind="stable")[:MAX_SHOWN]]
+# A skipped user has no AUC: say so in the cell, not "None" (the CSV keeps the number empty).
+shown = shown.assign(
+    AUC=["skipped" if np.isnan(a) else f"{a:.4f}" for a in shown["AUC"].to_numpy(dtype=float)]
+)
 st.dataframe(
     shown,
     hide_index=True,
     width="stretch",
     height=320,
     column_config={
-        "AUC": st.column_config.NumberColumn("AUC", format="%.4f", help="Empty when skipped."),
+        "AUC": st.column_config.TextColumn(
+            "AUC", help="'skipped' when the user has one class only (see 'skipped because')."
+        ),
         "weight": st.column_config.NumberColumn(f"weight ({weighting})", format="%.6g"),
         "share of weight": st.column_config.NumberColumn("share of weight", format="percent"),
     },
     key="gauc_users",
 )
 st.caption(
-    f"{n_users:,} users, {table.n_skipped:,} skipped (weight 0). Click a column to sort."
+    f"{plural(n_users, 'user')}, {table.n_skipped:,} skipped (weight 0). Click a column to sort."
     + (f" Showing the {MAX_SHOWN:,} users with the most rows." if len(users) > MAX_SHOWN else "")
 )
 st.download_button(
-    f"Download the per-user table ({n_users:,} users, CSV)",
+    f"Download the per-user table ({plural(n_users, 'user')}, CSV)",
     data=lambda: users.to_csv(index=False).encode(),
     file_name=f"gauc_{model}.csv",
     mime="text/csv",
@@ -269,7 +279,7 @@ if mode == "click_rate":
 else:
     offset_tex = (
         r"\text{offset}_u = \text{strength} \times z_u \times k,\quad z_u \sim N(0, 1)"
-        rf"\text{{ (seed 0)}},\ k = \text{{sd(scores)}} = {num(k)}"
+        rf"\text{{ (random seed 0)}},\ k = \text{{sd(scores)}} = {num(k)}"
     )
 explain(
     "the offset",

@@ -29,7 +29,7 @@ def _summary(key: tuple, _problem: mc.Problem) -> mc.Summary:
 preset = (
     st.segmented_control(
         "Data", [CURRENT, *mc.PRESETS], default=CURRENT, key="multilabel_preset",
-        help="The worked examples of the source articles, or the dataset in the sidebar.",
+        help="Worked examples from scikit-learn's documentation, or the dataset in the sidebar.",
     )
     or CURRENT
 )  # fmt: skip
@@ -241,16 +241,20 @@ st.markdown(
     "as 0). A row with every label relevant is 1 in both.  \n"
     "The **trapezoid** rule of scikit-learn before 0.19 averages the precision at both ends of "
     "each recall step, so it usually differs once a negative label scores at least as high as a "
-    "relevant one (seed 002: 0.7917 against 5/6)."
+    "relevant one (labels 1, 0, 1, 0 scored 1, 0.8, 0.6, 0.4: trapezoid 0.7917 against the "
+    "step sum's 5/6)."
 )
 st.caption(
     f"Here: {sm.n_rows_without_label:,} of {sm.n_rows:,} row{'s' * (sm.n_rows != 1)} without a "
     f"relevant label, {sm.n_rows_all_labels:,} with every label relevant."
 )
-row = int(
-    st.number_input(
-        "Row (from 0) to take apart", 0, max(problem.n_rows - 1, 0), 0, 1, key="multilabel_row"
+row = (
+    int(
+        st.number_input(
+            "Row to take apart (from 1)", 1, max(problem.n_rows, 1), 1, 1, key="multilabel_row"
+        )
     )
+    - 1
 )
 row = min(row, problem.n_rows - 1)
 breakdown, _ = mc.row_breakdown(problem, row)

@@ -10,6 +10,7 @@ import streamlit as st
 from ui import ranking_charts as rc
 from ui import shell
 from ui.explain import explain
+from ui.numbers import plural
 from ui.safe import md
 
 ds, model = shell.page_context()
@@ -18,7 +19,7 @@ MAX_K = 100  # the k slider stops here, however long the longest query
 MAX_QUERY_OPTIONS = 2000  # queries listed in the inspector's picker; others can be typed
 MAX_INSPECTED_ROWS = 500
 ROW_HELP = "The row in the data, counting from 1 (after any dropped rows)."
-SOURCES = {"dataset": "Sidebar dataset", "seed001": "Seed 001 example (2 topics)"}
+SOURCES = {"dataset": "Sidebar dataset", "seed001": "IR textbook example (2 topics)"}
 DENOMINATORS = {"relevant": "All relevant (R)", "min_k": "min(k, R)"}
 DENOMINATOR_HELP = [
     "trec_eval map / map_cut, the IR textbook",
@@ -27,7 +28,7 @@ DENOMINATOR_HELP = [
 GAINS = {"linear": "Linear: rel", "exponential": "Exponential: 2^rel − 1"}
 GAIN_HELP = [
     "trec_eval ndcg_cut, scikit-learn ndcg_score",
-    "seed 004, LightGBM / XGBoost ndcg",
+    "Burges et al. (RankNet), LightGBM / XGBoost ndcg",
 ]
 
 
@@ -59,7 +60,8 @@ if source == "seed001":
     cache_key: tuple = ("seed001",)
     model = rc.SEED001_MODEL
     st.caption(
-        "Seed 001's IR example: topic 1 has 4 relevant documents, retrieved at ranks 1, 2, 4 "
+        "The IR textbook example (Manning, Raghavan & Schütze, Introduction to Information "
+        "Retrieval, ch. 8): topic 1 has 4 relevant documents, retrieved at ranks 1, 2, 4 "
         "and 7; topic 2 has 5, retrieved at ranks 1, 3 and 5, and 2 never retrieved (score 0, "
         "below the 7 retrieved). Binary relevance."
     )
@@ -69,7 +71,7 @@ else:
         st.info(
             "Ranking metrics need query-grouped rows. Map a query / user id column in the "
             'sidebar (Upload, Columns), pick the "Search ranking" sample dataset, or open the '
-            "seed 001 example above."
+            "IR textbook example above."
         )
         st.button(
             'Use the "Search ranking" sample',
@@ -184,9 +186,9 @@ if source == "seed001":
         f"({Fraction(mean_ap).limit_denominator(100_000)}); to two decimals "
         f"{ap1:.2f}, {ap2:.2f} and {mean_ap:.2f}. "
         + (
-            "The article: 0.83, 0.45 and 0.64."
+            "The textbook's worked values: 0.83, 0.45 and 0.64."
             if k == 7
-            else "The article's 0.83, 0.45 and 0.64 are at k = 7, its retrieved list."
+            else "The textbook's 0.83, 0.45 and 0.64 are at k = 7, its retrieved list."
         )
     )
 
@@ -280,7 +282,7 @@ b = rc.query_breakdown(
 )
 if b.n_relevant:
     st.markdown(
-        f"Query **{md(picked)}**: {b.n_docs:,} documents, {b.n_relevant:,} relevant. "
+        f"Query **{md(picked)}**: {plural(b.n_docs, 'document')}, {b.n_relevant:,} relevant. "
         f"P@{k} **{chosen.precision[qi]:.4f}**, R@{k} **{chosen.recall[qi]:.4f}**, "
         f"AP@{k} **{chosen.average_precision[qi]:.4f}**, NDCG@{k} **{chosen.ndcg[qi]:.4f}**, "
         f"RR **{chosen.reciprocal_rank[qi]:.4f}**."
@@ -332,9 +334,9 @@ explain(
     note=(
         "Linear gain rel_i, as trec_eval and scikit-learn's ndcg_score."
         if gain == "linear"
-        else "Exponential gain 2^rel_i − 1, seed 004's definition (LightGBM, XGBoost)."
+        else "Exponential gain 2^rel_i − 1, as Burges et al. define it (LightGBM, XGBoost)."
     )
     + " Terms with relevance 0 are left out. The ideal DCG sorts the query's documents by "
-    "relevance (seed 004: DCG lies in (0, IDCG], so NDCG in (0, 1]).",
+    "relevance: DCG lies in (0, IDCG], so NDCG in (0, 1].",
 )
 explain("RR and MRR", rc.rr_lines(b, chosen.reciprocal_rank), note="Not cut at k.")

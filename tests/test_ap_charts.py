@@ -11,10 +11,10 @@ from metrics import AP_METHODS
 from ui import ap_charts
 from ui.ap_charts import PRESETS, exact_text, polygon_area
 
-BINARY = PRESETS["Seed 000: binary (AP 5/6)"]
-WEIGHTED = PRESETS["Seed 000: sample weights (AP 8/9)"]
-MULTILABEL = PRESETS["Seed 000: multi-label (mAP 11/12)"]
-SEED002 = PRESETS["Seed 002: trapezoid vs step"]
+BINARY = PRESETS["AP as scikit-learn's step sum (5/6)"]
+WEIGHTED = PRESETS["Sample weights as row counts (AP 8/9)"]
+MULTILABEL = PRESETS["Multi-label mAP (11/12)"]
+SEED002 = PRESETS["Trapezoid (scikit-learn < 0.19) vs step"]
 
 
 def random_case(seed: int, n: int = 400, weighted: bool = True):
@@ -152,9 +152,11 @@ def test_exact_text():
     assert exact_text(float("nan")) == "—"
     assert exact_text(np.pi / 4) == "0.7854"  # no small fraction
     assert ap_charts.exact_fraction(0.8333333333333333).denominator == 6
-    assert ap_charts.diff_text(0.0) == "same as step"
-    assert ap_charts.diff_text(-0.0417) == "-0.0417 vs step"
-    assert ap_charts.diff_text(2e-6) == "+2.0e-06 vs step"
+    assert ap_charts.diff_text(0.5, 0.5) == "same as step"
+    assert ap_charts.diff_text(0.5 - 0.0417, 0.5) == "-0.0417 vs step"
+    assert ap_charts.diff_text(0.5 + 2e-6, 0.5) == "+2.0e-06 vs step"
+    # round-off is no difference: 97/120 by two routes that differ in the last bit
+    assert ap_charts.diff_text(97 / 120 + 1.1e-16, 97 / 120) == "same as step"
 
 
 def test_has_positives():

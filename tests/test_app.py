@@ -144,7 +144,7 @@ def test_missing_scores_can_be_dropped(app):
     app.checkbox(key="map_drop_bad_rows").check().run()
     assert not app.exception
     assert not _values(app, "error")
-    assert any("Dropped 1 rows" in e for e in _values(app, "info"))
+    assert any("Dropped 1 row with" in e for e in _values(app, "info"))
     assert len(app.metric) == 10
 
 

@@ -47,8 +47,8 @@ def _random(seed, n=300, levels=12):
 
 PRESET_NUMBERS = {
     # title: (wins, ties, losses, exact AUC, pair text, rank text)
-    "Seed 004, example 1: no ties": (3, 0, 1, Fraction(3, 4), "3/4 = 0.75", "(6 − 3) / (2·2)"),
-    "Seed 004, example 2: a tie counts 1/2": (
+    "AUC 0.75: no ties": (3, 0, 1, Fraction(3, 4), "3/4 = 0.75", "(6 − 3) / (2·2)"),
+    "AUC 0.875: a tie counts 1/2": (
         3,
         1,
         0,
@@ -56,7 +56,7 @@ PRESET_NUMBERS = {
         "(3 + 1/2) / (2·2) = 3.5/4 = 0.875",
         "(6.5 − 3) / (2·2) = 3.5/4 = 0.875",
     ),
-    "Seed 004, rank formula with ties": (
+    "AUC 10/12: the rank formula with ties": (
         8,
         4,
         0,
@@ -89,7 +89,7 @@ def test_presets_reproduce_seed_004(title):
 
 
 def test_rank_preset_ranks_and_rank_sum_match_the_seed():
-    p = ac.PRESETS["Seed 004, rank formula with ties"]
+    p = ac.PRESETS["AUC 10/12: the rank formula with ties"]
     frame = ac.rank_frame(metrics.auc_rank_table(p.y, p.scores))
     assert frame["rank"].tolist() == [1, 3.5, 3.5, 3.5, 3.5, 6, 7]
     assert frame["score"].tolist() == [0.3, 0.5, 0.5, 0.5, 0.5, 0.7, 0.8]
@@ -103,7 +103,7 @@ def test_rank_preset_ranks_and_rank_sum_match_the_seed():
 
 
 def test_example_1_rank_formula_is_the_seeds():
-    p = ac.PRESETS["Seed 004, example 1: no ties"]
+    p = ac.PRESETS["AUC 0.75: no ties"]
     t = metrics.auc_rank_table(p.y, p.scores)
     assert ac.rank_frame(t)["rank"].tolist() == [1, 2, 3, 4]
     assert ac.rank_sum_text(t).endswith("(6 − 3) / (2·2) = 3/4 = 0.75")
@@ -146,7 +146,7 @@ def test_plain_numbers_and_plurals():
 
 
 def test_small_grid_sends_the_outcomes_with_cell_text_and_score_ticks():
-    p = ac.PRESETS["Seed 004, example 2: a tie counts 1/2"]
+    p = ac.PRESETS["AUC 0.875: a tie counts 1/2"]
     grid = metrics.auc_pair_grid(p.y, p.scores)
     fig = ac.pair_grid_figure(grid)
     assert len(fig.data) == 1
@@ -196,7 +196,7 @@ def _roc_parts(y, s):
 
 
 def test_small_staircase_draws_every_point_and_the_tied_segment():
-    p = ac.PRESETS["Seed 004, rank formula with ties"]
+    p = ac.PRESETS["AUC 10/12: the rank formula with ties"]
     fpr, tpr, thr, counts = _roc_parts(np.array(p.y, bool), np.array(p.scores))
     fig = ac.roc_staircase_figure(fpr, tpr, thr, counts, auc=10 / 12)
     chance, curve, diag = fig.data
@@ -214,7 +214,7 @@ def test_small_staircase_draws_every_point_and_the_tied_segment():
 
 
 def test_staircase_without_ties_has_no_diagonal_trace():
-    p = ac.PRESETS["Seed 004, example 1: no ties"]
+    p = ac.PRESETS["AUC 0.75: no ties"]
     fpr, tpr, thr, counts = _roc_parts(np.array(p.y, bool), np.array(p.scores))
     fig = ac.roc_staircase_figure(fpr, tpr, thr, counts, auc=0.75)
     assert len(fig.data) == 2
@@ -255,7 +255,7 @@ def test_large_staircase_caps_the_points_but_keeps_exact_diagonals():
 
 
 def test_rank_view_small_tables_show_every_row():
-    p = ac.PRESETS["Seed 004, rank formula with ties"]
+    p = ac.PRESETS["AUC 10/12: the rank formula with ties"]
     shown, note = ac.rank_view(metrics.auc_rank_table(p.y, p.scores), "ties")
     assert len(shown) == 7
     assert note == ""

@@ -139,7 +139,7 @@ def test_score_grid_next_to_voc_levels(lab_page):
     y, s = ds.labels_for(model), ds.score(model)
     grid = metrics.score_grid_average_precision(y, s)
     shown = _metrics(at)
-    assert shown["Step sum at scores 1, 0.9, ..., 0 (seed 000's reading)"] == exact_text(grid.value)
+    assert shown["Step sum at scores 1, 0.9, ..., 0 (11 fixed score thresholds)"] == exact_text(grid.value)
     voc11 = metrics.average_precision_score(y, s, method="voc11")
     assert shown["VOC 2007: best precision at recall ≥ 0, 0.1, ..., 1"] == exact_text(voc11)
     table = _df(at, ["score ≥", "TP", "FP"])
@@ -169,10 +169,10 @@ def test_every_bundled_dataset_and_model(lab_page, dataset):
 
 
 EXPECTED_STEP = {
-    "Seed 000: binary (AP 5/6)": "5/6",
-    "Seed 000: sample weights (AP 8/9)": "8/9",
-    "Seed 000: multi-label (mAP 11/12)": "3/4",
-    "Seed 002: trapezoid vs step": "5/6",
+    "AP as scikit-learn's step sum (5/6)": "5/6",
+    "Sample weights as row counts (AP 8/9)": "8/9",
+    "Multi-label mAP (11/12)": "3/4",
+    "Trapezoid (scikit-learn < 0.19) vs step": "5/6",
 }
 
 
@@ -199,11 +199,11 @@ def test_every_preset_shows_the_seeds_numbers(lab_page, name):
 
 def test_preset_claims_are_the_seed_values(lab_page):
     at = lab_page
-    at.selectbox(key="aplab_preset").set_value("Seed 002: trapezoid vs step").run()
+    at.selectbox(key="aplab_preset").set_value("Trapezoid (scikit-learn < 0.19) vs step").run()
     claims = _df(at, ["number", "the article", "computed"])
     assert claims["computed"].tolist() == ["19/24 = 0.7917", "5/6 = 0.8333", "5/6 = 0.8333"]
     assert _metrics(at)["Trapezoid"] == "0.7917"
-    at.selectbox(key="aplab_preset").set_value("Seed 000: sample weights (AP 8/9)").run()
+    at.selectbox(key="aplab_preset").set_value("Sample weights as row counts (AP 8/9)").run()
     step = _df(at, ["threshold", "rows", "positives"])
     np.testing.assert_allclose(step["precision"], [2 / 2, 2 / 2.5, 2 / 3.5, 3 / 4.5])
     np.testing.assert_allclose(step["recall"], [2 / 3, 2 / 3, 2 / 3, 1])
@@ -212,7 +212,7 @@ def test_preset_claims_are_the_seed_values(lab_page):
 
 def test_multilabel_preset_per_class_averages_and_class_choice(lab_page):
     at = lab_page
-    at.selectbox(key="aplab_preset").set_value("Seed 000: multi-label (mAP 11/12)").run()
+    at.selectbox(key="aplab_preset").set_value("Multi-label mAP (11/12)").run()
     per_class = _df(at, ["class", "Step"])
     assert per_class["Step"].tolist() == [
         "3/4 = 0.7500",
@@ -238,7 +238,7 @@ def test_multilabel_preset_per_class_averages_and_class_choice(lab_page):
 
 def test_back_to_current_data(lab_page):
     at = lab_page
-    at.selectbox(key="aplab_preset").set_value("Seed 002: trapezoid vs step").run()
+    at.selectbox(key="aplab_preset").set_value("Trapezoid (scikit-learn < 0.19) vs step").run()
     at.selectbox(key="aplab_preset").set_value("Current data").run()
     assert not at.exception
     ds = data.bundled_dataset(data.DEFAULT_DATASET)
@@ -266,5 +266,5 @@ def test_a_class_without_positives_gets_a_message(lab_page):
     )
     # the worked examples still work on top of an unusable class
     at.selectbox(key="model").set_value("score_a").run()
-    at.selectbox(key="aplab_preset").set_value("Seed 000: binary (AP 5/6)").run()
+    at.selectbox(key="aplab_preset").set_value("AP as scikit-learn's step sum (5/6)").run()
     assert _metrics(at)["Step"] == "0.8333"

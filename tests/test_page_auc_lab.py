@@ -91,13 +91,13 @@ def test_presets_show_the_seed_numbers(title):
     assert not at.exception
     p = ac.PRESETS[title]
     exact = {
-        "Seed 004, example 1: no ties": ("0.7500", "**3 wins**, **0 ties**, **1 loss**", "3/4"),
-        "Seed 004, example 2: a tie counts 1/2": (
+        "AUC 0.75: no ties": ("0.7500", "**3 wins**, **0 ties**, **1 loss**", "3/4"),
+        "AUC 0.875: a tie counts 1/2": (
             "0.8750",
             "**3 wins**, **1 tie**, **0 losses**",
             "3.5/4",
         ),
-        "Seed 004, rank formula with ties": (
+        "AUC 10/12: the rank formula with ties": (
             "0.8333",
             "**8 wins**, **4 ties**, **0 losses**",
             "10/12",
@@ -125,7 +125,7 @@ def test_presets_show_the_seed_numbers(title):
 
 def test_rank_preset_table_and_formula_are_the_seeds():
     at = _open()
-    at.selectbox(key="auclab_preset").set_value("Seed 004, rank formula with ties").run()
+    at.selectbox(key="auclab_preset").set_value("AUC 10/12: the rank formula with ties").run()
     table = at.dataframe[0].value
     assert table["rank"].tolist() == [1, 3.5, 3.5, 3.5, 3.5, 6, 7]
     assert "**R = 20**" in _markdown(at)
@@ -184,7 +184,7 @@ def test_one_class_data_gives_an_info_message():
     assert any("AUC needs both classes" in i.value for i in at.info)
     assert not at.metric
     # a worked example still works from there
-    at.selectbox(key="auclab_preset").set_value("Seed 004, example 1: no ties").run()
+    at.selectbox(key="auclab_preset").set_value("AUC 0.75: no ties").run()
     assert not at.exception
     assert _metric(at, "Rank sum") == "0.7500"
 

@@ -24,8 +24,8 @@ def _open(dataset: str) -> AppTest:
 
 APP = str(Path(__file__).resolve().parent.parent / "app.py")
 PAGE = "pages/multilabel.py"
-SEED_000 = "Seed 000: 4 × 3"
-SEED_002 = "Seed 002: one row"
+SEED_000 = "mAP 11/12: 4 samples × 3 classes"
+SEED_002 = "LRAP = step AP 5/6: one row"
 
 
 @pytest.fixture
@@ -107,7 +107,7 @@ def test_digits_widgets_change_the_charts(digits):
     assert bars["layout"]["yaxis"]["title"]["text"] == "AUC"
     assert curves["data"][-1]["name"] == f"micro: all cells pooled (AUC {auc:.3f})"
     assert curves["data"][0]["name"] == "chance (AUC 0.5)"
-    digits.number_input(key="multilabel_row").set_value(1).run()  # digit 1: no label
+    digits.number_input(key="multilabel_row").set_value(2).run()  # row 2, digit 1: no label
     assert not digits.exception
     assert digits.dataframe[-1].value["relevant"].sum() == 0
 

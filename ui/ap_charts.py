@@ -21,6 +21,7 @@ import metrics
 from metrics import AP_METHOD_SOURCES, AP_METHODS, APBreakdown, APStepTable, ScoreGridAP
 from ui.charts import _BASE_LAYOUT, MAX_POINTS, PALETTE, sample_indices
 from ui.explain import num
+from ui.numbers import difference_text
 
 __all__ = [
     "METHOD_LABELS",
@@ -65,7 +66,8 @@ WHEN_THEY_DIFFER = {
     "precision at the bottom of the block.",
     "trapezoid": "Straight lines between the points, starting from precision 1 at recall 0. "
     "Below step when negatives sit between positives (the next segment starts from the dip: "
-    "seed 002, 0.7917 vs 0.8333); above step when a tied block mixes positives and negatives "
+    "labels 1, 0, 1, 0 scored 1, 0.8, 0.6, 0.4 give 0.7917 vs 0.8333); above step when a "
+    "tied block mixes positives and negatives "
     "(the line across it averages entry and exit precision). Both grow with few positives.",
     "voc_all": "The step sum under the envelope (each precision replaced by the best one at "
     "equal or higher recall): never below step; the gap is largest with a precision dip at low "
@@ -114,13 +116,10 @@ def exact_text(value: float, digits: int = 4) -> str:
     return f"{f.numerator}/{f.denominator} = {value:.{digits}f}"
 
 
-def diff_text(difference: float) -> str:
-    """A method's value minus the step value, for a metric's delta."""
-    if difference == 0:
-        return "same as step"
-    if abs(difference) < 5e-5:
-        return f"{difference:+.1e} vs step"
-    return f"{difference:+.4f} vs step"
+def diff_text(value: float, step_value: float) -> str:
+    """A method's value against the step sum, for a metric's delta (round-off is no
+    difference: see :mod:`ui.numbers`)."""
+    return difference_text(value, step_value, "step")
 
 
 def _tex(value: float, max_denominator: int = 20) -> str:
@@ -199,18 +198,19 @@ PRESETS: dict[str, Preset] = {
     p.name: p
     for p in (
         Preset(
-            name="Seed 000: binary (AP 5/6)",
-            source="Seed 000, AP as scikit-learn computes it: truth [0, 0, 1, 1], scores "
-            "[0.4, 0.1, 0.8, 0.35]. The article sums (1/2 − 0)·1 + (1/2 − 1/2)·1/2 + "
+            name="AP as scikit-learn's step sum (5/6)",
+            source="AP as scikit-learn's average_precision_score computes it: truth "
+            "[0, 0, 1, 1], scores [0.4, 0.1, 0.8, 0.35]. The step sum is "
+            "(1/2 − 0)·1 + (1/2 − 1/2)·1/2 + "
             "(1 − 1/2)·2/3 + (1 − 1)·2/4 = 5/6.",
             y=np.array([0, 0, 1, 1]),
             scores=np.array([0.4, 0.1, 0.8, 0.35]),
             claims=(Claim("AP (step)", "5/6", Fraction(5, 6)),),
         ),
         Preset(
-            name="Seed 000: sample weights (AP 8/9)",
-            source="Seed 000, sample_weight as a row count: labels [1, 0, 0, 1], scores "
-            "[0.5, 0.4, 0.3, 0.1], weights [2, 0.5, 1, 1]. The article gets "
+            name="Sample weights as row counts (AP 8/9)",
+            source="scikit-learn's sample_weight as a row count: labels [1, 0, 0, 1], scores "
+            "[0.5, 0.4, 0.3, 0.1], weights [2, 0.5, 1, 1]. By hand: "
             "P = [2/2, 2/2.5, 2/3.5, 3/4.5], R = [2/3, 2/3, 2/3, 1] and AP = 8/9.",
             y=np.array([1, 0, 0, 1]),
             scores=np.array([0.5, 0.4, 0.3, 0.1]),
@@ -218,8 +218,9 @@ PRESETS: dict[str, Preset] = {
             claims=(Claim("AP (step, weighted)", "8/9", Fraction(8, 9)),),
         ),
         Preset(
-            name="Seed 000: multi-label (mAP 11/12)",
-            source="Seed 000, 4 samples × 3 classes, each class a binary problem. The article: "
+            name="Multi-label mAP (11/12)",
+            source="4 samples × 3 classes, each class a binary problem, as in scikit-learn's "
+            "average_precision_score(average=...): "
             "per-class AP 0.75, 1, 1; mAP (macro) = 11/12; weighted by positives "
             "(2/7, 4/7, 1/7) = 13/14.",
             y=np.array([[0, 1, 0], [1, 1, 0], [0, 1, 1], [1, 1, 0]]),
@@ -234,8 +235,8 @@ PRESETS: dict[str, Preset] = {
             ),
         ),
         Preset(
-            name="Seed 002: trapezoid vs step",
-            source="Seed 002, one sample's labels [1, 0, 1, 0] with scores [1, 0.8, 0.6, 0.4]: "
+            name="Trapezoid (scikit-learn < 0.19) vs step",
+            source="One sample's labels [1, 0, 1, 0] with scores [1, 0.8, 0.6, 0.4]: "
             "scikit-learn before 0.19 integrated with trapezoids (0.79166666666666663); "
             "label_ranking_average_precision_score and today's step sum give "
             "0.83333333333333326.",

@@ -1,7 +1,7 @@
 """Figures, tables and formulas for the AUC lab: the pair grid, the rank sum, the ROC staircase.
 
 Plain functions from the library's results to plotly figures, DataFrames and LaTeX strings; no
-Streamlit. Seed 004's worked examples live here as :data:`PRESETS`.
+Streamlit. The classic worked examples (no ties, a tie, the rank formula) are :data:`PRESETS`.
 """
 
 from __future__ import annotations
@@ -36,20 +36,20 @@ PRESETS: dict[str, Preset] = {
     p.title: p
     for p in (
         Preset(
-            "Seed 004, example 1: no ties",
+            "AUC 0.75: no ties",
             (0, 0, 1, 1),
             (0.1, 0.4, 0.35, 0.8),
             "Of the 4 positive-negative pairs the model orders 3 correctly: AUC = 3/4 = 0.75.",
         ),
         Preset(
-            "Seed 004, example 2: a tie counts 1/2",
+            "AUC 0.875: a tie counts 1/2",
             (0, 0, 1, 1),
             (0.1, 0.4, 0.4, 0.8),
             "The positive and the negative at 0.4 are tied: that pair counts 1/2, so "
             "AUC = 3.5/4 = 0.875.",
         ),
         Preset(
-            "Seed 004, rank formula with ties",
+            "AUC 10/12: the rank formula with ties",
             (0, 1, 1, 0, 0, 1, 1),
             (0.3, 0.5, 0.5, 0.5, 0.5, 0.7, 0.8),
             "Four rows tie at 0.5 and share ranks 2 to 5, so each gets (2+3+4+5)/4 = 3.5: "

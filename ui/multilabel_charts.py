@@ -76,18 +76,21 @@ class Problem:
 
 
 SEED_000 = Problem(
-    name="Seed 000: 4 samples × 3 classes",
+    name="scikit-learn's average_precision_score: 4 samples × 3 classes",
     y=np.array([[0, 1, 0], [1, 1, 0], [0, 1, 1], [1, 1, 0]], dtype=bool),
     scores=np.array([[0.1, 0.8, 0.3], [0.9, 0.7, 0.5], [0.2, 0.1, 0.9], [0.1, 0.8, 0.6]]),
     classes=("class_0", "class_1", "class_2"),
 )
 SEED_002 = Problem(
-    name="Seed 002: one row, 4 labels",
+    name="Label ranking AP vs AP: one row, 4 labels",
     y=np.array([[1, 0, 1, 0]], dtype=bool),
     scores=np.array([[1.0, 0.8, 0.6, 0.4]]),
     classes=("red", "round", "heavy", "spicy"),
 )
-PRESETS = {"Seed 000: 4 × 3": SEED_000, "Seed 002: one row": SEED_002}
+PRESETS = {
+    "mAP 11/12: 4 samples × 3 classes": SEED_000,
+    "LRAP = step AP 5/6: one row": SEED_002,
+}
 
 
 def problem_from_dataset(ds: Any) -> Problem | None:

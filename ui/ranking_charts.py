@@ -43,7 +43,7 @@ __all__ = [
     "seed001_example",
 ]
 
-SEED001_MODEL = "seed 001 system"
+SEED001_MODEL = "textbook system"
 
 # (report attribute, short name) of the metrics cut at k, in the order the page shows them.
 CURVE_METRICS = (
@@ -99,7 +99,7 @@ def seed001_example() -> RankingInput:
     scores = np.array([*retrieved, *retrieved, 0, 0], dtype=np.float64)
     groups = np.array(["topic 1"] * len(topic1) + ["topic 2"] * len(topic2))
     return RankingInput(
-        name="Seed 001: two topics",
+        name="IR textbook: two topics",
         models=(SEED001_MODEL,),
         scores={SEED001_MODEL: scores},
         groups=groups,

@@ -23,6 +23,7 @@ import streamlit as st
 
 from ui import data, example_source, presentation, synthetic, thresholds
 from ui.loading import ColumnMapping, LoadError, guess_mapping, guess_pos_label, read_table
+from ui.numbers import plural
 from ui.roles import SCALES
 from ui.safe import md
 
@@ -254,7 +255,7 @@ def _problems(ds: data.Dataset) -> None:
     for note in ds.prepared.problems:
         (st.error if note.level == "error" else st.warning)(md(note.message, limit=2000))
     if ds.prepared.n_dropped:
-        st.info(f"Dropped {ds.prepared.n_dropped:,} rows with problems.")
+        st.info(f"Dropped {plural(ds.prepared.n_dropped, 'row')} with problems.")
 
 
 def _sidebar() -> data.Dataset:
@@ -313,7 +314,7 @@ def _sidebar() -> data.Dataset:
             )
             _scales_widget(ds)
         n = len(ds.frame) - ds.prepared.n_dropped
-        st.caption(f"{n:,} rows, {len(ds.frame.columns)} columns.")
+        st.caption(f"{plural(n, 'row')}, {plural(len(ds.frame.columns), 'column')}.")
         st.divider()
         presentation.sidebar_controls()
     if ds.prepared.ok and ds.models:

@@ -1,0 +1,38 @@
+"""Numbers as people read them: values equal up to round-off are shown as equal.
+
+Two routes to the same number (a step sum and an envelope sum, say) often differ in the last
+bits of a double. A difference below a relative 1e-12 of the values is round-off, not a
+difference, and is never displayed as one.
+"""
+
+from __future__ import annotations
+
+import math
+
+__all__ = ["REL_TOL", "difference_text", "plural", "same"]
+
+REL_TOL = 1e-12
+ABS_TOL = 1e-15  # near 0, where a relative tolerance means nothing
+
+
+def same(a: float, b: float) -> bool:
+    """Whether ``a`` and ``b`` are equal up to round-off (relative 1e-12, absolute 1e-15)."""
+    if math.isnan(a) or math.isnan(b):
+        return math.isnan(a) and math.isnan(b)
+    return math.isclose(a, b, rel_tol=REL_TOL, abs_tol=ABS_TOL)
+
+
+def difference_text(value: float, reference: float, name: str) -> str:
+    """``value − reference`` for a metric card's delta: "same as <name>" up to round-off."""
+    if same(value, reference):
+        return f"same as {name}"
+    difference = value - reference
+    if abs(difference) < 5e-5:
+        return f"{difference:+.1e} vs {name}"
+    return f"{difference:+.4f} vs {name}"
+
+
+def plural(count: float, noun: str, plural_form: str | None = None) -> str:
+    """``"1 user"``, ``"2 users"``, ``"1,234 users"`` (an irregular plural may be given)."""
+    word = noun if count == 1 else (plural_form or noun + "s")
+    return f"{count:,} {word}"
