@@ -109,6 +109,14 @@ PHONE_PAGES = [
     ("compare", "breast_cancer"),
     ("data", "breast_cancer"),
     ("compare", "user_impressions"),
+    ("ap_lab", "breast_cancer"),
+    ("auc_lab", "breast_cancer"),
+    ("gauc", "user_impressions"),
+    ("ranking", "query_ranking"),
+    ("multilabel", "digits_multilabel"),
+    ("multilabel", "wine_multiclass"),
+    ("step_through", "breast_cancer"),
+    ("lessons", "breast_cancer"),
 ]
 
 
