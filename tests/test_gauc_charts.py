@@ -38,7 +38,7 @@ def clicks():
 def test_weighting_sources_are_stated_as_specified():
     assert list(gc.WEIGHTING_LABELS) == list(metrics.WEIGHTINGS)
     assert gc.WEIGHTING_USED_BY == {
-        "impressions": "as in the group AUC of CTR papers' code (e.g. DIN's authors' GAUC)",
+        "impressions": "as many CTR papers' code computes group AUC",
         "positives": "as RecBole does",
         "uniform": "as DIN's code and TorchRec do",
     }

@@ -25,7 +25,7 @@ WEIGHTING_LABELS = {
     "uniform": "uniform (plain mean)",
 }
 WEIGHTING_USED_BY = {
-    "impressions": "as in the group AUC of CTR papers' code (e.g. DIN's authors' GAUC)",
+    "impressions": "as many CTR papers' code computes group AUC",
     "positives": "as RecBole does",
     "uniform": "as DIN's code and TorchRec do",
 }
