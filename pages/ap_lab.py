@@ -11,6 +11,7 @@ from ui.ap_charts import METHOD_LABELS, PRESETS, exact_text
 from ui.charts import MAX_POINTS
 from ui.explain import explain
 from ui.safe import md
+from ui.show import chart
 
 CURRENT = "Current data"
 SMALL = 30  # distinct thresholds up to which the step table is shown whole
@@ -150,7 +151,7 @@ show = st.pills(
     format_func=METHOD_LABELS.get,
     key="aplab_show",
 )
-st.plotly_chart(ap_charts.ap_regions_figure(lab, show or []), width="stretch", key="aplab_chart")
+chart(ap_charts.ap_regions_figure(lab, show or []), key="aplab_chart")
 st.caption(
     "Step: rectangles of width Δ recall at each point's precision. Trapezoid: straight lines "
     "from (0, 1) through the points. VOC all-point: the same rectangles under the envelope. "

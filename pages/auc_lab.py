@@ -8,6 +8,7 @@ import metrics
 from ui import auc_charts, shell
 from ui.explain import explain
 from ui.safe import md
+from ui.show import chart
 
 ds, model = shell.page_context()
 
@@ -109,9 +110,8 @@ m4.metric("Pairs P·N", f"{pairs.pairs:,.0f}", help=f"{pairs.n_pos:,} × {pairs.
 grid_col, roc_col = st.columns([3, 2])
 with grid_col:
     st.subheader("Every positive against every negative")
-    st.plotly_chart(
+    chart(
         auc_charts.pair_grid_figure(grid, positive_name=positive_name, negative_name=negative_name),
-        width="stretch",
         key="auclab_grid",
     )
     g_pairs = grid.outcome.size
@@ -148,11 +148,7 @@ with grid_col:
     )
 with roc_col:
     st.subheader("ROC staircase")
-    st.plotly_chart(
-        auc_charts.roc_staircase_figure(*roc, counts, auc=library),
-        width="stretch",
-        key="auclab_roc",
-    )
+    chart(auc_charts.roc_staircase_figure(*roc, counts, auc=library), key="auclab_roc")
     n_diag = auc_charts.diagonal_runs(counts).size
     st.caption(
         "Each up step is a positive, each right step a negative. A diagonal is a score shared by "

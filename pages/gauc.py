@@ -10,6 +10,7 @@ from ui import data, gauc_charts, shell
 from ui.explain import explain, num
 from ui.numbers import plural
 from ui.safe import md
+from ui.show import chart
 
 ds, model = shell.page_context()
 st.header("GAUC: per-user AUC")
@@ -176,9 +177,8 @@ explain(
 )
 
 st.subheader(f"Per-user AUC of {md(model)}")
-st.plotly_chart(
+chart(
     gauc_charts.auc_histogram_figure(table, weighting, gauc=gauc, global_auc=global_auc),
-    width="stretch",
     key="gauc_histogram",
 )
 st.caption(
@@ -264,11 +264,7 @@ st.caption(
     "so it moves: a model can gain or lose global AUC by scoring whole users higher or lower, "
     "without ranking any user's own items better."
 )
-st.plotly_chart(
-    gauc_charts.offset_sweep_figure(sweep, strength=strength),
-    width="stretch",
-    key="gauc_sweep",
-)
+chart(gauc_charts.offset_sweep_figure(sweep, strength=strength), key="gauc_sweep")
 if mode == "click_rate":
     offset_tex = (
         r"\text{offset}_u = \text{strength} \times (\text{click rate}_u - "

@@ -9,6 +9,7 @@ import streamlit as st
 from ui import multilabel_charts as mc
 from ui import shell
 from ui.explain import explain, num
+from ui.show import chart
 
 ds, model = shell.page_context()
 
@@ -28,11 +29,14 @@ def _summary(key: tuple, _problem: mc.Problem) -> mc.Summary:
 
 preset = (
     st.segmented_control(
-        "Data", [CURRENT, *mc.PRESETS], default=CURRENT, key="multilabel_preset",
+        "Data",
+        [CURRENT, *mc.PRESETS],
+        default=CURRENT,
+        key="multilabel_preset",
         help="Worked examples from scikit-learn's documentation, or the dataset in the sidebar.",
     )
     or CURRENT
-)  # fmt: skip
+)
 if preset == CURRENT:
     problem = mc.problem_from_dataset(ds)
     if problem is None:
@@ -71,11 +75,13 @@ def _notes(*keys: tuple[str, str]) -> None:
 st.subheader("Averaging")
 mode = (
     st.segmented_control(
-        "Average AP and AUC by", [*mc.MODES, "per class"], default="macro",
+        "Average AP and AUC by",
+        [*mc.MODES, "per class"],
+        default="macro",
         key="multilabel_average",
     )
     or "macro"
-)  # fmt: skip
+)
 st.markdown(f"**{mode}**: {mc.MODE_LINES[mode]}")
 cards = st.columns(3)
 if mode == "per class":
@@ -138,7 +144,7 @@ with chart_col:
         st.segmented_control("Bars", ["AP", "AUC"], default="AP", key="multilabel_bar_metric")
         or "AP"
     )
-    st.plotly_chart(mc.per_class_bar_figure(sm, bar_metric), width="stretch", key="multilabel_bars")
+    chart(mc.per_class_bar_figure(sm, bar_metric), key="multilabel_bars")
     st.caption(
         "Bars: each class alone, its weight w_c under its name. Lines: the four averages; a rare "
         "class moves macro as much as a frequent one, but barely moves weighted."
@@ -148,10 +154,7 @@ with chart_col:
 
 st.subheader("Per-class curves and the micro curve")
 curve = st.segmented_control("Curve", ["PR", "ROC"], default="PR", key="multilabel_curve") or "PR"
-st.plotly_chart(
-    mc.curves_figure(sm, "pr" if curve == "PR" else "roc"), width="stretch",
-    key="multilabel_curves",
-)  # fmt: skip
+chart(mc.curves_figure(sm, "pr" if curve == "PR" else "roc"), key="multilabel_curves")
 per_class = sm.ap_per_class if curve == "PR" else sm.auc_per_class
 missing = [c for c, v in zip(sm.classes, per_class, strict=True) if not np.isfinite(v)]
 st.caption(
@@ -174,9 +177,7 @@ if problem.multiclass and sm.confusion is not None and sm.top_k is not None:
             )
             or "counts"
         )
-        st.plotly_chart(
-            mc.confusion_figure(sm, NORMALIZE[shown]), width="stretch", key="multilabel_matrix"
-        )
+        chart(mc.confusion_figure(sm, NORMALIZE[shown]), key="multilabel_matrix")
         st.caption(
             "Each row is predicted as its highest-scoring class (a tie goes to the first column). "
             "By true class, the diagonal is each class's recall; by predicted class, its "
@@ -191,7 +192,7 @@ if problem.multiclass and sm.confusion is not None and sm.top_k is not None:
             column_config={"top-k accuracy": st.column_config.NumberColumn(format="%.4f")},
             key="multilabel_topk_table",
         )
-        st.plotly_chart(mc.top_k_figure(sm), width="stretch", key="multilabel_topk")
+        chart(mc.top_k_figure(sm), key="multilabel_topk")
     counts = sm.confusion["counts"]
     explain(
         "top-k accuracy",
@@ -214,9 +215,10 @@ st.subheader("Label ranking AP vs samples-averaged AP")
 lrap_cols = st.columns(4)
 lrap_cols[0].metric("LRAP", mc.fmt(sm.lrap), help="metrics.label_ranking_average_precision_score")
 lrap_cols[1].metric(
-    "samples AP", mc.fmt(sm.ap["samples"]), help="metrics.average_precision_score(average="
-    "'samples')",
-)  # fmt: skip
+    "samples AP",
+    mc.fmt(sm.ap["samples"]),
+    help="metrics.average_precision_score(average='samples')",
+)
 lrap_cols[2].metric(
     "LRAP, rows with a label",
     mc.fmt(sm.lrap_labelled),

@@ -12,6 +12,7 @@ from ui import shell
 from ui.explain import explain
 from ui.numbers import plural
 from ui.safe import md
+from ui.show import chart
 
 ds, model = shell.page_context()
 
@@ -209,7 +210,7 @@ if len(data.models) > 1:
 st.subheader("Metrics at every cut-off")
 ks = rc.k_grid(k_max, data.n_rows, len(data.models))
 curves = _curves(cache_key, data.models, ks, gain, denominator, data)
-st.plotly_chart(rc.metric_at_k_figure(ks, curves, k=k), width="stretch", key="ranking_curves")
+chart(rc.metric_at_k_figure(ks, curves, k=k), key="ranking_curves")
 st.caption(
     "Means over the counted queries at each k"
     + (f" ({len(ks)} values of k from 1 to {k_max})" if len(ks) < k_max else "")
@@ -221,11 +222,10 @@ st.subheader("Per query")
 frame = rc.per_query_frame(chosen)
 hist_col, table_col = st.columns([2, 3])
 with hist_col:
-    st.plotly_chart(
+    chart(
         rc.per_query_histogram_figure(
             {f"AP@{k}": chosen.average_precision, f"NDCG@{k}": chosen.ndcg}
         ),
-        width="stretch",
         key="ranking_histogram",
     )
     st.caption(f"{md(model)}: how AP@{k} and NDCG@{k} spread over the counted queries.")
@@ -292,7 +292,7 @@ else:
         f"Query **{md(picked)}**: {b.n_docs:,} documents, none relevant: skipped by every mean."
     )
 
-st.plotly_chart(rc.query_gain_figure(b), width="stretch", key="ranking_query_gains")
+chart(rc.query_gain_figure(b), key="ranking_query_gains")
 st.caption(
     f"Each bar is a rank's gain / log2(i + 1). NDCG@{k} is the sum of the blue bars up to k "
     "over the sum of the grey ones (the same documents sorted by relevance)."
