@@ -1,0 +1,120 @@
+"""Gains, KS and decision curves: what taking the top of a ranking buys, from one sort.
+
+Every function is a thin layer over :func:`metrics.threshold_counts` (counts at every distinct
+score), so each is exact at every distinct threshold; a score ``>= t`` is predicted positive,
+and tied rows are taken together.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from metrics.curves import threshold_counts
+
+__all__ = ["KSResult", "cumulative_gain_curve", "ks_statistic", "net_benefit"]
+
+
+def cumulative_gain_curve(
+    y_true: Any, y_score: Any, *, pos_label: Any = None, sample_weight: Any = None
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The cumulative gains (CAP) curve: share of rows taken against share of positives found.
+
+    Returns
+    -------
+    taken : ndarray of shape (n_thresholds + 1,)
+        Share of the total weight with ``score >= thresholds[i]``, from 0 (nothing taken).
+    gained : ndarray of shape (n_thresholds + 1,)
+        Share of the positive weight among those rows (recall), from 0.
+    thresholds : ndarray of shape (n_thresholds + 1,)
+        ``inf`` first, then the distinct scores in decreasing order.
+
+    Examples
+    --------
+    >>> taken, gained, _ = cumulative_gain_curve([0, 0, 1, 1], [0.1, 0.4, 0.35, 0.8])
+    >>> taken.tolist(), gained.tolist()
+    ([0.0, 0.25, 0.5, 0.75, 1.0], [0.0, 0.5, 0.5, 1.0, 1.0])
+    """
+    c = threshold_counts(y_true, y_score, pos_label=pos_label, sample_weight=sample_weight)
+    total = float(c.n_pos + c.n_neg)
+    taken = np.concatenate(([0.0], (c.tps + c.fps) / total))
+    gained = np.concatenate(([0.0], c.tps / c.n_pos if c.n_pos else np.full(len(c), np.nan)))
+    return taken, gained, np.concatenate(([np.inf], c.thresholds))
+
+
+@dataclass(frozen=True)
+class KSResult:
+    """The Kolmogorov-Smirnov statistic of a score between the classes.
+
+    Attributes
+    ----------
+    statistic : float
+        max over thresholds of |TPR − FPR|: the largest gap between the two classes' empirical
+        score distributions (the two-sample KS statistic).
+    threshold : float
+        The distinct score where it is reached (the highest one among ties).
+    """
+
+    statistic: float
+    threshold: float
+
+
+def ks_statistic(
+    y_true: Any, y_score: Any, *, pos_label: Any = None, sample_weight: Any = None
+) -> KSResult:
+    """The two-sample KS statistic between the positives' and the negatives' scores.
+
+    Examples
+    --------
+    >>> r = ks_statistic([0, 0, 1, 1], [0.1, 0.4, 0.35, 0.8])
+    >>> r.statistic, r.threshold
+    (0.5, 0.8)
+    """
+    c = threshold_counts(y_true, y_score, pos_label=pos_label, sample_weight=sample_weight)
+    if not c.n_pos or not c.n_neg:
+        return KSResult(float("nan"), float("nan"))
+    gap = np.abs(c.tps / c.n_pos - c.fps / c.n_neg)
+    i = int(np.argmax(gap))
+    return KSResult(float(gap[i]), float(c.thresholds[i]))
+
+
+def net_benefit(
+    y_true: Any,
+    y_score: Any,
+    thresholds: Any,
+    *,
+    pos_label: Any = None,
+    sample_weight: Any = None,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Decision-curve net benefit at each threshold probability ``t`` (Vickers & Elkin 2006).
+
+    ``NB(t) = TP/n − FP/n · t / (1 − t)``, a score ``>= t`` predicted positive.
+
+    Returns
+    -------
+    model, treat_all, treat_none : ndarray of shape (n_thresholds,)
+        The model's net benefit; treating everyone (``prevalence − (1 − prevalence) t/(1−t)``);
+        treating no one (0).
+
+    Examples
+    --------
+    >>> nb, everyone, _ = net_benefit([0, 0, 1, 1], [0.1, 0.4, 0.35, 0.8], [0.3, 0.5])
+    >>> nb.tolist()  # at 0.3: TP 2, FP 1 of 4 rows, 2/4 − 1/4 · 0.3/0.7
+    [0.39285714285714285, 0.25]
+    >>> everyone.tolist()
+    [0.2857142857142857, 0.0]
+    """
+    t = np.asarray(thresholds, dtype=np.float64)
+    if np.any((t < 0) | (t >= 1)):
+        raise ValueError("thresholds must be probabilities in [0, 1).")
+    c = threshold_counts(y_true, y_score, pos_label=pos_label, sample_weight=sample_weight)
+    n = float(c.n_pos + c.n_neg)
+    i = np.searchsorted(-c.thresholds, -t, side="right") - 1  # last distinct score >= t
+    tp = np.where(i >= 0, c.tps[np.maximum(i, 0)], 0)
+    fp = np.where(i >= 0, c.fps[np.maximum(i, 0)], 0)
+    odds = t / (1 - t)
+    model = tp / n - fp / n * odds
+    prevalence = c.n_pos / n
+    return model, prevalence - (1 - prevalence) * odds, np.zeros_like(t)

@@ -1,0 +1,65 @@
+"""Gains, KS and net benefit against direct per-threshold loops and scipy's ks_2samp."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from scipy.stats import ks_2samp
+
+from metrics.gains import cumulative_gain_curve, ks_statistic, net_benefit
+
+
+def _data(seed: int, weighted: bool = False):
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(2, 300))
+    y = rng.random(n) < 0.35
+    y[0], y[-1] = True, False
+    s = np.round(rng.random(n) + 0.3 * y, int(rng.integers(1, 4)))  # ties
+    w = rng.integers(1, 4, n).astype(float) if weighted else None
+    return y, s, w
+
+
+@pytest.mark.parametrize("seed", range(20))
+def test_gains_equal_a_loop_over_distinct_scores(seed):
+    y, s, w = _data(seed, weighted=seed % 2 == 1)
+    ww = np.ones(y.size) if w is None else w
+    taken, gained, thresholds = cumulative_gain_curve(y, s, sample_weight=w)
+    assert (taken[0], gained[0]) == (0.0, 0.0)
+    for t, a, b in zip(thresholds[1:], taken[1:], gained[1:], strict=True):
+        top = s >= t
+        assert a == pytest.approx(ww[top].sum() / ww.sum(), rel=1e-12)
+        assert b == pytest.approx(ww[top & y].sum() / ww[y].sum(), rel=1e-12)
+    np.testing.assert_array_equal(thresholds[1:], np.unique(s)[::-1])
+
+
+@pytest.mark.parametrize("seed", range(20))
+def test_ks_equals_scipy_two_sample_ks(seed):
+    y, s, _ = _data(seed)
+    r = ks_statistic(y, s)
+    assert r.statistic == pytest.approx(ks_2samp(s[y], s[~y]).statistic, abs=1e-12)
+    # reached at the threshold it reports
+    tpr, fpr = np.mean(s[y] >= r.threshold), np.mean(s[~y] >= r.threshold)
+    assert abs(tpr - fpr) == pytest.approx(r.statistic, abs=1e-12)
+
+
+@pytest.mark.parametrize("seed", range(20))
+def test_net_benefit_equals_the_formula_at_each_threshold(seed):
+    y, s, w = _data(seed, weighted=seed % 2 == 1)
+    ww = np.ones(y.size) if w is None else w
+    ts = np.array([0.0, 0.05, 0.2, 0.35, 0.5, 0.8, 0.99])
+    model, everyone, none = net_benefit(y, s, ts, sample_weight=w)
+    n = ww.sum()
+    for t, m, a in zip(ts, model, everyone, strict=True):
+        pred = s >= t
+        tp, fp = ww[pred & y].sum(), ww[pred & ~y].sum()
+        assert m == pytest.approx(tp / n - fp / n * t / (1 - t), rel=1e-12, abs=1e-15)
+        prev = ww[y].sum() / n
+        assert a == pytest.approx(prev - (1 - prev) * t / (1 - t), rel=1e-12, abs=1e-15)
+    assert not none.any()
+    with pytest.raises(ValueError, match=r"\[0, 1\)"):
+        net_benefit(y, s, [1.0])
+
+
+def test_ks_with_one_class_is_undefined():
+    r = ks_statistic([1, 1, 1], [0.2, 0.5, 0.9])
+    assert np.isnan(r.statistic)
