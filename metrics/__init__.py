@@ -26,9 +26,18 @@ from metrics.curves import (
     roc_curve,
     threshold_counts,
 )
+from metrics.flips import FlipTable, flip_table
+from metrics.gains import KSResult, cumulative_gain_curve, ks_statistic, lift_table, net_benefit
 from metrics.groups import WEIGHTINGS, GroupAUC, group_auc_score, group_auc_table
 from metrics.multiclass import multiclass_confusion_matrix, top_k_accuracy_score
 from metrics.multilabel import label_binarize
+from metrics.operating import (
+    OperatingPoint,
+    precision_at_recall,
+    recall_at_precision,
+    top_k_precision_recall,
+    tpr_at_fpr,
+)
 from metrics.ranking import (
     RankingReport,
     label_ranking_average_precision_score,
@@ -39,6 +48,13 @@ from metrics.ranking import (
     precision_at_k,
     ranking_report,
     recall_at_k,
+)
+from metrics.significance import (
+    BestModel,
+    best_model,
+    bootstrap_p_value,
+    holm_adjust,
+    pair_verdict,
 )
 from metrics.teaching import (
     APStepTable,
@@ -61,11 +77,15 @@ __all__ = [
     "AUCInterval",
     "AUCPairGrid",
     "AUCRankTable",
+    "BestModel",
     "BootstrapInterval",
     "BootstrapResult",
     "Confusion",
     "DeLongResult",
+    "FlipTable",
     "GroupAUC",
+    "KSResult",
+    "OperatingPoint",
     "RankingReport",
     "ScoreGridAP",
     "ThresholdCounts",
@@ -77,30 +97,43 @@ __all__ = [
     "auc_rank_table",
     "average_precision_breakdown",
     "average_precision_score",
+    "best_model",
+    "bootstrap_p_value",
     "brier_score_loss",
     "calibration_curve",
     "confusion_at_threshold",
     "confusion_matrix_at_thresholds",
+    "cumulative_gain_curve",
     "delong_test",
+    "flip_table",
     "group_auc_score",
     "group_auc_table",
+    "holm_adjust",
+    "ks_statistic",
     "label_binarize",
     "label_ranking_average_precision_score",
+    "lift_table",
     "log_loss",
     "mean_average_precision",
     "mean_reciprocal_rank",
     "multiclass_confusion_matrix",
     "ndcg_at_k",
     "ndcg_score",
+    "net_benefit",
+    "pair_verdict",
     "paired_bootstrap",
     "precision_at_k",
+    "precision_at_recall",
     "precision_recall_curve",
     "ranking_report",
     "recall_at_k",
+    "recall_at_precision",
     "roc_auc_ci",
     "roc_auc_score",
     "roc_curve",
     "score_grid_average_precision",
     "threshold_counts",
     "top_k_accuracy_score",
+    "top_k_precision_recall",
+    "tpr_at_fpr",
 ]

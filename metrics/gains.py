@@ -14,7 +14,7 @@ import numpy as np
 
 from metrics.curves import threshold_counts
 
-__all__ = ["KSResult", "cumulative_gain_curve", "ks_statistic", "net_benefit"]
+__all__ = ["KSResult", "cumulative_gain_curve", "ks_statistic", "lift_table", "net_benefit"]
 
 
 def cumulative_gain_curve(
@@ -118,3 +118,62 @@ def net_benefit(
     model = tp / n - fp / n * odds
     prevalence = c.n_pos / n
     return model, prevalence - (1 - prevalence) * odds, np.zeros_like(t)
+
+
+def lift_table(
+    y_true: Any,
+    y_score: Any,
+    *,
+    bins: int = 10,
+    pos_label: Any = None,
+    sample_weight: Any = None,
+):
+    """Lift by quantile bin from the top: rows, positives, precision, recall, lift, cumulative
+    lift (a pandas DataFrame, one row per non-empty bin).
+
+    Rows are taken by decreasing score; bin ``k`` (from 1) holds the rows whose weight before
+    them falls in ``[(k − 1)/bins, k/bins)`` of the total. Tied rows stay together, in the bin
+    where their block starts, so a bin can be larger than ``1/bins`` and a later one empty
+    (empty bins are left out). Lift is the bin's precision over the overall prevalence.
+
+    Examples
+    --------
+    >>> t = lift_table([0, 0, 1, 1], [0.1, 0.4, 0.35, 0.8], bins=2)
+    >>> t[["rows", "positives", "lift"]].values.tolist()
+    [[2.0, 1.0, 1.0], [2.0, 1.0, 1.0]]
+    """
+    import pandas as pd
+
+    if bins < 1:
+        raise ValueError(f"bins must be at least 1, got {bins}.")
+    c = threshold_counts(y_true, y_score, pos_label=pos_label, sample_weight=sample_weight)
+    total = float(c.n_pos + c.n_neg)
+    cum = (c.tps + c.fps).astype(np.float64)
+    before = np.concatenate(([0.0], cum[:-1]))
+    # floor(before / total * bins), with a little slack so 0.3 * 10 is 3, not 2.9999...
+    which = np.minimum(np.floor(before * bins / total + 1e-9).astype(np.int64), bins - 1)
+    block_pos = np.diff(np.concatenate(([0], c.tps))).astype(np.float64)
+    block_all = np.diff(np.concatenate(([0], cum)))
+    rows = np.bincount(which, weights=block_all, minlength=bins)
+    pos = np.bincount(which, weights=block_pos, minlength=bins)
+    keep = rows > 0
+    prevalence = c.n_pos / total
+    precision = np.divide(pos, rows, out=np.zeros(bins), where=rows > 0)
+    cum_rows, cum_pos = np.cumsum(rows), np.cumsum(pos)
+    table = pd.DataFrame(
+        {
+            "bin": np.arange(1, bins + 1),
+            "lowest score": [c.thresholds[which == k].min() if (which == k).any() else np.nan
+                             for k in range(bins)],
+            "rows": rows,
+            "positives": pos,
+            "precision": precision,
+            "recall": pos / c.n_pos if c.n_pos else np.nan,
+            "lift": precision / prevalence if prevalence else np.nan,
+            "cumulative lift": np.divide(cum_pos, cum_rows, out=np.zeros(bins), where=cum_rows > 0)
+            / prevalence
+            if prevalence
+            else np.nan,
+        }
+    )  # fmt: skip
+    return table[keep].reset_index(drop=True)

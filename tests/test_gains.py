@@ -63,3 +63,40 @@ def test_net_benefit_equals_the_formula_at_each_threshold(seed):
 def test_ks_with_one_class_is_undefined():
     r = ks_statistic([1, 1, 1], [0.2, 0.5, 0.9])
     assert np.isnan(r.statistic)
+
+
+@pytest.mark.parametrize("seed", range(10))
+def test_lift_table_on_untied_scores_is_the_sorted_rows_cut_in_equal_bins(seed):
+    from metrics.gains import lift_table
+
+    rng = np.random.default_rng(seed)
+    bins = int(rng.choice([4, 5, 10]))
+    n = bins * int(rng.integers(3, 40))
+    y = rng.random(n) < 0.3
+    y[0] = True
+    s = rng.permutation(n) + rng.random(n) * 0.5 + y * 20  # distinct scores
+    table = lift_table(y, s, bins=bins)
+    ordered = y[np.argsort(-s)]
+    assert table["rows"].tolist() == [n / bins] * bins
+    for k, row in table.iterrows():
+        chunk = ordered[k * n // bins : (k + 1) * n // bins]
+        assert row["positives"] == chunk.sum()
+        assert row["lift"] == pytest.approx(chunk.mean() / y.mean(), rel=1e-12)
+        top = ordered[: (k + 1) * n // bins]
+        assert row["cumulative lift"] == pytest.approx(top.mean() / y.mean(), rel=1e-12)
+    assert table["cumulative lift"].iloc[-1] == pytest.approx(1.0)
+
+
+def test_lift_table_keeps_ties_together_and_adds_up():
+    from metrics.gains import lift_table
+
+    rng = np.random.default_rng(3)
+    y = rng.random(500) < 0.2
+    s = np.round(rng.random(500), 1)
+    w = rng.integers(1, 3, 500).astype(float)
+    table = lift_table(y, s, bins=10, sample_weight=w)
+    assert table["rows"].sum() == pytest.approx(w.sum())
+    assert table["positives"].sum() == pytest.approx(w[y].sum())
+    # every distinct score sits in exactly one bin: the bins' lowest scores strictly decrease
+    assert table["lowest score"].is_monotonic_decreasing
+    assert table["lowest score"].is_unique
