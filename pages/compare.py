@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
 import pandas as pd
 import streamlit as st
 
+import metrics
 from metrics.calibration import calibration_curve
 from metrics.flips import flip_table
 from ui import charts, data, shell, thresholds
@@ -141,6 +143,103 @@ if len(models) >= 2:
             "from each positive's and each negative's share of the AUC (DeLong's placement "
             "values, computed with one sort as Sun & Xu show), so it accounts for both models "
             "scoring the same rows.",
+        )
+
+y_all = ds.labels_for(models[0])
+same_labels = not ds.mapping.per_class
+if same_labels:
+    st.subheader("At the operating point")
+    kind_col, target_col = st.columns([2, 1])
+    constraint = kind_col.segmented_control(
+        "Constraint",
+        ["recall ≥", "precision ≥", "FPR ≤", "top %"],
+        default="recall ≥",
+        key="compare_op_kind",
+    ) or "recall ≥"  # fmt: skip
+    target = target_col.number_input(
+        "Target",
+        min_value=0.0,
+        max_value=100.0 if constraint == "top %" else 1.0,
+        value=5.0 if constraint == "top %" else (0.01 if constraint == "FPR ≤" else 0.9),
+        key=f"compare_op_target_{constraint}",
+    )
+    st.dataframe(
+        data.operating_points(ds.key, models, constraint, float(target), ds),
+        hide_index=True,
+        width="stretch",
+        column_config={
+            c: st.column_config.NumberColumn(format="%.4f")
+            for c in ("threshold", "precision", "recall", "FPR")
+        },
+    )
+    st.caption(
+        "Each model at the threshold that meets the constraint best: the highest precision with "
+        "recall at least the target, the highest recall with precision at least the target, "
+        "the highest TPR with FPR at most the target, or the top share of rows (ties at the cut "
+        "come in together). Searched over every distinct score. Intervals on these numbers are "
+        "not computed yet."
+    )
+
+    st.subheader("Gains, lift and KS")
+    gains = {m: metrics.cumulative_gain_curve(y_all, ds.score(m), sample_weight=ds.weight)
+             for m in models}  # fmt: skip
+    prevalence_all = float(np.average(y_all, weights=ds.weight))
+    gains_col, ks_col = st.columns([3, 2])
+    with gains_col:
+        chart(
+            charts.gains_figure({m: g[:2] for m, g in gains.items()}, prevalence_all),
+            key="compare_gains",
+            name="cumulative-gains",
+        )
+    with ks_col:
+        ks_rows = []
+        for m in models:
+            ks = metrics.ks_statistic(y_all, ds.score(m), sample_weight=ds.weight)
+            ks_rows.append({"model": m, "KS": ks.statistic, "at threshold": ks.threshold})
+        st.dataframe(
+            pd.DataFrame(ks_rows),
+            hide_index=True,
+            width="stretch",
+            column_config={
+                "KS": st.column_config.NumberColumn(format="%.4f"),
+                "at threshold": st.column_config.NumberColumn(format="%.4g"),
+            },
+        )
+        st.caption(
+            "KS: the largest gap between the positives' and the negatives' score distributions "
+            "(max |TPR − FPR|), and the score where it is reached."
+        )
+        lift_model = st.selectbox("Lift table of", models, key="compare_lift_model")
+        lift = metrics.lift_table(y_all, ds.score(lift_model), bins=10, sample_weight=ds.weight)
+        st.dataframe(
+            lift,
+            hide_index=True,
+            width="stretch",
+            column_config={
+                c: st.column_config.NumberColumn(format="%.3f")
+                for c in ("precision", "recall", "lift", "cumulative lift")
+            },
+        )
+        csv_download("Download the lift table (CSV)", lift, f"lift_{lift_model}.csv",
+                     key="compare_lift_download")  # fmt: skip
+    if all(ds.score(m).min() >= 0 and ds.score(m).max() <= 1 for m in models):
+        st.subheader("Decision curve")
+        grid = np.round(np.linspace(0.01, 0.99, 99), 2)
+        nets = {}
+        for m in models:
+            nets[m], treat_all, _ = metrics.net_benefit(
+                y_all, ds.score(m), grid, sample_weight=ds.weight
+            )
+        chart(
+            charts.decision_curve_figure(grid, nets, treat_all),
+            key="compare_decision_curve",
+            name="decision-curve",
+        )
+        st.caption(
+            "Net benefit = TP/n − FP/n · t/(1 − t) at threshold probability t (Vickers & Elkin): "
+            "the true positives gained, less the false positives weighed by the odds at which "
+            "a positive call is worth it. A model is useful where it is above both treat-all "
+            "and treat-none."
         )
 
 if len(models) >= 2 and not ds.mapping.per_class:

@@ -11,7 +11,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 import metrics
-from tests.apptest_utils import markdown_text
+from tests.apptest_utils import figures, markdown_text
 from ui import data
 
 APP = str(Path(__file__).resolve().parent.parent / "app.py")
@@ -213,8 +213,39 @@ def test_compare_page_table_equals_the_library_and_stars_only_what_the_test_supp
         assert len(starred) <= 1
         if starred:
             assert f"**{metric}**: ★ {starred[0]} is best" in text.replace("\\_", "_")
-    # histograms, one per model, and the reliability diagram
-    assert len(app.get("plotly_chart")) == 4
+    # gains, the decision curve, histograms (one per model) and the reliability diagram
+    keys = [c.key for c in app.get("plotly_chart")]
+    assert keys[:2] == ["compare_gains", "compare_decision_curve"]
+    assert len(keys) == 6
+
+
+def test_compare_operating_point_gains_and_decision_curve_equal_the_library(app):
+    from metrics.operating import precision_at_recall, top_k_precision_recall
+
+    table = data.bundled_dataset(data.DEFAULT_DATASET)
+    y = table.y
+    app.switch_page("pages/compare.py").run()
+    ops = next(d.value for d in app.dataframe if "rows flagged" in d.value.columns)
+    for _, row in ops.iterrows():
+        p = precision_at_recall(y, table.score(row["model"]), 0.9)
+        assert row["threshold"] == p.threshold
+        assert row["precision"] == pytest.approx(p.value)
+    app.segmented_control(key="compare_op_kind").set_value("top %").run()
+    ops = next(d.value for d in app.dataframe if "rows flagged" in d.value.columns)
+    _, recall, t = top_k_precision_recall(y, table.score("naive_bayes"), fraction=0.05)
+    got = ops.set_index("model").loc["naive_bayes"]
+    assert (got["threshold"], got["recall"]) == (t, pytest.approx(recall))
+    ks = next(d.value for d in app.dataframe if "KS" in d.value.columns)
+    expected = metrics.ks_statistic(y, table.score("gradient_boosting"))
+    got = ks.set_index("model").loc["gradient_boosting"]
+    assert (got["KS"], got["at threshold"]) == (expected.statistic, expected.threshold)
+    lift = next(d.value for d in app.dataframe if "cumulative lift" in d.value.columns)
+    expected = metrics.lift_table(y, table.score("logistic_regression"), bins=10)
+    np.testing.assert_allclose(lift["lift"], expected["lift"])
+    decision = next(f for f in figures(app) if f["layout"]["xaxis"]["title"]["text"].startswith(
+        "threshold probability"))  # fmt: skip
+    names = [t["name"] for t in decision["data"]]
+    assert names[:2] == ["treat all", "treat none"]
 
 
 def test_model_choice_survives_a_dataset_switch_on_every_page(app):

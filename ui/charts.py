@@ -360,3 +360,66 @@ def reliability_figure(curves: dict[str, tuple[np.ndarray, np.ndarray, np.ndarra
         legend=dict(x=0.02, y=0.98, bgcolor="rgba(255,255,255,0.8)"),
     )
     return fig
+
+
+# --- gains and decision curves ----------------------------------------------------------------
+
+
+def gains_figure(curves: dict[str, tuple[np.ndarray, np.ndarray]], prevalence: float) -> go.Figure:
+    """Cumulative gains of each model (share of rows taken, share of positives found), with the
+    random line and the perfect model's curve. At most about 2,000 points per curve."""
+    fig = go.Figure()
+    fig.add_trace(
+        go.Scatter(
+            x=[0, prevalence, 1], y=[0, 1, 1], mode="lines", name="perfect",
+            line=dict(color="#bbbbbb", dash="dash"), hoverinfo="skip",
+        )
+    )  # fmt: skip
+    _chance_line(fig, [0, 1], "random")
+    for i, (name, (taken, gained)) in enumerate(curves.items()):
+        idx = sample_indices(taken.size)
+        fig.add_trace(
+            go.Scatter(
+                x=taken[idx], y=gained[idx], mode="lines", name=label(name),
+                line=dict(color=PALETTE[i % len(PALETTE)], width=2),
+                hovertemplate=f"<b>{label(name)}</b><br>top %{{x:.1%}} of rows<br>"
+                "%{y:.1%} of positives<extra></extra>",
+            )
+        )  # fmt: skip
+    fig.update_layout(
+        **_BASE_LAYOUT,
+        height=400,
+        xaxis=dict(title="share of rows taken, highest scores first", tickformat=".0%"),
+        yaxis=dict(title="share of positives found", tickformat=".0%"),
+        legend=dict(x=0.98, y=0.02, xanchor="right", yanchor="bottom"),
+    )
+    return fig
+
+
+def decision_curve_figure(
+    t: np.ndarray, models: dict[str, np.ndarray], treat_all: np.ndarray
+) -> go.Figure:
+    """Net benefit against the threshold probability for each model, treat-all and treat-none."""
+    fig = go.Figure()
+    fig.add_trace(
+        go.Scatter(x=t, y=treat_all, mode="lines", name="treat all",
+                   line=dict(color="#999999", dash="dot"))
+    )  # fmt: skip
+    fig.add_trace(
+        go.Scatter(x=t, y=np.zeros_like(t), mode="lines", name="treat none",
+                   line=dict(color="#555555", dash="dash"))
+    )  # fmt: skip
+    for i, (name, nb) in enumerate(models.items()):
+        fig.add_trace(
+            go.Scatter(x=t, y=nb, mode="lines", name=label(name),
+                       line=dict(color=PALETTE[i % len(PALETTE)], width=2))
+        )  # fmt: skip
+    top = max(float(np.nanmax(v)) for v in (*models.values(), treat_all))
+    fig.update_layout(
+        **_BASE_LAYOUT,
+        height=400,
+        xaxis=dict(title="threshold probability t"),
+        yaxis=dict(title="net benefit", range=[-0.05 * max(top, 0.01), 1.1 * max(top, 0.01)]),
+        legend=dict(x=0.98, y=0.98, xanchor="right", yanchor="top"),
+    )
+    return fig

@@ -321,3 +321,38 @@ def slice_table(key: tuple, models: tuple[str, ...], min_size: int, _ds: Dataset
         min_size=min_size,
         max_values=MAX_SLICE_VALUES,
     )
+
+
+@st.cache_data(max_entries=16, show_spinner=False)
+def operating_points(
+    key: tuple, models: tuple[str, ...], constraint: str, target: float, _ds: Dataset
+) -> pd.DataFrame:
+    """Each model's threshold and rates at an operating point (see :mod:`metrics.operating`)."""
+    rows = []
+    for m in models:
+        y, s, w = _ds.labels_for(m), _ds.score(m), _ds.weight
+        if constraint == "top %":
+            _, _, t = metrics.top_k_precision_recall(y, s, fraction=target / 100, sample_weight=w)
+        else:
+            find = {
+                "recall ≥": metrics.precision_at_recall,
+                "precision ≥": metrics.recall_at_precision,
+                "FPR ≤": metrics.tpr_at_fpr,
+            }[constraint]
+            t = find(y, s, target, sample_weight=w).threshold
+        if np.isnan(t):
+            rows.append({"model": m, "threshold": np.nan, "precision": np.nan, "recall": np.nan,
+                         "FPR": np.nan, "rows flagged": np.nan})  # fmt: skip
+            continue
+        c = threshold_counts(key, m, _ds).at(t)
+        rows.append(
+            {
+                "model": m,
+                "threshold": t,
+                "precision": c.precision,
+                "recall": c.recall,
+                "FPR": c.fpr,
+                "rows flagged": float(c.tp + c.fp),
+            }
+        )
+    return pd.DataFrame(rows)
