@@ -147,6 +147,7 @@ def roc_auc_score(
     sample_weight: Any = None,
     pos_label: Any = None,
     labels: Any = None,
+    max_fpr: float | None = None,
 ) -> float | np.ndarray:
     """Area under the ROC curve, ties counting one half; equal to scikit-learn's.
 
@@ -165,6 +166,11 @@ def roc_auc_score(
         The positive class of binary input (an addition to scikit-learn's signature).
     labels : array-like of shape (n_classes,), optional
         Multi-class input: the class of each score column (default: sorted distinct labels).
+    max_fpr : float in (0, 1], optional
+        Binary input: the partial AUC over FPR in [0, ``max_fpr``], the ROC curve linearly
+        interpolated at ``max_fpr``, then standardised as McClish (1989) does and scikit-learn
+        returns: ``(1 + (A − A_min) / (A_max − A_min)) / 2`` with ``A_min = max_fpr² / 2``
+        (chance) and ``A_max = max_fpr`` (perfect), so chance is 0.5 and perfect 1.
 
     Returns
     -------
@@ -179,13 +185,33 @@ def roc_auc_score(
     0.75
     """
     check_average(average)
+    if max_fpr is not None and not 0 < max_fpr <= 1:
+        raise ValueError(f"max_fpr must be in (0, 1], got {max_fpr!r}.")
     if is_multilabel(y_true, y_score):
+        if max_fpr is not None and max_fpr != 1:
+            raise ValueError("max_fpr (partial AUC) is for binary labels only.")
         indicator, scores, w = check_multilabel(y_true, y_score, sample_weight, labels)
         return average_classes(_auc_binary, _auc_rows, indicator, scores, w, average, "ROC AUC")
     y, s, w = check_binary_inputs(
         y_true, y_score, sample_weight, pos_label, default_positive="greater"
     )
-    return _auc_binary(y, s, w)
+    if max_fpr is None or max_fpr == 1:
+        return _auc_binary(y, s, w)
+    return _partial_auc(y, s, w, max_fpr)
+
+
+def _partial_auc(y: np.ndarray, s: np.ndarray, w: np.ndarray | None, max_fpr: float) -> float:
+    """McClish-standardised area under the ROC curve up to FPR ``max_fpr``."""
+    from metrics.curves import roc_curve
+
+    if not y.any() or y.all():
+        return _auc_binary(y, s, w)  # NaN with the one-class warning
+    fpr, tpr, _ = roc_curve(y, s, sample_weight=w, pos_label=True, drop_intermediate=True)
+    stop = int(np.searchsorted(fpr, max_fpr, "right"))
+    tpr_end = np.interp(max_fpr, fpr[stop - 1 : stop + 1], tpr[stop - 1 : stop + 1])
+    partial = auc(np.append(fpr[:stop], max_fpr), np.append(tpr[:stop], tpr_end))
+    min_area, max_area = 0.5 * max_fpr**2, max_fpr
+    return float(0.5 * (1 + (partial - min_area) / (max_area - min_area)))
 
 
 def average_precision_score(
