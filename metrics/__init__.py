@@ -27,7 +27,15 @@ from metrics.curves import (
     threshold_counts,
 )
 from metrics.flips import FlipTable, flip_table
-from metrics.gains import KSResult, cumulative_gain_curve, ks_statistic, lift_table, net_benefit
+from metrics.gains import (
+    CostCurve,
+    KSResult,
+    cumulative_gain_curve,
+    expected_cost,
+    ks_statistic,
+    lift_table,
+    net_benefit,
+)
 from metrics.groups import WEIGHTINGS, GroupAUC, group_auc_score, group_auc_table
 from metrics.multiclass import multiclass_confusion_matrix, top_k_accuracy_score
 from metrics.multilabel import label_binarize
@@ -81,6 +89,7 @@ __all__ = [
     "BootstrapInterval",
     "BootstrapResult",
     "Confusion",
+    "CostCurve",
     "DeLongResult",
     "FlipTable",
     "GroupAUC",
@@ -105,6 +114,7 @@ __all__ = [
     "confusion_matrix_at_thresholds",
     "cumulative_gain_curve",
     "delong_test",
+    "expected_cost",
     "flip_table",
     "group_auc_score",
     "group_auc_table",

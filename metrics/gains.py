@@ -14,7 +14,15 @@ import numpy as np
 
 from metrics.curves import threshold_counts
 
-__all__ = ["KSResult", "cumulative_gain_curve", "ks_statistic", "lift_table", "net_benefit"]
+__all__ = [
+    "CostCurve",
+    "KSResult",
+    "cumulative_gain_curve",
+    "expected_cost",
+    "ks_statistic",
+    "lift_table",
+    "net_benefit",
+]
 
 
 def cumulative_gain_curve(
@@ -177,3 +185,72 @@ def lift_table(
         }
     )  # fmt: skip
     return table[keep].reset_index(drop=True)
+
+
+@dataclass(frozen=True)
+class CostCurve:
+    """Expected cost at every distinct threshold (a score >= threshold flagged).
+
+    Attributes
+    ----------
+    thresholds : ndarray of shape (n_thresholds + 1,)
+        ``inf`` first (nothing flagged), then the distinct scores in decreasing order.
+    cost : ndarray of shape (n_thresholds + 1,)
+        Total cost at each threshold: costs of errors minus benefits of correct calls.
+    best : int
+        Index of the least cost (the highest threshold among ties).
+    """
+
+    thresholds: np.ndarray
+    cost: np.ndarray
+    best: int
+
+    @property
+    def best_threshold(self) -> float:
+        return float(self.thresholds[self.best])
+
+
+def expected_cost(
+    y_true: Any,
+    y_score: Any,
+    *,
+    cost_fp: float = 1.0,
+    cost_fn: float = 1.0,
+    benefit_tp: float = 0.0,
+    benefit_tn: float = 0.0,
+    value: Any = None,
+    pos_label: Any = None,
+    sample_weight: Any = None,
+) -> CostCurve:
+    """Total cost at every distinct threshold, from a 2x2 cost/benefit matrix or a value column.
+
+    ``cost = cost_fp·FP + cost_fn·FN − benefit_tp·TP − benefit_tn·TN``. With ``value`` (one
+    number per row, say the amount at risk), a missed positive costs its own value instead of
+    ``cost_fn`` and a caught one gains ``benefit_tp`` times its value. Weights multiply both.
+
+    Examples
+    --------
+    >>> r = expected_cost([0, 0, 1, 1], [0.1, 0.4, 0.35, 0.8], cost_fp=1, cost_fn=5)
+    >>> r.cost.tolist(), r.best_threshold
+    ([10.0, 5.0, 6.0, 1.0, 2.0], 0.35)
+    """
+    c = threshold_counts(y_true, y_score, pos_label=pos_label, sample_weight=sample_weight)
+    fp = np.concatenate(([0.0], c.fps.astype(np.float64)))
+    tp = np.concatenate(([0.0], c.tps.astype(np.float64)))
+    tn, fn = c.n_neg - fp, c.n_pos - tp
+    cost = cost_fp * fp - benefit_tn * tn
+    if value is None:
+        cost = cost + cost_fn * fn - benefit_tp * tp
+    else:
+        from metrics._validation import check_binary_inputs
+
+        y, s, w = check_binary_inputs(y_true, y_score, sample_weight, pos_label)
+        v = np.asarray(value, dtype=np.float64) * (1.0 if w is None else w)
+        if v.shape != s.shape or not np.isfinite(v).all():
+            raise ValueError("value must hold one finite number per row.")
+        # Value caught at each distinct threshold: positives' value with score >= threshold.
+        caught_at = threshold_counts(y, s, pos_label=True, sample_weight=np.where(y, v, 0.0))
+        caught = np.concatenate(([0.0], caught_at.tps.astype(np.float64)))
+        cost = cost + (v[y].sum() - caught) - benefit_tp * caught
+    thresholds = np.concatenate(([np.inf], c.thresholds))
+    return CostCurve(thresholds, cost, int(np.argmin(cost)))

@@ -100,3 +100,25 @@ def test_lift_table_keeps_ties_together_and_adds_up():
     # every distinct score sits in exactly one bin: the bins' lowest scores strictly decrease
     assert table["lowest score"].is_monotonic_decreasing
     assert table["lowest score"].is_unique
+
+
+@pytest.mark.parametrize("seed", range(15))
+def test_expected_cost_equals_a_loop_with_a_matrix_and_with_a_value_column(seed):
+    from metrics.gains import expected_cost
+
+    y, s, w = _data(seed, weighted=seed % 2 == 1)
+    ww = np.ones(y.size) if w is None else w
+    rng = np.random.default_rng(seed + 100)
+    value = np.round(rng.random(y.size) * 100, 2)
+    matrix = expected_cost(y, s, cost_fp=2, cost_fn=7, benefit_tp=1, benefit_tn=0.5,
+                           sample_weight=w)  # fmt: skip
+    valued = expected_cost(y, s, cost_fp=3, benefit_tp=0.1, value=value, sample_weight=w)
+    for i, t in enumerate(matrix.thresholds):
+        pred = s >= t
+        tp, fp = ww[pred & y].sum(), ww[pred & ~y].sum()
+        fn, tn = ww[~pred & y].sum(), ww[~pred & ~y].sum()
+        assert matrix.cost[i] == pytest.approx(2 * fp + 7 * fn - tp - 0.5 * tn, abs=1e-9)
+        missed, caught = (value * ww)[~pred & y].sum(), (value * ww)[pred & y].sum()
+        assert valued.cost[i] == pytest.approx(3 * fp + missed - 0.1 * caught, abs=1e-9)
+    assert matrix.best == int(np.argmin(matrix.cost))
+    assert matrix.cost[matrix.best] == min(matrix.cost)
