@@ -249,8 +249,10 @@ def expected_cost(
         if v.shape != s.shape or not np.isfinite(v).all():
             raise ValueError("value must hold one finite number per row.")
         # Value caught at each distinct threshold: positives' value with score >= threshold.
-        caught_at = threshold_counts(y, s, pos_label=True, sample_weight=np.where(y, v, 0.0))
-        caught = np.concatenate(([0.0], caught_at.tps.astype(np.float64)))
+        order = np.argsort(-s, kind="stable")
+        cum = np.cumsum(np.where(y, v, 0.0)[order])
+        last = np.searchsorted(-s[order], -c.thresholds, side="right") - 1
+        caught = np.concatenate(([0.0], cum[last]))
         cost = cost + (v[y].sum() - caught) - benefit_tp * caught
     thresholds = np.concatenate(([np.inf], c.thresholds))
     return CostCurve(thresholds, cost, int(np.argmin(cost)))
