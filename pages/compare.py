@@ -222,6 +222,32 @@ if same_labels:
         )
         csv_download("Download the lift table (CSV)", lift, f"lift_{lift_model}.csv",
                      key="compare_lift_download")  # fmt: skip
+    st.subheader("Cost and benefit")
+    cost_cols = st.columns(4)
+    cost_fp = cost_cols[0].number_input("Cost of a FP", 0.0, value=1.0, key="compare_cost_fp")
+    cost_fn = cost_cols[1].number_input("Cost of a FN", 0.0, value=5.0, key="compare_cost_fn")
+    gain_tp = cost_cols[2].number_input("Benefit of a TP", 0.0, value=0.0, key="compare_gain_tp")
+    gain_tn = cost_cols[3].number_input("Benefit of a TN", 0.0, value=0.0, key="compare_gain_tn")
+    costs = {
+        m: metrics.expected_cost(
+            y_all, ds.score(m), cost_fp=cost_fp, cost_fn=cost_fn, benefit_tp=gain_tp,
+            benefit_tn=gain_tn, sample_weight=ds.weight,
+        )
+        for m in models
+    }  # fmt: skip
+    chart(
+        charts.cost_figure({m: (c.thresholds, c.cost, c.best) for m, c in costs.items()}),
+        key="compare_cost",
+        name="cost-vs-threshold",
+    )
+    st.caption(
+        "Total cost = cost_FP·FP + cost_FN·FN − benefit_TP·TP − benefit_TN·TN at every distinct "
+        "threshold; dots mark each model's least cost: "
+        + "; ".join(
+            f"{md(m)} {c.cost[c.best]:,.4g} at {c.best_threshold:.4g}" for m, c in costs.items()
+        )
+        + "."
+    )
     if all(ds.score(m).min() >= 0 and ds.score(m).max() <= 1 for m in models):
         st.subheader("Decision curve")
         grid = np.round(np.linspace(0.01, 0.99, 99), 2)

@@ -215,8 +215,8 @@ def test_compare_page_table_equals_the_library_and_stars_only_what_the_test_supp
             assert f"**{metric}**: ★ {starred[0]} is best" in text.replace("\\_", "_")
     # gains, the decision curve, histograms (one per model) and the reliability diagram
     keys = [c.key for c in app.get("plotly_chart")]
-    assert keys[:2] == ["compare_gains", "compare_decision_curve"]
-    assert len(keys) == 6
+    assert keys[:3] == ["compare_gains", "compare_cost", "compare_decision_curve"]
+    assert len(keys) == 7
 
 
 def test_compare_operating_point_gains_and_decision_curve_equal_the_library(app):
@@ -242,6 +242,10 @@ def test_compare_operating_point_gains_and_decision_curve_equal_the_library(app)
     lift = next(d.value for d in app.dataframe if "cumulative lift" in d.value.columns)
     expected = metrics.lift_table(y, table.score("logistic_regression"), bins=10)
     np.testing.assert_allclose(lift["lift"], expected["lift"])
+    best = metrics.expected_cost(y, table.score("naive_bayes"), cost_fp=1, cost_fn=5)
+    assert f"naive\\_bayes {best.cost[best.best]:,.4g} at {best.best_threshold:.4g}" in "".join(
+        c.value for c in app.caption
+    )
     decision = next(f for f in figures(app) if f["layout"]["xaxis"]["title"]["text"].startswith(
         "threshold probability"))  # fmt: skip
     names = [t["name"] for t in decision["data"]]

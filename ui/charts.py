@@ -423,3 +423,40 @@ def decision_curve_figure(
         legend=dict(x=0.98, y=0.98, xanchor="right", yanchor="top"),
     )
     return fig
+
+
+def cost_figure(curves: dict[str, tuple[np.ndarray, np.ndarray, int]]) -> go.Figure:
+    """Total cost against the threshold for each model, its least cost marked. The first point
+    (nothing flagged, threshold +inf) is drawn just above the highest score."""
+    fig = go.Figure()
+    for i, (name, (thresholds, cost, best)) in enumerate(curves.items()):
+        t = thresholds.copy()
+        finite = t[np.isfinite(t)]
+        if finite.size:
+            t[~np.isfinite(t)] = finite.max() + (np.ptp(finite) or 1.0) * 0.02
+        idx = sample_indices(t.size, keep=(best,))
+        color = PALETTE[i % len(PALETTE)]
+        fig.add_trace(
+            go.Scatter(
+                x=t[idx], y=cost[idx], mode="lines", name=label(name),
+                line=dict(color=color, width=2, shape="hv"),
+                hovertemplate=f"<b>{label(name)}</b><br>threshold %{{x:.4g}}<br>cost %{{y:,.4g}}"
+                "<extra></extra>",
+            )
+        )  # fmt: skip
+        fig.add_trace(
+            go.Scatter(
+                x=[t[best]], y=[cost[best]], mode="markers", showlegend=False,
+                marker=dict(size=12, color=color, line=dict(color="white", width=2)),
+                hovertemplate=f"<b>{label(name)}</b> least cost %{{y:,.4g}} at %{{x:.4g}}"
+                "<extra></extra>",
+            )
+        )  # fmt: skip
+    fig.update_layout(
+        **_BASE_LAYOUT,
+        height=380,
+        xaxis_title="threshold (score >= threshold is flagged)",
+        yaxis_title="total cost",
+        legend=dict(orientation="h", y=1.12, x=0),
+    )
+    return fig
