@@ -11,17 +11,12 @@ from __future__ import annotations
 
 import pytest
 
-from tests.test_browser import (  # noqa: F401  (fixtures)
+from tests.test_browser import (  # noqa: F401  (fixtures, and the skip without Chromium)
     ARTIFACTS,
-    CHROMIUM,
     _wait_for_app,
     browser,
+    pytestmark,
     server,
-)
-
-pytestmark = pytest.mark.skipif(
-    not __import__("pathlib").Path(CHROMIUM).exists() and not __import__("os").environ.get("CI"),
-    reason="Debian's chromium is not installed (make test installs it)",
 )
 
 

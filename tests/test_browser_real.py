@@ -13,24 +13,19 @@ from pathlib import Path
 
 import pytest
 
-from tests.test_browser import (  # noqa: F401  (fixtures)
+from tests.test_browser import (  # noqa: F401  (fixtures, and the skip without Chromium)
     ARTIFACTS,
-    CHROMIUM,
     _upload,
     _wait_for_app,
     browser,
     page,
+    pytestmark,
     server,
 )
 
 REAL = Path(__file__).resolve().parent / "data" / "real"
 MANIFEST = json.loads((REAL / "manifest.json").read_text())
 PAGES = ["Curves", "Compare models", "AP lab", "AUC lab", "GAUC", "Ranking", "Data", "Threshold"]
-
-pytestmark = pytest.mark.skipif(
-    not Path(CHROMIUM).exists() and not __import__("os").environ.get("CI"),
-    reason="Debian's chromium is not installed (make test installs it)",
-)
 
 
 def _sample() -> list[str]:
