@@ -148,6 +148,7 @@ def roc_auc_score(
     pos_label: Any = None,
     labels: Any = None,
     max_fpr: float | None = None,
+    multi_class: str = "ovr",
 ) -> float | np.ndarray:
     """Area under the ROC curve, ties counting one half; equal to scikit-learn's.
 
@@ -171,6 +172,13 @@ def roc_auc_score(
         interpolated at ``max_fpr``, then standardised as McClish (1989) does and scikit-learn
         returns: ``(1 + (A − A_min) / (A_max − A_min)) / 2`` with ``A_min = max_fpr² / 2``
         (chance) and ``A_max = max_fpr`` (perfect), so chance is 0.5 and perfect 1.
+    multi_class : {"ovr", "ovo"}, default "ovr"
+        Multi-class input (one label per row, a score column per class): one-vs-rest per
+        class, or Hand & Till's one-vs-one average over every pair of classes ``j < k`` of
+        ``(AUC(j | k) + AUC(k | j)) / 2``, each on the rows of those two classes only, with
+        class ``j``'s score column for ``AUC(j | k)``. ``average="weighted"`` weighs a pair by
+        the share of rows in it (scikit-learn's ``multi_class="ovo"``); only "macro" and
+        "weighted" apply.
 
     Returns
     -------
@@ -187,6 +195,10 @@ def roc_auc_score(
     check_average(average)
     if max_fpr is not None and not 0 < max_fpr <= 1:
         raise ValueError(f"max_fpr must be in (0, 1], got {max_fpr!r}.")
+    if multi_class not in ("ovr", "ovo"):
+        raise ValueError(f"multi_class must be 'ovr' or 'ovo', got {multi_class!r}.")
+    if multi_class == "ovo":
+        return _ovo_auc(y_true, y_score, labels, average, sample_weight)
     if is_multilabel(y_true, y_score):
         if max_fpr is not None and max_fpr != 1:
             raise ValueError("max_fpr (partial AUC) is for binary labels only.")
@@ -198,6 +210,31 @@ def roc_auc_score(
     if max_fpr is None or max_fpr == 1:
         return _auc_binary(y, s, w)
     return _partial_auc(y, s, w, max_fpr)
+
+
+def _ovo_auc(y_true: Any, y_score: Any, labels: Any, average: str | None, sample_weight) -> float:
+    """Hand & Till's one-vs-one multi-class AUC (see :func:`roc_auc_score`)."""
+    if average not in ("macro", "weighted"):
+        raise ValueError(f"multi_class='ovo' takes average='macro' or 'weighted', got {average!r}.")
+    if sample_weight is not None:
+        raise ValueError("multi_class='ovo' does not take sample weights (as in scikit-learn).")
+    truth = np.asarray(y_true)
+    if truth.ndim != 1:
+        raise ValueError("multi_class='ovo' needs one class label per row in y_true.")
+    indicator, scores, _ = check_multilabel(truth, y_score, None, labels)
+    n_classes = indicator.shape[1]
+    values, weights = [], []
+    for j in range(n_classes):
+        for k in range(j + 1, n_classes):
+            rows = indicator[:, j] | indicator[:, k]
+            a_jk = _auc_binary(indicator[rows, j], scores[rows, j], None)
+            a_kj = _auc_binary(indicator[rows, k], scores[rows, k], None)
+            values.append((a_jk + a_kj) / 2)
+            weights.append(rows.mean())
+    values_arr = np.asarray(values)
+    if average == "weighted":
+        return float(np.average(values_arr, weights=weights))
+    return float(values_arr.mean())
 
 
 def _partial_auc(y: np.ndarray, s: np.ndarray, w: np.ndarray | None, max_fpr: float) -> float:
