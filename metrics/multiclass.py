@@ -79,6 +79,26 @@ def multiclass_confusion_matrix(
     return np.divide(cells, totals, out=np.zeros(cells.shape), where=totals != 0)
 
 
+def _binary_top_k(y_true: Any, y_score: Any, k: int, labels: Any, sample_weight: Any) -> float:
+    """Binary labels with one score per row (of the greater class), as scikit-learn reads them:
+    with k = 1 a row is right when its prediction, score > 0.5 for scores in [0, 1] and > 0
+    otherwise, is its class; with k >= 2 both classes are in the top k, so every row is."""
+    y = np.asarray(y_true)
+    s = np.asarray(y_score, dtype=np.float64)
+    classes = np.unique(y) if labels is None else np.asarray(labels)
+    if classes.size > 2 or y.shape != s.shape:
+        raise ValueError(
+            "One score per row needs binary labels and one score for each row; found "
+            f"{classes.size} classes and {s.size} scores for {y.size} rows."
+        )
+    w = None if sample_weight is None else np.asarray(sample_weight, dtype=np.float64)
+    if k >= 2:
+        return 1.0
+    positive = y == classes[-1]
+    threshold = 0.5 if s.min() >= 0 and s.max() <= 1 else 0.0
+    return float(np.average((s > threshold) == positive, weights=w))
+
+
 def top_k_accuracy_score(
     y_true: Any,
     y_score: Any,
@@ -90,13 +110,16 @@ def top_k_accuracy_score(
     """Share of rows whose true class is among the k highest-scored classes.
 
     Ties are broken as scikit-learn's ``top_k_accuracy_score`` breaks them: among equal scores
-    the column further right ranks higher. The result equals scikit-learn's.
+    the column further right ranks higher. The result equals scikit-learn's. Binary labels
+    may come with one score per row (of the greater class), as in scikit-learn.
 
     >>> top_k_accuracy_score([0, 1, 2], [[0.5, 0.3, 0.2], [0.5, 0.3, 0.2], [0.5, 0.3, 0.2]], k=2)
     0.6666666666666666
     """
     if not isinstance(k, (int, np.integer)) or isinstance(k, bool) or k < 1:
         raise ValueError(f"k must be a positive integer, got {k!r}.")
+    if np.ndim(y_score) == 1:
+        return _binary_top_k(y_true, y_score, k, labels, sample_weight)
     truth, scores, w = _true_columns(y_true, y_score, labels, sample_weight)
     rows = np.arange(scores.shape[0])
     true_score = scores[rows, truth][:, None]
