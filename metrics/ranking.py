@@ -761,6 +761,10 @@ def _as_matrix(values: Any, name: str, what: str) -> np.ndarray:
 
 
 def _check_label_matrices(y_true: Any, y_score: Any, *, binary: bool) -> tuple[np.ndarray, ...]:
+    # A scipy sparse label matrix (CSR, as scikit-learn accepts here): densified, by duck
+    # typing, so the library never imports scipy.
+    if hasattr(y_true, "toarray") and not isinstance(y_true, np.ndarray):
+        y_true = y_true.toarray()
     y = _as_matrix(y_true, "y_true", "labels" if binary else "relevance values")
     s = _as_matrix(y_score, "y_score", "scores")
     if y.shape != s.shape:

@@ -974,3 +974,18 @@ def test_report_is_frozen():
     assert isinstance(report, RankingReport)
     with pytest.raises(AttributeError):
         report.k = 3
+
+
+def test_sparse_label_matrices_as_scikit_learn_accepts_them():
+    import scipy.sparse
+    from sklearn.metrics import label_ranking_average_precision_score as sk_lrap
+
+    rng = np.random.default_rng(4)
+    y = (rng.random((30, 5)) < 0.3).astype(int)
+    y[:, 0] = 1
+    s = rng.random((30, 5))
+    sparse = scipy.sparse.csr_matrix(y)
+    assert label_ranking_average_precision_score(sparse, s) == pytest.approx(sk_lrap(sparse, s))
+    assert label_ranking_average_precision_score(sparse, s) == (
+        label_ranking_average_precision_score(y, s)
+    )
