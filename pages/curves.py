@@ -35,8 +35,27 @@ st.caption(
 roc_col, pr_col = st.columns(2)
 with roc_col:
     st.subheader("ROC")
-    chart(charts.roc_figure(curves, threshold=threshold), key="curves_roc", name="roc-curves")
-    st.caption("The dotted diagonal is a random ranking (AUC 0.5).")
+    max_fpr = st.select_slider(
+        "Partial AUC up to FPR",
+        options=[0.01, 0.05, 0.1, 0.2, 0.3, 0.5, 1.0],
+        value=1.0,
+        key="curves_max_fpr",
+        help="The area over FPR in [0, max FPR] only, standardised as McClish does (chance "
+        "0.5, perfect 1), as medicine and fraud teams report it; scikit-learn's max_fpr.",
+    )
+    roc = charts.roc_figure(curves, threshold=threshold)
+    if max_fpr < 1:
+        roc.add_vrect(x0=0, x1=max_fpr, fillcolor="#1f77b4", opacity=0.08, line_width=0)
+    chart(roc, key="curves_roc", name="roc-curves")
+    if max_fpr < 1:
+        partial = {m.name: data.partial_auc(ds.key, m.name, float(max_fpr), ds) for m in curves}
+        st.caption(
+            f"Partial AUC for FPR ≤ {max_fpr:g} (shaded), McClish-standardised: "
+            + "; ".join(f"{md(n)} {v:.4f}" for n, v in partial.items())
+            + ". The dotted diagonal is a random ranking (AUC 0.5)."
+        )
+    else:
+        st.caption("The dotted diagonal is a random ranking (AUC 0.5).")
 with pr_col:
     st.subheader("Precision-recall")
     chart(

@@ -339,3 +339,14 @@ def test_a_slice_scopes_every_page_with_a_banner_and_a_reset(app):
     assert any("Showing only" in i.value for i in app.info)
     app.button(key="slice_reset").click().run()
     assert not any("Showing only" in i.value for i in app.info)
+
+
+def test_curves_page_shows_partial_auc_with_its_region(app):
+    table = data.bundled_dataset(data.DEFAULT_DATASET)
+    app.switch_page("pages/curves.py").run()
+    app.select_slider(key="curves_max_fpr").set_value(0.1).run()
+    assert not app.exception
+    pauc = metrics.roc_auc_score(table.y, table.score("naive_bayes"), max_fpr=0.1)
+    assert any(f"naive\\_bayes {pauc:.4f}" in c.value for c in app.caption)
+    roc = figures(app)[0]
+    assert roc["layout"]["shapes"][0]["x1"] == 0.1

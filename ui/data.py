@@ -277,6 +277,14 @@ def areas(key: tuple, model: str, _ds: Dataset) -> dict[str, float]:
     }
 
 
+@st.cache_data(max_entries=32, show_spinner=False)
+def partial_auc(key: tuple, model: str, max_fpr: float, _ds: Dataset) -> float:
+    """The McClish-standardised partial AUC over FPR in [0, max_fpr]."""
+    return metrics.roc_auc_score(
+        _ds.labels_for(model), _ds.score(model), sample_weight=_ds.weight, max_fpr=max_fpr
+    )
+
+
 @st.cache_data(max_entries=16, show_spinner="Comparing models...")
 def model_table(key: tuple, models: tuple[str, ...], n_resamples: int, _ds: Dataset):
     from ui import summaries
