@@ -6,6 +6,7 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
+import metrics
 from ui import multilabel_charts as mc
 from ui import shell
 from ui.explain import explain, num
@@ -208,6 +209,24 @@ if problem.multiclass and sm.confusion is not None and sm.top_k is not None:
         f"values can differ. Top-{sm.top_k.size} is 1: every class is among the "
         f"{sm.top_k.size} highest.",
     )
+
+    if problem.weight is None:
+        labels_1d = np.argmax(problem.y, axis=1)
+        ovo = {
+            avg: metrics.roc_auc_score(labels_1d, problem.scores, multi_class="ovo", average=avg)
+            for avg in ("macro", "weighted")
+        }
+        ovr = metrics.roc_auc_score(labels_1d, problem.scores, average="macro")
+        st.markdown(
+            f"**One-vs-one AUC** (Hand & Till): macro **{ovo['macro']:.4f}**, weighted by the "
+            f"pairs' rows **{ovo['weighted']:.4f}**; one-vs-rest macro {ovr:.4f}."
+        )
+        st.caption(
+            "One-vs-one averages, over every pair of classes, the AUC of telling those two apart "
+            "(each direction, on the rows of the two classes only), so a class that is easy to "
+            "tell from the rest but hard to tell from one neighbour counts that difficulty; "
+            "scikit-learn's multi_class='ovo'."
+        )
 
 # --- 5. LRAP against samples-averaged AP ----------------------------------------------------
 

@@ -221,3 +221,12 @@ def test_weighted_multilabel_upload_uses_the_weights():
     assert _metric(at, "AP (weighted)") == mc.fmt(ap)
     lrap = metrics.label_ranking_average_precision_score(y, s, sample_weight=w)
     assert _metric(at, "LRAP") == mc.fmt(lrap)
+
+
+def test_wine_shows_one_vs_one_auc(wine):
+    from tests.apptest_utils import markdown_text
+
+    p = mc.problem_from_dataset(data.bundled_dataset("wine_multiclass"))
+    labels = np.argmax(p.y, axis=1)
+    ovo = metrics.roc_auc_score(labels, p.scores, multi_class="ovo", average="macro")
+    assert f"macro **{ovo:.4f}**" in markdown_text(wine)
