@@ -283,3 +283,22 @@ explain(
     note=f"The click rate is the share of {md(ds.positive_name)} rows. Strength {strength:g}: "
     f"global AUC {_fmt(now['global AUC'])}, GAUC {_fmt(now['GAUC'])}.",
 )
+
+if len(results) > 1:
+    st.subheader("Head to head: every user's AUC under two models")
+    col_a, col_b = st.columns(2)
+    name_a = col_a.selectbox("Model A", list(results), key="gauc_h2h_a")
+    name_b = col_b.selectbox("Model B", [m for m in results if m != name_a], key="gauc_h2h_b")
+    h2h = gauc_charts.head_to_head(results[name_a][1], results[name_b][1])
+    chart(
+        gauc_charts.head_to_head_figure(results[name_a][1], results[name_b][1], name_a, name_b),
+        key="gauc_head_to_head",
+        name=f"per-user-auc-{name_a}-vs-{name_b}",
+    )
+    st.caption(
+        f"Of the {plural(h2h['users'], 'user')} both models can score, {md(name_b)} ranks "
+        f"{h2h['B higher']:.1%} better, {h2h['equal']:.1%} the same and {h2h['B lower']:.1%} "
+        "worse than "
+        f"{md(name_a)}. Above the diagonal {md(name_b)} wins; marker size grows with the user's "
+        "rows. (An interval on the GAUC difference needs a bootstrap by user, not built yet.)"
+    )

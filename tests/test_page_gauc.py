@@ -260,3 +260,15 @@ def test_upload_where_no_user_has_both_classes_warns():
     assert not at.exception
     assert _metric(at, "GAUC (impressions)").value == "undefined"
     assert any("No user has both classes" in w.value for w in at.warning)
+
+
+def test_head_to_head_counts_the_users_each_model_wins(app):
+    import metrics as lib
+
+    ds = data.bundled_dataset("user_impressions")
+    a = lib.group_auc_table(ds.y, ds.score("model_a"), ds.prepared.groups)
+    b = lib.group_auc_table(ds.y, ds.score("model_b"), ds.prepared.groups)
+    both = a.defined & b.defined
+    better = np.mean(b.auc[both] > a.auc[both])
+    assert any(f"ranks {better:.1%} better" in c.value for c in app.caption)
+    assert "gauc_head_to_head" in [c.key for c in app.get("plotly_chart")]

@@ -18,6 +18,7 @@ import plotly.graph_objects as go
 import metrics
 from metrics import GroupAUC
 from ui.charts import _BASE_LAYOUT, PALETTE
+from ui.safe import label
 
 WEIGHTING_LABELS = {
     "impressions": "impressions (rows per user)",
@@ -300,3 +301,47 @@ def seed004_example() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     s = np.concatenate([scores for _, _, scores in users]).astype(np.float64)
     groups = np.concatenate([[user] * len(labels) for user, labels, _ in users])
     return y, s, groups
+
+
+def head_to_head(a: GroupAUC, b: GroupAUC) -> dict[str, float]:
+    """Users where both models' AUC is defined: how many, and the shares where B's AUC is
+    higher, equal and lower than A's (same users: the tables come from the same rows)."""
+    both = a.defined & b.defined
+    diff = b.auc[both] - a.auc[both]
+    n = int(both.sum())
+    return {
+        "users": n,
+        "B higher": float(np.mean(diff > 0)) if n else np.nan,
+        "equal": float(np.mean(diff == 0)) if n else np.nan,
+        "B lower": float(np.mean(diff < 0)) if n else np.nan,
+    }
+
+
+def head_to_head_figure(a: GroupAUC, b: GroupAUC, name_a: str, name_b: str) -> go.Figure:
+    """Each user's AUC under model A (x) against model B (y), marker size by rows; above the
+    diagonal B ranks that user's rows better."""
+    both = a.defined & b.defined
+    rows = a.rows[both]
+    size = 5 + 15 * np.sqrt(rows / rows.max()) if rows.size else rows
+    fig = go.Figure(
+        go.Scatter(
+            x=[0, 1], y=[0, 1], mode="lines", line=dict(color="#999999", dash="dot"),
+            hoverinfo="skip", showlegend=False,
+        )
+    )  # fmt: skip
+    fig.add_trace(
+        go.Scatter(
+            x=a.auc[both], y=b.auc[both], mode="markers", showlegend=False,
+            marker=dict(size=size, color=PALETTE[0], opacity=0.5),
+            text=[str(g) for g in a.group[both]], customdata=rows,
+            hovertemplate="user %{text}<br>" + label(name_a) + " %{x:.3f}<br>" + label(name_b)
+            + " %{y:.3f}<br>rows %{customdata:,}<extra></extra>",
+        )
+    )  # fmt: skip
+    fig.update_layout(
+        **_BASE_LAYOUT,
+        height=420,
+        xaxis=dict(title=f"per-user AUC, {label(name_a)}", range=[-0.02, 1.02]),
+        yaxis=dict(title=f"per-user AUC, {label(name_b)}", range=[-0.02, 1.02]),
+    )
+    return fig
