@@ -103,8 +103,11 @@ def _ap_from_runs(pos: np.ndarray, neg: np.ndarray, method: str = "step") -> flo
         return float("nan")
     if method == "step":
         # The default, on the hot path: recall rises by pos_i / P where precision is
-        # tps_i / (tps_i + fps_i); the same sum as ap_breakdown's, with two temporaries.
-        return float(np.dot(pos, tps / (tps + np.cumsum(neg))) / tps[-1])
+        # tps_i / (tps_i + fps_i). The terms are added one after another in descending score
+        # (not pairwise), so runs of zero weight change nothing and the fast bootstrap, which
+        # keeps them, gets the same bits.
+        terms = pos * (tps / (tps + np.cumsum(neg)))
+        return float(np.add.accumulate(terms)[-1] / tps[-1])
     return ap_breakdown(tps, np.cumsum(neg), method).value
 
 

@@ -686,6 +686,61 @@ def _counts(indices: np.ndarray, n: int) -> np.ndarray:
     return np.bincount((indices + offsets).ravel(), minlength=size * n).reshape(size, n)
 
 
+# --- draws -------------------------------------------------------------------------------------
+
+
+def _poisson_tables() -> tuple[np.ndarray, np.ndarray]:
+    k = np.arange(40)
+    pmf = np.exp(-1.0 - np.cumsum(np.log(np.maximum(k, 1))))  # e^-1 / k!
+    cdf = np.cumsum(pmf)
+    edges = np.arange(65537) / 65536.0
+    low = np.searchsorted(cdf, edges[:-1], side="right")
+    high = np.searchsorted(cdf, edges[1:], side="left")
+    table = np.where(low == high, low, 255).astype(np.uint8)
+    return table, cdf
+
+
+_POISSON_TABLE, _POISSON_CDF = _poisson_tables()
+
+
+def poisson_counts(rng: np.random.Generator, fix_rng: np.random.Generator, size: int, n: int):
+    """``size`` resamples of Poisson(1) counts for ``n`` rows: uint8 of shape (size, n).
+
+    Each resample takes ``ceil(n / 4)`` 64-bit words from ``rng`` and, for the rare bit patterns
+    that straddle two counts, uniforms from ``fix_rng`` in resample order, so the first k
+    resamples of a run do not depend on how many are drawn at once.
+    """
+    words = -(-n // 4)
+    raw = rng.bit_generator.random_raw(size * words).view(np.uint16).reshape(size, words * 4)
+    bits = raw[:, :n]
+    counts = _POISSON_TABLE[bits]
+    fix = np.flatnonzero(counts == 255)
+    if fix.size:
+        u = (bits.reshape(-1)[fix] if bits.flags.c_contiguous else bits[fix // n, fix % n]) + (
+            fix_rng.random(fix.size)
+        )
+        counts.reshape(-1)[fix] = np.searchsorted(_POISSON_CDF, u / 65536.0, side="right")
+    return counts
+
+
+class _Draws:
+    """Resample counts in blocks, the same whatever the block size."""
+
+    def __init__(self, y: np.ndarray, seed: Any, method: str, stratified: bool) -> None:
+        self.rng = np.random.default_rng(seed)
+        self.method = method
+        self.n = y.size
+        if method == "poisson":
+            self.fix_rng = np.random.default_rng(self.rng.bit_generator.random_raw(2))
+        else:
+            self.strata = _strata(y, stratified)
+
+    def block(self, size: int) -> np.ndarray:
+        if self.method == "poisson":
+            return poisson_counts(self.rng, self.fix_rng, size, self.n)
+        return _counts(_draw_indices(self.rng, self.strata, size), self.n)
+
+
 def _percentile_interval(estimate: float, values: np.ndarray, alpha: float) -> BootstrapInterval:
     values = values[np.isfinite(values)]
     if values.size == 0:
@@ -705,6 +760,7 @@ def paired_bootstrap(
     sample_weight: Any = None,
     stratified: bool = True,
     resample: str = "weights",
+    counts: str = "multinomial",
 ) -> BootstrapResult:
     """Paired bootstrap percentile intervals for any metric, and for differences between models.
 
@@ -737,6 +793,11 @@ def paired_bootstrap(
         ``"weights"`` passes each resample as integer counts in ``sample_weight`` (no copies of
         the data); ``"rows"`` indexes the rows out and calls ``metric(y, score)`` (with
         ``sample_weight=`` only when weights were given), for metrics without weights.
+    counts : {"multinomial", "poisson"}, default "multinomial"
+        ``"multinomial"`` draws ``n`` rows with replacement (within each class when
+        ``stratified``); ``"poisson"`` draws each row a Poisson(1) number of times, as TFMA
+        does, and ignores ``stratified``. :func:`metrics.fast_paired_bootstrap` draws the same
+        resamples for the same ``seed``.
 
     Returns
     -------
@@ -775,6 +836,8 @@ def paired_bootstrap(
         raise ValueError("paired_bootstrap needs at least one score array after y_true.")
     if resample not in ("weights", "rows"):
         raise ValueError(f'resample must be "weights" or "rows", got {resample!r}.')
+    if counts not in ("multinomial", "poisson"):
+        raise ValueError(f'counts must be "multinomial" or "poisson", got {counts!r}.')
     if isinstance(n_resamples, bool) or not isinstance(n_resamples, (int, np.integer)):
         raise ValueError(f"n_resamples must be an integer >= 1, got {n_resamples!r}.")
     if n_resamples < 1:
@@ -795,8 +858,7 @@ def paired_bootstrap(
                 "needs one entry per row."
             )
     w = check_sample_weight(sample_weight, n)
-    strata = _strata(y, stratified)
-    rng = np.random.default_rng(seed)
+    draws = _Draws(y, seed, counts, stratified)
 
     estimates = [
         float(metric(y, s) if w is None else metric(y, s, sample_weight=w)) for s in arrays
@@ -807,17 +869,17 @@ def paired_bootstrap(
         warnings.simplefilter("ignore", UndefinedMetricWarning)
         for first in range(0, n_resamples, block):
             size = min(block, n_resamples - first)
-            indices = _draw_indices(rng, strata, size)
+            drawn = draws.block(size)
             if resample == "weights":
-                counts = _counts(indices, n).astype(np.float64)
+                weights = drawn.astype(np.float64)
                 if w is not None:
-                    counts *= w
+                    weights *= w
                 for r in range(size):
                     for k, s in enumerate(arrays):
-                        replicates[first + r, k] = metric(y, s, sample_weight=counts[r])
+                        replicates[first + r, k] = metric(y, s, sample_weight=weights[r])
             else:
                 for r in range(size):
-                    rows = indices[r]
+                    rows = np.repeat(np.arange(n), drawn[r])
                     for k, s in enumerate(arrays):
                         replicates[first + r, k] = (
                             metric(y[rows], s[rows])
