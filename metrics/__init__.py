@@ -8,6 +8,7 @@ Import what you need from here; the submodules are an implementation detail::
 from metrics._validation import UndefinedMetricWarning
 from metrics.areas import auc, average_precision_score, roc_auc_score
 from metrics.average_precision import AP_METHOD_SOURCES, AP_METHODS, APBreakdown, ap_breakdown
+from metrics.bootstrap import FastBootstrap, fast_paired_bootstrap
 from metrics.calibration import brier_score_loss, calibration_curve, log_loss
 from metrics.compare import (
     AUCInterval,
@@ -91,6 +92,7 @@ __all__ = [
     "Confusion",
     "CostCurve",
     "DeLongResult",
+    "FastBootstrap",
     "FlipTable",
     "GroupAUC",
     "KSResult",
@@ -115,6 +117,7 @@ __all__ = [
     "cumulative_gain_curve",
     "delong_test",
     "expected_cost",
+    "fast_paired_bootstrap",
     "flip_table",
     "group_auc_score",
     "group_auc_table",

@@ -1,0 +1,592 @@
+"""A fast paired bootstrap: sort once per model, draw every resample as counts, never re-sort.
+
+:func:`metrics.paired_bootstrap` calls a metric once per resample and model, and each call sorts
+the scores again. Here each model's rows are sorted once; a resample is a vector of counts (how
+often each row is drawn), and every quantity a resample needs is a prefix sum of those counts in
+the fixed sorted order: the true positives above each distinct positive score, the negatives
+above it and tied with it. From these come, for a block of resamples at once:
+
+* ROC AUC (ties count one half) and scikit-learn's step Average Precision;
+* precision, recall, F1, FPR and accuracy at any fixed thresholds (a score ``>=`` the threshold
+  is predicted positive), so operating points and metric-vs-threshold curves get intervals;
+* the threshold that maximises F1 and Youden's J in each resample, to show how stable a chosen
+  threshold is;
+* ROC curves on an FPR grid (vertical averaging) and precision on a recall grid, for bands.
+
+The prefix sums over a block of resamples are one matrix product: the counts, reshaped into
+runs of ``_K`` columns, times an upper-triangular matrix of ones, plus the running total of the
+runs. In float32 this is exact while a resample holds fewer than 2**24 rows (float64 beyond, or
+with sample weights).
+
+Draws
+-----
+``counts="poisson"`` (the default, as TFMA does): every row is drawn a Poisson(1) number of
+times, independently, so a resample's size and class balance vary around the original ones.
+The counts come from 16 random bits per row through an exact inverse-CDF table; the few bit
+patterns that straddle two counts (about 2 in 10,000) are settled with a second uniform double,
+so the counts follow Poisson(1) to double precision.
+
+``counts="multinomial"``: ``n`` rows drawn with replacement, within each class when
+``stratified`` (so each class keeps its row count): the very draws of
+:func:`metrics.paired_bootstrap` with the same seed. That path is about as slow as drawing the
+row indices, roughly three times the Poisson path.
+
+For the same draws, AUC and AP here are bit-identical to :func:`metrics.paired_bootstrap` with
+:func:`metrics.roc_auc_score` and :func:`metrics.average_precision_score` (unweighted rows): the
+AUC numerator is an exact integer either way, and both paths add the AP terms one after another
+in descending score. With sample weights the resample weights are counts times weights and the
+two paths agree to rounding (about 1e-15).
+"""
+
+from __future__ import annotations
+
+import os
+import warnings
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from functools import partial
+from typing import Any
+
+import numpy as np
+
+from metrics._validation import (
+    UndefinedMetricWarning,
+    check_binary_labels,
+    check_sample_weight,
+    check_scores,
+)
+from metrics.compare import BootstrapResult, _check_alpha, _Draws, _percentile_interval
+
+__all__ = ["FastBootstrap", "fast_paired_bootstrap"]
+
+THRESHOLD_METRICS = ("precision", "recall", "f1", "fpr", "accuracy")
+AREA_METRICS = ("roc_auc", "average_precision")
+_K = 32  # columns per run of the blocked prefix sum
+_BLOCK_CELLS = 1 << 23  # counts per block of resamples (8 MB of uint8, 32 MB of float32)
+_EXACT_FLOAT32 = 1 << 24
+
+
+# --- one model, sorted once ---------------------------------------------------------------------
+
+
+class _SortedModel:
+    """Where every quantity of a resample sits in the model's fixed sorted order.
+
+    Positives and negatives are each sorted by descending score. ``ends`` are the exclusive
+    prefix lengths that close each run of tied positive scores (``run_scores``, descending);
+    ``ge`` and ``gt`` are how many negatives score at least / strictly above each run.
+    """
+
+    def __init__(self, y: np.ndarray, s: np.ndarray) -> None:
+        self.buffers: dict = {}
+        self.n = y.size
+        pos, neg = np.flatnonzero(y), np.flatnonzero(~y)
+        self.pos_order = pos[np.argsort(-s[pos], kind="stable")]
+        self.neg_order = neg[np.argsort(-s[neg], kind="stable")]
+        ps, ns = s[self.pos_order], s[self.neg_order]
+        last = np.ones(ps.size, dtype=bool)
+        np.not_equal(ps[1:], ps[:-1], out=last[:-1])
+        self.ends = np.flatnonzero(last) + 1
+        self.run_scores = ps[self.ends - 1]
+        self.neg_desc = -ns  # ascending, for searchsorted
+        self.ge = np.searchsorted(self.neg_desc, -self.run_scores, side="right")
+        self.gt = np.searchsorted(self.neg_desc, -self.run_scores, side="left")
+        self.no_ties = bool(np.array_equal(self.ge, self.gt))  # no negative ties a positive
+        self.pos_scores, self.neg_scores = ps, ns
+
+    def at_thresholds(self, thresholds: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Exclusive prefix lengths of positives and negatives scoring ``>= t``."""
+        return (
+            np.searchsorted(-self.pos_scores, -thresholds, side="right"),
+            np.searchsorted(self.neg_desc, -thresholds, side="right"),
+        )
+
+
+def _prefix(
+    counts: np.ndarray,
+    order: np.ndarray,
+    weights: np.ndarray | None,
+    dtype,
+    buffers: dict | None = None,
+) -> tuple:
+    """Blocked inclusive prefix sums of ``counts[:, order]`` with a leading zero column.
+
+    Returns (within-run prefix of shape (B, m), running totals before each run (B, m / _K),
+    the padded ordered counts (B, m), valid until the next block).
+    ``E[k]``, the sum of the first k ordered columns, is ``within[:, k] + before[:, k // _K]``.
+    ``buffers`` keeps the zero-padded input between blocks of the same shape.
+    """
+    b = counts.shape[0]
+    m = -(-(order.size + 1) // _K) * _K
+    key = (b, m, np.dtype(dtype).str, order.size)
+    x = None if buffers is None else buffers.get(key)
+    if x is None:
+        x = np.zeros((b, m), dtype=dtype)
+        if buffers is not None:
+            buffers[key] = x
+    taken = np.take(counts, order, axis=1)
+    if weights is None:
+        x[:, 1 : order.size + 1] = taken
+    else:
+        np.multiply(taken, weights[order], out=x[:, 1 : order.size + 1])
+    within = x.reshape(-1, _K) @ _upper(dtype)
+    totals = within[:, -1].reshape(b, -1)
+    before = np.cumsum(totals, axis=1)  # exact: float32 only while totals stay below 2**24
+    before -= totals
+    return within.reshape(b, m), before, x
+
+
+_UPPER: dict = {}
+
+
+def _upper(dtype) -> np.ndarray:
+    key = np.dtype(dtype).str
+    if key not in _UPPER:
+        _UPPER[key] = np.triu(np.ones((_K, _K), dtype=dtype))
+    return _UPPER[key]
+
+
+def _at(prefix: tuple, k: np.ndarray) -> np.ndarray:
+    """``E[k]`` for every resample, shape (B, len(k)), in the prefix's (exact) float type."""
+    within, before, _ = prefix
+    if k.size > 1 and k[-1] - k[0] == k.size - 1 and (np.diff(k) == 1).all():
+        part = within[:, k[0] : k[-1] + 1]  # a run of columns: a slice, not a gather
+    else:
+        part = np.take(within, k, axis=1)
+    return part + np.take(before, k // _K, axis=1)
+
+
+@dataclass
+class _Block:
+    """One block of resamples of one model: weight sums, exact integers when unweighted
+    (float32 while below 2**24, else float64)."""
+
+    tp: np.ndarray  # (B, R) positives scoring >= each positive run
+    pos: np.ndarray  # (B, R) positives in each run
+    fp_ge: np.ndarray  # (B, R) negatives scoring >= the run
+    fp_gt: np.ndarray  # (B, R) negatives scoring > the run
+    n_pos: np.ndarray  # (B,)
+    n_neg: np.ndarray  # (B,)
+    pos_prefix: tuple = field(repr=False)
+    neg_prefix: tuple = field(repr=False)
+
+
+def _block(model: _SortedModel, counts: np.ndarray, w: np.ndarray | None, dtype) -> _Block:
+    pp = _prefix(counts, model.pos_order, w, dtype, model.buffers)
+    np_ = _prefix(counts, model.neg_order, w, dtype, model.buffers)
+    tp = _at(pp, model.ends)
+    n_neg = _at(np_, np.array([model.neg_order.size]))[:, 0]
+    fp_ge = _at(np_, model.ge)
+    fp_gt = fp_ge if model.no_ties else _at(np_, model.gt)
+    if model.ends.size == model.pos_order.size:  # no tied positives: runs are the counts
+        pos = pp[2][:, 1 : model.ends.size + 1]
+    else:
+        pos = np.diff(tp, axis=1, prepend=np.zeros((tp.shape[0], 1), dtype=tp.dtype))
+    return _Block(
+        tp=tp,
+        pos=pos,
+        fp_ge=fp_ge,
+        fp_gt=fp_gt,
+        n_pos=(tp[:, -1] if tp.shape[1] else np.zeros(counts.shape[0])).astype(np.float64),
+        n_neg=n_neg.astype(np.float64),
+        pos_prefix=pp,
+        neg_prefix=np_,
+    )
+
+
+def _roc_auc(b: _Block) -> np.ndarray:
+    # 2U = sum over positive runs of pos * (2 * below + tied) = pos * (2N - fp_ge - fp_gt)
+    #    = 2NP - sum pos * (fp_ge + fp_gt): products and sums of integers, exact in float64.
+    if b.fp_gt is b.fp_ge:
+        above = 2.0 * np.einsum("ij,ij->i", b.pos, b.fp_ge, dtype=np.float64)
+    else:
+        above = np.einsum("ij,ij->i", b.pos, b.fp_ge + b.fp_gt, dtype=np.float64)
+    twice_u = 2.0 * b.n_neg * b.n_pos - above
+    with np.errstate(invalid="ignore", divide="ignore"):
+        auc = twice_u / (2 * b.n_pos * b.n_neg)
+    return np.where((b.n_pos > 0) & (b.n_neg > 0), auc, np.nan)
+
+
+def _sequential_sum(terms: np.ndarray) -> np.ndarray:
+    """Each row's sum, adding its terms one after another (as ``np.add.accumulate`` does, and
+    as :func:`metrics.average_precision_score` does), not pairwise as ``np.sum`` does."""
+    if terms.shape[0] == 1:
+        return np.add.accumulate(terms, axis=1)[:, -1] if terms.shape[1] else np.zeros(1)
+    # Summing a C-ordered (R, B) array over axis 0 adds whole rows in turn: sequential per column.
+    return np.ascontiguousarray(terms.T).sum(axis=0)
+
+
+def _average_precision(b: _Block) -> np.ndarray:
+    flagged = b.tp + b.fp_ge
+    # Above the first drawn row nothing is flagged: tp / tiny = 0 there instead of 0 / 0.
+    np.maximum(flagged, np.finfo(flagged.dtype).tiny, out=flagged)
+    terms = np.divide(b.tp, flagged, dtype=np.float64)
+    terms *= b.pos
+    total = _sequential_sum(terms)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        ap = total / b.n_pos
+    return np.where(b.n_pos > 0, ap, np.nan)
+
+
+def _rates(tp, fp, n_pos, n_neg) -> dict[str, np.ndarray]:
+    tp, fp = tp.astype(np.float64), fp.astype(np.float64)  # exact counts, float64 ratios
+    p, n = n_pos[:, None], n_neg[:, None]
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return {
+            "precision": tp / (tp + fp),
+            "recall": tp / p,
+            "f1": 2 * tp / (tp + fp + p),
+            "fpr": fp / n,
+            "accuracy": (tp + n - fp) / (p + n),
+        }
+
+
+def _best_thresholds(model: _SortedModel, b: _Block) -> dict[str, np.ndarray]:
+    """Per resample, the score that maximises F1 and Youden's J (NaN when undefined)."""
+    p, n = b.n_pos[:, None], b.n_neg[:, None]
+    tp, fp = b.tp.astype(np.float64), b.fp_ge.astype(np.float64)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        f1 = 2 * tp / (tp + fp + p)
+        youden = tp / p - fp / n
+    out = {}
+    for name, value in (("max F1", f1), ("Youden", youden)):
+        value = np.where(np.isfinite(value), value, -np.inf)
+        best = np.argmax(value, axis=1)
+        ok = np.isfinite(value[np.arange(best.size), best])
+        out[name] = np.where(ok, model.run_scores[best] if best.size else np.nan, np.nan)
+    return out
+
+
+def _roc_on_grid(b: _Block, grid: np.ndarray) -> np.ndarray:
+    """TPR at each FPR of ``grid`` (vertical averaging), per resample: shape (B, len(grid))."""
+    out = np.full((b.tp.shape[0], grid.size), np.nan)
+    prev = np.concatenate((np.zeros((b.tp.shape[0], 1)), b.tp[:, :-1]), axis=1)
+    for i in range(out.shape[0]):
+        p, n = b.n_pos[i], b.n_neg[i]
+        if p <= 0 or n <= 0:
+            continue
+        # Vertices: across to the negatives above a run, then up (diagonally with ties) to it.
+        x = np.empty(2 * b.tp.shape[1] + 2)
+        y = np.empty_like(x)
+        x[0], y[0], x[-1], y[-1] = 0.0, 0.0, n, p
+        x[1:-1:2], x[2:-1:2] = b.fp_gt[i], b.fp_ge[i]
+        y[1:-1:2], y[2:-1:2] = prev[i], b.tp[i]
+        out[i] = np.interp(grid, x / n, y / p)
+    return out
+
+
+def _pr_on_grid(b: _Block, grid: np.ndarray) -> np.ndarray:
+    """Precision at the first positive run reaching each recall of ``grid``, per resample."""
+    out = np.full((b.tp.shape[0], grid.size), np.nan)
+    tp = b.tp.astype(np.float64)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        recall = tp / b.n_pos[:, None]
+        precision = tp / (tp + b.fp_ge)
+    for i in range(out.shape[0]):
+        if b.n_pos[i] <= 0:
+            continue
+        j = np.searchsorted(recall[i], grid, side="left")
+        ok = j < recall.shape[1]
+        out[i, ok] = precision[i, j[ok]]
+    return out
+
+
+@dataclass(frozen=True)
+class _Spec:
+    """What to compute besides AUC and AP."""
+
+    thresholds: np.ndarray | None
+    threshold_grid: tuple[np.ndarray, ...] | None
+    roc_grid: np.ndarray | None
+    pr_grid: np.ndarray | None
+    best_thresholds: bool
+
+
+@dataclass(frozen=True)
+class _Out:
+    """Where the replicates go: arrays of (n_resamples, ...) filled block by block."""
+
+    replicates: dict[str, np.ndarray]
+    chosen: dict[str, np.ndarray]
+    curves: dict[str, list[np.ndarray]] | None
+    rocs: list[np.ndarray] | None
+    prs: list[np.ndarray] | None
+
+
+def _score_block(models, c, rows: slice, w, dtype, spec: _Spec, out: _Out, k: int) -> None:
+    """Every quantity of model ``k`` on one block of resample counts ``c``."""
+    model = models[k]
+    b = _block(model, c, w, dtype)
+    out.replicates["roc_auc"][rows, k] = _roc_auc(b)
+    out.replicates["average_precision"][rows, k] = _average_precision(b)
+    if spec.best_thresholds:
+        for name, v in _best_thresholds(model, b).items():
+            out.chosen[name][rows, k] = v
+    if spec.thresholds is not None:
+        kp, kn = model.at_thresholds(spec.thresholds[k : k + 1])
+        tp, fp = _at(b.pos_prefix, kp), _at(b.neg_prefix, kn)
+        for name, v in _rates(tp, fp, b.n_pos, b.n_neg).items():
+            out.replicates[name][rows, k] = v[:, 0]
+    if out.curves is not None:
+        kp, kn = model.at_thresholds(spec.threshold_grid[k])
+        tp, fp = _at(b.pos_prefix, kp), _at(b.neg_prefix, kn)
+        for name, v in _rates(tp, fp, b.n_pos, b.n_neg).items():
+            out.curves[name][k][rows] = v
+    if out.rocs is not None:
+        out.rocs[k][rows] = _roc_on_grid(b, spec.roc_grid)
+    if out.prs is not None:
+        out.prs[k][rows] = _pr_on_grid(b, spec.pr_grid)
+
+
+def _thread_pool(m: int):
+    """Threads for the models of a block, with BLAS held to one thread each (else the matrix
+    products of two models fight over the cores), or (None, None) to run them in turn."""
+    workers = min(m, os.cpu_count() or 1)
+    if workers < 2:
+        return None, None
+    try:
+        from threadpoolctl import threadpool_limits
+    except ImportError:  # pragma: no cover - a runtime without threadpoolctl runs serially
+        return None, None
+    return ThreadPoolExecutor(max_workers=workers), threadpool_limits(1, user_api="blas")
+
+
+# --- the public function ------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, eq=False)
+class FastBootstrap:
+    """Everything :func:`fast_paired_bootstrap` computed.
+
+    Attributes
+    ----------
+    results : dict of str -> BootstrapResult
+        One per metric: ``"roc_auc"``, ``"average_precision"`` and, with ``thresholds``, each of
+        ``"precision"``, ``"recall"``, ``"f1"``, ``"fpr"``, ``"accuracy"`` at each model's
+        threshold. Each holds every model's interval, every pairwise difference's interval and
+        the replicates, as :func:`metrics.paired_bootstrap` returns.
+    chosen_thresholds : dict of str -> ndarray of shape (n_resamples, n_models)
+        With ``best_thresholds``, per resample, the threshold maximising ``"max F1"`` and
+        ``"Youden"`` J (NaN where undefined): how far a threshold picked on these rows would
+        move on others.
+    threshold_grid : tuple of ndarray, or None
+        Per model, the thresholds ``threshold_curves`` is evaluated at.
+    threshold_curves : dict of str -> list of ndarray of shape (n_resamples, n_grid), or None
+        Per rate of ``THRESHOLD_METRICS``, per model, the rate at every grid threshold.
+    roc_grid, pr_grid : ndarray or None
+        The FPR and recall grids of ``roc_curves`` and ``pr_curves``.
+    roc_curves, pr_curves : list of ndarray of shape (n_resamples, n_grid), or None
+        Per model, TPR on the FPR grid (vertical averaging) and precision on the recall grid.
+    counts : str
+    n_resamples : int
+    alpha : float
+    """
+
+    results: dict[str, BootstrapResult]
+    chosen_thresholds: dict[str, np.ndarray]
+    threshold_grid: tuple[np.ndarray, ...] | None
+    threshold_curves: dict[str, list[np.ndarray]] | None
+    roc_grid: np.ndarray | None
+    roc_curves: list[np.ndarray] | None
+    pr_grid: np.ndarray | None
+    pr_curves: list[np.ndarray] | None
+    counts: str
+    n_resamples: int
+    alpha: float
+
+    def band(self, curves: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """The pointwise ``alpha / 2`` and ``1 - alpha / 2`` quantiles of resampled curves."""
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", RuntimeWarning)  # all-NaN columns stay NaN
+            low, high = np.nanquantile(curves, [self.alpha / 2, 1 - self.alpha / 2], axis=0)
+        return low, high
+
+
+def _estimates(models: list[_SortedModel], w, thresholds) -> dict[str, list[float]]:
+    """The metrics on the original rows: one resample with every count 1."""
+    ones = np.ones((1, models[0].n), dtype=np.uint8)
+    out: dict[str, list[float]] = {}
+    for k, model in enumerate(models):
+        b = _block(model, ones, w, np.float64)
+        out.setdefault("roc_auc", []).append(float(_roc_auc(b)[0]))
+        out.setdefault("average_precision", []).append(float(_average_precision(b)[0]))
+        if thresholds is not None:
+            kp, kn = model.at_thresholds(np.array([thresholds[k]]))
+            tp, fp = _at(b.pos_prefix, kp), _at(b.neg_prefix, kn)
+            for name, v in _rates(tp, fp, b.n_pos, b.n_neg).items():
+                out.setdefault(name, []).append(float(v[0, 0]))
+    return out
+
+
+def fast_paired_bootstrap(
+    y_true: Any,
+    *scores: Any,
+    n_resamples: int = 1000,
+    alpha: float = 0.05,
+    seed: int | np.random.Generator | None = 0,
+    counts: str = "poisson",
+    stratified: bool = True,
+    sample_weight: Any = None,
+    pos_label: Any = None,
+    thresholds: Any = None,
+    threshold_grid: Any = None,
+    roc_grid: Any = None,
+    pr_grid: Any = None,
+    best_thresholds: bool = False,
+) -> FastBootstrap:
+    """Paired bootstrap intervals of AUC, AP and threshold metrics, sorting each model once.
+
+    Parameters
+    ----------
+    y_true : array-like of shape (n_samples,)
+        Binary labels.
+    *scores : array-like of shape (n_samples,)
+        One or more models' scores for the same rows.
+    n_resamples : int, default 1000
+    alpha : float, default 0.05
+        One minus the confidence level of the percentile intervals.
+    seed : int, numpy Generator or None, default 0
+    counts : {"poisson", "multinomial"}, default "poisson"
+        How a resample is drawn (see the module notes). ``"multinomial"`` with the same
+        ``seed`` and ``stratified`` draws exactly what :func:`metrics.paired_bootstrap` draws.
+    stratified : bool, default True
+        For ``"multinomial"``: resample within each class. Poisson draws ignore it.
+    sample_weight : array-like of shape (n_samples,), optional
+        A resample's weights are these times its counts.
+    pos_label : optional
+        The positive class, as in :func:`metrics.roc_auc_score`.
+    thresholds : sequence of float, one per model, optional
+        Adds precision, recall, F1, FPR and accuracy at each model's threshold.
+    threshold_grid : sequence of arrays, one per model, optional
+        Thresholds at which every rate is kept per resample, for bands on metric-vs-threshold
+        curves.
+    roc_grid, pr_grid : array-like, optional
+        FPR and recall grids for bands on the ROC and precision-recall curves.
+    best_thresholds : bool, default False
+        Also find, per resample, the thresholds maximising F1 and Youden's J.
+
+    Returns
+    -------
+    FastBootstrap
+
+    Notes
+    -----
+    Cost per block of resamples and model: one gather of the counts into sorted order, one
+    float32 matrix product for the prefix sums, and work on the distinct positive scores only.
+    1000 resamples of 1e5 rows for two models, AUC and AP, take about a second on two cores
+    (``python -m bench.bench_bootstrap``), against about 12 s per metric for
+    :func:`metrics.paired_bootstrap`. The curves on grids add a loop over resamples.
+
+    Examples
+    --------
+    >>> r = fast_paired_bootstrap([0, 0, 1, 1, 0, 1], [0.1, 0.4, 0.35, 0.8, 0.2, 0.7],
+    ...                           n_resamples=200, counts="multinomial")
+    >>> round(r.results["roc_auc"].models[0].estimate, 4)
+    0.8889
+    """
+    if counts not in ("poisson", "multinomial"):
+        raise ValueError(f'counts must be "poisson" or "multinomial", got {counts!r}.')
+    if not scores:
+        raise ValueError("fast_paired_bootstrap needs at least one score array after y_true.")
+    if isinstance(n_resamples, bool) or not isinstance(n_resamples, (int, np.integer)):
+        raise ValueError(f"n_resamples must be an integer >= 1, got {n_resamples!r}.")
+    if n_resamples < 1:
+        raise ValueError(f"n_resamples must be an integer >= 1, got {n_resamples!r}.")
+    alpha = _check_alpha(alpha)
+    y = check_binary_labels(y_true, pos_label)
+    n = y.size
+    arrays = [check_scores(s, n) for s in scores]
+    w = check_sample_weight(sample_weight, n)
+    m = len(arrays)
+    if thresholds is not None:
+        thresholds = np.asarray(thresholds, dtype=np.float64).reshape(-1)
+        if thresholds.size != m:
+            raise ValueError(f"thresholds needs one value per model ({m}), got {thresholds.size}.")
+    if threshold_grid is not None:
+        threshold_grid = tuple(np.asarray(g, dtype=np.float64).reshape(-1) for g in threshold_grid)
+        if len(threshold_grid) != m:
+            raise ValueError(f"threshold_grid needs one array per model ({m}).")
+    roc_grid = None if roc_grid is None else np.asarray(roc_grid, dtype=np.float64).reshape(-1)
+    pr_grid = None if pr_grid is None else np.asarray(pr_grid, dtype=np.float64).reshape(-1)
+
+    models = [_SortedModel(y, s) for s in arrays]
+    estimates = _estimates(models, w, thresholds)
+    names = list(AREA_METRICS) + (list(THRESHOLD_METRICS) if thresholds is not None else [])
+    replicates = {name: np.empty((n_resamples, m)) for name in names}
+    chosen = (
+        {"max F1": np.empty((n_resamples, m)), "Youden": np.empty((n_resamples, m))}
+        if best_thresholds
+        else {}
+    )
+    curves = None
+    if threshold_grid is not None:
+        curves = {
+            r: [np.empty((n_resamples, g.size)) for g in threshold_grid] for r in THRESHOLD_METRICS
+        }
+    rocs = None if roc_grid is None else [np.empty((n_resamples, roc_grid.size)) for _ in arrays]
+    prs = None if pr_grid is None else [np.empty((n_resamples, pr_grid.size)) for _ in arrays]
+    # A resample holds about n rows (exactly n when multinomial): float32 sums stay exact.
+    dtype = np.float32 if w is None and 4 * n < _EXACT_FLOAT32 else np.float64
+    draws = _Draws(y, seed, counts, stratified)
+    _upper(dtype), _upper(np.float64)  # made once, before any thread reads them
+    pool, limits = _thread_pool(m)
+    spec = _Spec(thresholds, threshold_grid, roc_grid, pr_grid, best_thresholds)
+    out = _Out(replicates, chosen, curves, rocs, prs)
+    block = max(1, min(n_resamples, _BLOCK_CELLS // n))
+    starts = range(0, n_resamples, block)
+    # The next block is drawn on a thread of its own while the models score this one.
+    drawer = ThreadPoolExecutor(max_workers=1) if pool is not None else None
+    try:
+        pending = None
+        for i, first in enumerate(starts):
+            size = min(block, n_resamples - first)
+            rows = slice(first, first + size)
+            c = draws.block(size) if pending is None else pending.result()
+            if drawer is not None and i + 1 < len(starts):
+                pending = drawer.submit(draws.block, min(block, n_resamples - starts[i + 1]))
+            score = partial(_score_block, models, c, rows, w, dtype, spec, out)
+            # numpy and BLAS release the GIL: the models of a block run side by side.
+            list(map(score, range(m)) if pool is None else pool.map(score, range(m)))
+    finally:
+        if pool is not None:
+            pool.shutdown()
+            drawer.shutdown()
+            limits.restore_original_limits()
+
+    results = {name: _result(estimates[name], replicates[name], alpha) for name in names}
+    dropped = results["roc_auc"].n_dropped
+    if any(dropped):
+        warnings.warn(
+            f"ROC AUC was undefined (one class only) on {max(dropped)} of {n_resamples} "
+            "resamples; they are left out of the intervals.",
+            UndefinedMetricWarning,
+            stacklevel=2,
+        )
+    return FastBootstrap(
+        results=results,
+        chosen_thresholds=chosen,
+        threshold_grid=threshold_grid,
+        threshold_curves=curves,
+        roc_grid=roc_grid,
+        roc_curves=rocs,
+        pr_grid=pr_grid,
+        pr_curves=prs,
+        counts=counts,
+        n_resamples=n_resamples,
+        alpha=alpha,
+    )
+
+
+def _result(estimates: list[float], replicates: np.ndarray, alpha: float) -> BootstrapResult:
+    m = replicates.shape[1]
+    finite = np.isfinite(replicates)
+    models = tuple(_percentile_interval(estimates[k], replicates[:, k], alpha) for k in range(m))
+    differences = {
+        (i, j): _percentile_interval(
+            estimates[i] - estimates[j], replicates[:, i] - replicates[:, j], alpha
+        )
+        for i in range(m)
+        for j in range(i + 1, m)
+    }
+    n_dropped = tuple(int(d) for d in (~finite).sum(axis=0))
+    return BootstrapResult(models, differences, replicates, n_dropped, replicates.shape[0], alpha)

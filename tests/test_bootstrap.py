@@ -1,0 +1,227 @@
+"""The fast paired bootstrap against the generic one and against per-resample references.
+
+The generic path (:func:`metrics.paired_bootstrap`) calls the metric once per resample and model
+with the resample's counts as weights; the fast path sorts once and works on prefix sums. For the
+same draws, AUC and AP must agree to the last bit; the threshold metrics, the chosen thresholds
+and the curves on grids are checked against direct computations on each resample's counts.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import metrics.bootstrap as mb
+from metrics import (
+    UndefinedMetricWarning,
+    average_precision_score,
+    confusion_at_threshold,
+    fast_paired_bootstrap,
+    paired_bootstrap,
+    precision_recall_curve,
+    roc_auc_score,
+    roc_curve,
+)
+from metrics.compare import _POISSON_CDF, _Draws, poisson_counts
+
+
+def _case(seed: int, n: int, decimals: int | None = 1, rate: float = 0.35):
+    rng = np.random.default_rng(seed)
+    y = rng.random(n) < rate
+    a = rng.normal(size=n) + y
+    b = 0.6 * a + rng.normal(size=n)
+    if decimals is not None:  # ties within and across classes
+        a, b = np.round(a, decimals), np.round(b, decimals)
+    return y, a, b
+
+
+def _counts(y, seed, counts, stratified, n_resamples):
+    return _Draws(y, seed, counts, stratified).block(n_resamples)
+
+
+@pytest.mark.parametrize("counts", ["poisson", "multinomial"])
+@pytest.mark.parametrize("decimals", [None, 1, 0])
+@pytest.mark.parametrize("seed", [0, 1])
+def test_bit_identical_to_generic_path(counts, decimals, seed):
+    y, a, b = _case(seed, 700, decimals)
+    fast = fast_paired_bootstrap(y, a, b, n_resamples=40, seed=seed, counts=counts)
+    for name, metric in (
+        ("roc_auc", roc_auc_score),
+        ("average_precision", average_precision_score),
+    ):
+        slow = paired_bootstrap(metric, y, a, b, n_resamples=40, seed=seed, counts=counts)
+        got = fast.results[name]
+        assert np.array_equal(got.replicates, slow.replicates, equal_nan=True), name
+        assert [m.estimate for m in got.models] == [m.estimate for m in slow.models]
+        assert got.models == slow.models
+        assert got.differences == slow.differences
+
+
+def test_estimates_equal_the_metrics():
+    y, a, b = _case(3, 500)
+    r = fast_paired_bootstrap(y, a, b, n_resamples=5)
+    assert r.results["roc_auc"].models[1].estimate == roc_auc_score(y, b)
+    assert r.results["average_precision"].models[0].estimate == average_precision_score(y, a)
+
+
+def test_unstratified_multinomial_matches_and_drops_one_class_resamples():
+    y = np.array([1, 0, 0, 0, 0, 0, 0, 0], dtype=bool)
+    s = np.array([0.9, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7])
+    with pytest.warns(UndefinedMetricWarning, match="resamples"):
+        fast = fast_paired_bootstrap(
+            y, s, n_resamples=60, counts="multinomial", stratified=False, seed=2
+        )
+    with pytest.warns(UndefinedMetricWarning, match="resamples"):
+        slow = paired_bootstrap(roc_auc_score, y, s, n_resamples=60, stratified=False, seed=2)
+    assert np.array_equal(fast.results["roc_auc"].replicates, slow.replicates, equal_nan=True)
+    assert fast.results["roc_auc"].n_dropped == slow.n_dropped
+    assert slow.n_dropped[0] > 0
+
+
+def test_block_size_does_not_change_the_draws(monkeypatch):
+    y, a, b = _case(4, 300)
+    whole = fast_paired_bootstrap(y, a, b, n_resamples=30, seed=5)
+    monkeypatch.setattr(mb, "_BLOCK_CELLS", 7 * 300)  # blocks of 7 resamples
+    pieces = fast_paired_bootstrap(y, a, b, n_resamples=30, seed=5)
+    for name in ("roc_auc", "average_precision"):
+        assert np.array_equal(whole.results[name].replicates, pieces.results[name].replicates)
+    first = fast_paired_bootstrap(y, a, b, n_resamples=12, seed=5)
+    assert np.array_equal(
+        first.results["roc_auc"].replicates, whole.results["roc_auc"].replicates[:12]
+    )
+
+
+def test_one_model_runs_without_threads():
+    y, a, _ = _case(6, 400)
+    r = fast_paired_bootstrap(y, a, n_resamples=20, seed=1)
+    slow = paired_bootstrap(roc_auc_score, y, a, n_resamples=20, seed=1, counts="poisson")
+    assert np.array_equal(r.results["roc_auc"].replicates, slow.replicates)
+
+
+def test_weighted_agrees_with_the_generic_path_to_rounding():
+    y, a, b = _case(7, 400)
+    w = np.random.default_rng(7).uniform(0.2, 3.0, y.size)
+    fast = fast_paired_bootstrap(y, a, b, n_resamples=25, seed=3, sample_weight=w)
+    for name, metric in (
+        ("roc_auc", roc_auc_score),
+        ("average_precision", average_precision_score),
+    ):
+        slow = paired_bootstrap(
+            metric, y, a, b, n_resamples=25, seed=3, sample_weight=w, counts="poisson"
+        )
+        np.testing.assert_allclose(fast.results[name].replicates, slow.replicates, rtol=1e-12)
+
+
+def test_threshold_metrics_equal_the_confusion_on_each_resample():
+    y, a, b = _case(8, 300)
+    thresholds = [0.3, 0.5]
+    r = fast_paired_bootstrap(y, a, b, n_resamples=15, seed=9, thresholds=thresholds)
+    weights = _counts(y, 9, "poisson", True, 15).astype(float)
+    for k, s in enumerate((a, b)):
+        c0 = confusion_at_threshold(y, s, thresholds[k])
+        assert r.results["precision"].models[k].estimate == pytest.approx(c0.precision, abs=1e-15)
+        for i in range(15):
+            c = confusion_at_threshold(y, s, thresholds[k], sample_weight=weights[i])
+            want = {
+                "precision": c.precision,
+                "recall": c.recall,
+                "f1": 2 * c.tp / (2 * c.tp + c.fp + c.fn),
+                "fpr": c.fp / (c.fp + c.tn),
+                "accuracy": (c.tp + c.tn) / (c.tp + c.fp + c.tn + c.fn),
+            }
+            for name, value in want.items():
+                assert r.results[name].replicates[i, k] == pytest.approx(value, abs=1e-14), name
+
+
+def test_best_thresholds_are_the_argmax_over_distinct_scores():
+    y, a, b = _case(10, 250)
+    r = fast_paired_bootstrap(y, a, b, n_resamples=12, seed=4, best_thresholds=True)
+    weights = _counts(y, 4, "poisson", True, 12).astype(float)
+    for k, s in enumerate((a, b)):
+        for i in range(12):
+            best_f1, best_j, at_f1, at_j = -1.0, -2.0, None, None
+            for t in np.unique(s)[::-1]:  # descending: the first maximum is the highest score
+                c = confusion_at_threshold(y, s, t, sample_weight=weights[i])
+                f1 = 2 * c.tp / (2 * c.tp + c.fp + c.fn)
+                j = c.tp / (c.tp + c.fn) - c.fp / (c.fp + c.tn)
+                if f1 > best_f1 + 1e-15:
+                    best_f1, at_f1 = f1, t
+                if j > best_j + 1e-15:
+                    best_j, at_j = j, t
+            assert r.chosen_thresholds["max F1"][i, k] == at_f1
+            assert r.chosen_thresholds["Youden"][i, k] == at_j
+
+
+def test_roc_and_pr_grids_follow_each_resamples_curve():
+    y, a, b = _case(11, 300)
+    rng = np.random.default_rng(0)
+    fpr_grid = np.sort(rng.uniform(0.01, 0.99, 40))
+    recall_grid = np.linspace(0.05, 1.0, 20)
+    r = fast_paired_bootstrap(
+        y, a, b, n_resamples=10, seed=6, roc_grid=fpr_grid, pr_grid=recall_grid
+    )
+    weights = _counts(y, 6, "poisson", True, 10).astype(float)
+    for k, s in enumerate((a, b)):
+        for i in range(10):
+            fpr, tpr, _ = roc_curve(y, s, sample_weight=weights[i])
+            # Grid points on a vertical segment are ambiguous; random ones miss them.
+            np.testing.assert_allclose(
+                r.roc_curves[k][i], np.interp(fpr_grid, fpr, tpr), rtol=0, atol=1e-12
+            )
+            precision, recall, _ = precision_recall_curve(y, s, sample_weight=weights[i])
+            # recall is decreasing there: the first threshold (from the top) reaching each g.
+            rec, prec = recall[::-1], precision[::-1]
+            want = [prec[np.flatnonzero(rec >= g - 1e-12)[0]] for g in recall_grid]
+            np.testing.assert_allclose(r.pr_curves[k][i], want, rtol=0, atol=1e-14)
+    low, high = r.band(r.roc_curves[0])
+    assert (low <= high).all()
+    assert low.shape == fpr_grid.shape
+
+
+def test_threshold_grid_curves():
+    y, a, b = _case(12, 200)
+    grid = (np.array([-1.0, 0.0, 0.5, 2.0]), np.array([0.1, 0.9]))
+    r = fast_paired_bootstrap(y, a, b, n_resamples=6, seed=1, threshold_grid=grid)
+    weights = _counts(y, 1, "poisson", True, 6).astype(float)
+    for k, s in enumerate((a, b)):
+        for i in range(6):
+            for j, t in enumerate(grid[k]):
+                c = confusion_at_threshold(y, s, t, sample_weight=weights[i])
+                assert r.threshold_curves["recall"][k][i, j] == pytest.approx(c.recall, abs=1e-14)
+                assert r.threshold_curves["fpr"][k][i, j] == pytest.approx(
+                    c.fp / (c.fp + c.tn), abs=1e-14
+                )
+
+
+def test_poisson_counts_follow_poisson_one():
+    rng = np.random.default_rng(0)
+    fix = np.random.default_rng(1)
+    c = poisson_counts(rng, fix, 40, 50_000).ravel()
+    assert c.dtype == np.uint8
+    freq = np.bincount(c, minlength=12)[:8] / c.size
+    pmf = np.diff(np.concatenate(([0.0], _POISSON_CDF[:8])))
+    # 2e6 draws: the standard error of a frequency is below 4e-4.
+    np.testing.assert_allclose(freq, pmf, atol=2e-3)
+    assert abs(c.mean() - 1.0) < 3e-3
+    assert abs(c.var() - 1.0) < 5e-3
+    assert c.max() >= 7  # the tail beyond the table comes from the fix-up draws
+
+
+def test_bad_arguments():
+    y, a, b = _case(1, 50)
+    with pytest.raises(ValueError, match="counts"):
+        fast_paired_bootstrap(y, a, counts="bayesian")
+    with pytest.raises(ValueError, match="one value per model"):
+        fast_paired_bootstrap(y, a, b, thresholds=[0.5])
+    with pytest.raises(ValueError, match="at least one score"):
+        fast_paired_bootstrap(y)
+    with pytest.raises(ValueError, match="n_resamples"):
+        fast_paired_bootstrap(y, a, n_resamples=0)
+
+
+@pytest.mark.parametrize("rows", [1, 2, 3, 17])
+def test_sequential_sum_adds_in_order(rows):
+    rng = np.random.default_rng(rows)
+    terms = rng.random((rows, 5000)) * 10.0 ** rng.integers(-8, 8, (rows, 5000))
+    want = np.add.accumulate(terms, axis=1)[:, -1]
+    assert np.array_equal(mb._sequential_sum(terms), want)
