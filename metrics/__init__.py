@@ -8,7 +8,7 @@ Import what you need from here; the submodules are an implementation detail::
 from metrics._validation import UndefinedMetricWarning
 from metrics.areas import auc, average_precision_score, roc_auc_score
 from metrics.average_precision import AP_METHOD_SOURCES, AP_METHODS, APBreakdown, ap_breakdown
-from metrics.bootstrap import FastBootstrap, fast_paired_bootstrap
+from metrics.bootstrap import FastBootstrap, cluster_bootstrap, fast_paired_bootstrap
 from metrics.calibration import brier_score_loss, calibration_curve, log_loss
 from metrics.compare import (
     AUCInterval,
@@ -112,6 +112,7 @@ __all__ = [
     "bootstrap_p_value",
     "brier_score_loss",
     "calibration_curve",
+    "cluster_bootstrap",
     "confusion_at_threshold",
     "confusion_matrix_at_thresholds",
     "cumulative_gain_curve",

@@ -8,6 +8,8 @@ and the curves on grids are checked against direct computations on each resample
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 import pytest
 
@@ -15,10 +17,15 @@ import metrics.bootstrap as mb
 from metrics import (
     UndefinedMetricWarning,
     average_precision_score,
+    cluster_bootstrap,
     confusion_at_threshold,
     fast_paired_bootstrap,
+    group_auc_score,
+    group_auc_table,
+    mean_average_precision,
     paired_bootstrap,
     precision_recall_curve,
+    ranking_report,
     roc_auc_score,
     roc_curve,
 )
@@ -225,3 +232,87 @@ def test_sequential_sum_adds_in_order(rows):
     terms = rng.random((rows, 5000)) * 10.0 ** rng.integers(-8, 8, (rows, 5000))
     want = np.add.accumulate(terms, axis=1)[:, -1]
     assert np.array_equal(mb._sequential_sum(terms), want)
+
+
+# --- cluster bootstrap ---------------------------------------------------------------------------
+
+
+def _grouped(seed: int, n: int = 3000, groups: int = 150):
+    rng = np.random.default_rng(seed)
+    g = rng.integers(0, groups, n)
+    y = rng.random(n) < 0.3
+    a = np.round(rng.normal(size=n) + y, 1)
+    b = np.round(rng.normal(size=n) + 0.5 * y, 1)
+    return g, y, a, b
+
+
+@pytest.mark.parametrize("weighting", ["impressions", "positives"])
+@pytest.mark.parametrize("counts", ["poisson", "multinomial"])
+def test_cluster_bootstrap_bit_identical_to_gauc_with_group_counts(weighting, counts):
+    g, y, a, b = _grouped(1)
+    tables = [group_auc_table(y, s, g) for s in (a, b)]
+    r = cluster_bootstrap(
+        np.column_stack([t.auc for t in tables]),
+        np.column_stack([t.weights(weighting) for t in tables]),
+        n_resamples=25,
+        seed=4,
+        counts=counts,
+    )
+    assert r.models[1].estimate == group_auc_score(y, b, g, weighting=weighting)
+    c = _Draws(np.zeros(tables[0].group.size, bool), 4, counts, False).block(25)
+    row_group = np.searchsorted(tables[0].group, g)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UndefinedMetricWarning)
+        for i in range(25):
+            w = c[i][row_group].astype(float)
+            for k, s in enumerate((a, b)):
+                want = group_auc_score(y, s, g, sample_weight=w, weighting=weighting)
+                assert r.replicates[i, k] == want
+    assert r.differences[(0, 1)].estimate == r.models[0].estimate - r.models[1].estimate
+
+
+def _expand(c, g, *arrays):
+    """Each group's rows repeated c times, each copy a group of its own."""
+    rows = np.concatenate([np.flatnonzero(g == u) for u in np.unique(g)])
+    ids = np.unique(g, return_inverse=True)[1]
+    keep = np.repeat(rows, c[ids[rows]])
+    copy = np.concatenate([np.arange(k) for k in c[ids[rows]]]) if keep.size else keep
+    new_ids = ids[keep] * (c.max() + 1) + copy
+    return (new_ids, *(x[keep] for x in arrays))
+
+
+def test_cluster_bootstrap_uniform_gauc_counts_copies_as_users():
+    g, y, a, _ = _grouped(2, groups=60)
+    t = group_auc_table(y, a, g)
+    r = cluster_bootstrap(t.auc, t.weights("uniform"), n_resamples=10, seed=3)
+    c = _Draws(np.zeros(t.group.size, bool), 3, "poisson", False).block(10)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UndefinedMetricWarning)
+        for i in range(10):
+            ids, yy, ss = _expand(c[i], g, y, a)
+            want = group_auc_score(yy, ss, ids, weighting="uniform")
+            assert r.replicates[i, 0] == pytest.approx(want, rel=1e-13)
+
+
+def test_cluster_bootstrap_of_a_ranking_metric_equals_resampled_queries():
+    g, y, a, b = _grouped(3, n=2000, groups=80)
+    reports = [ranking_report(y, s, g, k=5) for s in (a, b)]
+    r = cluster_bootstrap(
+        np.column_stack([rep.average_precision for rep in reports]), n_resamples=8, seed=2
+    )
+    assert r.models[0].estimate == pytest.approx(mean_average_precision(y, a, g, k=5), rel=1e-14)
+    c = _Draws(np.zeros(reports[0].query.size, bool), 2, "poisson", False).block(8)
+    for i in range(8):
+        ids, yy, ss = _expand(c[i], g, y, b)
+        assert r.replicates[i, 1] == pytest.approx(
+            mean_average_precision(yy, ss, ids, k=5), rel=1e-13
+        )
+
+
+def test_cluster_bootstrap_bad_input():
+    with pytest.raises(ValueError, match="weights has shape"):
+        cluster_bootstrap([[0.5, 0.6], [0.7, 0.8]], [[1.0, 2.0, 3.0]])
+    with pytest.raises(ValueError, match="no group"):
+        cluster_bootstrap([np.nan, np.nan])
+    with pytest.raises(ValueError, match="non-negative"):
+        cluster_bootstrap([0.5, 0.6], [-1.0, 1.0])
