@@ -338,6 +338,23 @@ def _score_block(models, c, rows: slice, w, dtype, spec: _Spec, out: _Out, k: in
         out.prs[k][rows] = _pr_on_grid(b, spec.pr_grid)
 
 
+def _row_means(row_means, m: int, n: int, w) -> dict[str, tuple[np.ndarray, np.ndarray]]:
+    """Per metric: (weighted losses of shape (n, m), weights of shape (n,))."""
+    out = {}
+    for name, losses in (row_means or {}).items():
+        if name in AREA_METRICS or name in THRESHOLD_METRICS:
+            raise ValueError(f"row_means cannot reuse the name {name!r}.")
+        arrays = [np.asarray(x, dtype=np.float64).reshape(-1) for x in losses]
+        if len(arrays) != m or any(x.size != n for x in arrays):
+            raise ValueError(f"row_means[{name!r}] needs one array of {n} values per model ({m}).")
+        stacked = np.column_stack(arrays)
+        if not np.isfinite(stacked).all():
+            raise ValueError(f"row_means[{name!r}] has values that are not finite.")
+        weights = np.ones(n) if w is None else w
+        out[name] = (stacked * weights[:, None], weights)
+    return out
+
+
 def _thread_pool(m: int):
     """Threads for the models of a block, with BLAS held to one thread each (else the matrix
     products of two models fight over the cores), or (None, None) to run them in turn."""
@@ -361,10 +378,11 @@ class FastBootstrap:
     Attributes
     ----------
     results : dict of str -> BootstrapResult
-        One per metric: ``"roc_auc"``, ``"average_precision"`` and, with ``thresholds``, each of
+        One per metric: ``"roc_auc"``, ``"average_precision"``, with ``thresholds`` each of
         ``"precision"``, ``"recall"``, ``"f1"``, ``"fpr"``, ``"accuracy"`` at each model's
-        threshold. Each holds every model's interval, every pairwise difference's interval and
-        the replicates, as :func:`metrics.paired_bootstrap` returns.
+        threshold, and each name of ``row_means``. Each holds every model's interval, every
+        pairwise difference's interval and the replicates, as :func:`metrics.paired_bootstrap`
+        returns.
     chosen_thresholds : dict of str -> ndarray of shape (n_resamples, n_models)
         With ``best_thresholds``, per resample, the threshold maximising ``"max F1"`` and
         ``"Youden"`` J (NaN where undefined): how far a threshold picked on these rows would
@@ -433,6 +451,7 @@ def fast_paired_bootstrap(
     roc_grid: Any = None,
     pr_grid: Any = None,
     best_thresholds: bool = False,
+    row_means: dict[str, Any] | None = None,
 ) -> FastBootstrap:
     """Paired bootstrap intervals of AUC, AP and threshold metrics, sorting each model once.
 
@@ -464,6 +483,10 @@ def fast_paired_bootstrap(
         FPR and recall grids for bands on the ROC and precision-recall curves.
     best_thresholds : bool, default False
         Also find, per resample, the thresholds maximising F1 and Youden's J.
+    row_means : dict of str -> sequence of arrays, one per model, optional
+        Metrics that are a (weighted) mean of a per-row loss, such as the Brier score
+        ``(score - y) ** 2`` or log loss: each gets intervals from the same resamples, as
+        ``counts @ (weight * loss) / counts @ weight``.
 
     Returns
     -------
@@ -511,7 +534,11 @@ def fast_paired_bootstrap(
 
     models = [_SortedModel(y, s) for s in arrays]
     estimates = _estimates(models, w, thresholds)
+    means = _row_means(row_means, m, n, w)
+    for name, (numerators, denominator) in means.items():
+        estimates[name] = [float(np.sum(x) / np.sum(denominator)) for x in numerators.T]
     names = list(AREA_METRICS) + (list(THRESHOLD_METRICS) if thresholds is not None else [])
+    names += list(means)
     replicates = {name: np.empty((n_resamples, m)) for name in names}
     chosen = (
         {"max F1": np.empty((n_resamples, m)), "Youden": np.empty((n_resamples, m))}
@@ -544,6 +571,10 @@ def fast_paired_bootstrap(
             c = draws.block(size) if pending is None else pending.result()
             if drawer is not None and i + 1 < len(starts):
                 pending = drawer.submit(draws.block, min(block, n_resamples - starts[i + 1]))
+            if means:
+                cf = c.astype(np.float64)
+                for name, (numerators, denominator) in means.items():
+                    replicates[name][rows] = (cf @ numerators) / (cf @ denominator)[:, None]
             score = partial(_score_block, models, c, rows, w, dtype, spec, out)
             # numpy and BLAS release the GIL: the models of a block run side by side.
             list(map(score, range(m)) if pool is None else pool.map(score, range(m)))

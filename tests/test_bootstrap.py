@@ -17,11 +17,13 @@ import metrics.bootstrap as mb
 from metrics import (
     UndefinedMetricWarning,
     average_precision_score,
+    brier_score_loss,
     cluster_bootstrap,
     confusion_at_threshold,
     fast_paired_bootstrap,
     group_auc_score,
     group_auc_table,
+    log_loss,
     mean_average_precision,
     paired_bootstrap,
     precision_recall_curve,
@@ -316,3 +318,24 @@ def test_cluster_bootstrap_bad_input():
         cluster_bootstrap([np.nan, np.nan])
     with pytest.raises(ValueError, match="non-negative"):
         cluster_bootstrap([0.5, 0.6], [-1.0, 1.0])
+
+
+def test_row_means_match_the_generic_brier_and_log_loss():
+    y, a, b = _case(13, 400, decimals=None)
+    pa, pb = 1 / (1 + np.exp(-a)), 1 / (1 + np.exp(-b))
+    w = np.random.default_rng(2).uniform(0.5, 2.0, y.size)
+    losses = {
+        "brier": [(p - y) ** 2 for p in (pa, pb)],
+        "log_loss": [-np.log(np.where(y, p, 1 - p)) for p in (pa, pb)],
+    }
+    r = fast_paired_bootstrap(y, pa, pb, n_resamples=20, seed=8, row_means=losses, sample_weight=w)
+    for name, metric in (("brier", brier_score_loss), ("log_loss", log_loss)):
+        slow = paired_bootstrap(
+            metric, y, pa, pb, n_resamples=20, seed=8, counts="poisson", sample_weight=w
+        )
+        np.testing.assert_allclose(r.results[name].replicates, slow.replicates, rtol=1e-12)
+        assert r.results[name].models[0].estimate == pytest.approx(
+            metric(y, pa, sample_weight=w), rel=1e-13
+        )
+    with pytest.raises(ValueError, match="one array"):
+        fast_paired_bootstrap(y, pa, pb, row_means={"brier": [pa]})
