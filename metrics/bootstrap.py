@@ -45,6 +45,7 @@ import warnings
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from functools import partial
+from statistics import NormalDist
 from typing import Any
 
 import numpy as np
@@ -55,9 +56,22 @@ from metrics._validation import (
     check_sample_weight,
     check_scores,
 )
-from metrics.compare import BootstrapResult, _check_alpha, _Draws, _percentile_interval
+from metrics.compare import (
+    BootstrapInterval,
+    BootstrapResult,
+    _check_alpha,
+    _Draws,
+    _percentile_interval,
+    _placements,
+)
 
-__all__ = ["FastBootstrap", "cluster_bootstrap", "fast_paired_bootstrap"]
+__all__ = [
+    "FastBootstrap",
+    "auc_jackknife",
+    "bca_interval",
+    "cluster_bootstrap",
+    "fast_paired_bootstrap",
+]
 
 THRESHOLD_METRICS = ("precision", "recall", "f1", "fpr", "accuracy")
 AREA_METRICS = ("roc_auc", "average_precision")
@@ -398,6 +412,8 @@ class FastBootstrap:
     counts : str
     n_resamples : int
     alpha : float
+    bca : tuple of str
+        The metrics whose intervals are BCa (see ``interval``); the others are percentile.
     """
 
     results: dict[str, BootstrapResult]
@@ -411,6 +427,7 @@ class FastBootstrap:
     counts: str
     n_resamples: int
     alpha: float
+    bca: tuple[str, ...] = ()
 
     def band(self, curves: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """The pointwise ``alpha / 2`` and ``1 - alpha / 2`` quantiles of resampled curves."""
@@ -452,6 +469,7 @@ def fast_paired_bootstrap(
     pr_grid: Any = None,
     best_thresholds: bool = False,
     row_means: dict[str, Any] | None = None,
+    interval: str = "percentile",
 ) -> FastBootstrap:
     """Paired bootstrap intervals of AUC, AP and threshold metrics, sorting each model once.
 
@@ -487,6 +505,11 @@ def fast_paired_bootstrap(
         Metrics that are a (weighted) mean of a per-row loss, such as the Brier score
         ``(score - y) ** 2`` or log loss: each gets intervals from the same resamples, as
         ``counts @ (weight * loss) / counts @ weight``.
+    interval : {"percentile", "bca"}, default "percentile"
+        ``"bca"``: Efron's bias-corrected and accelerated interval for ROC AUC and its
+        differences, where it is cheap: the jackknife of AUC comes from DeLong's placements in
+        one pass (unweighted rows only; weighted AUC and the other metrics stay percentile).
+        ``FastBootstrap.bca`` lists the metrics it was applied to.
 
     Returns
     -------
@@ -509,6 +532,8 @@ def fast_paired_bootstrap(
     """
     if counts not in ("poisson", "multinomial"):
         raise ValueError(f'counts must be "poisson" or "multinomial", got {counts!r}.')
+    if interval not in ("percentile", "bca"):
+        raise ValueError(f'interval must be "percentile" or "bca", got {interval!r}.')
     if not scores:
         raise ValueError("fast_paired_bootstrap needs at least one score array after y_true.")
     if isinstance(n_resamples, bool) or not isinstance(n_resamples, (int, np.integer)):
@@ -585,6 +610,10 @@ def fast_paired_bootstrap(
             limits.restore_original_limits()
 
     results = {name: _result(estimates[name], replicates[name], alpha) for name in names}
+    bca: tuple[str, ...] = ()
+    if interval == "bca" and w is None and y.any() and not y.all():
+        results["roc_auc"] = _with_bca(results["roc_auc"], auc_jackknife(y, arrays))
+        bca = ("roc_auc",)
     dropped = results["roc_auc"].n_dropped
     if any(dropped):
         warnings.warn(
@@ -605,6 +634,76 @@ def fast_paired_bootstrap(
         counts=counts,
         n_resamples=n_resamples,
         alpha=alpha,
+        bca=bca,
+    )
+
+
+# --- BCa -----------------------------------------------------------------------------------------
+
+
+def auc_jackknife(y: np.ndarray, scores: list[np.ndarray]) -> np.ndarray:
+    """Leave-one-row-out ROC AUC of each model: shape (n_samples, n_models), exact.
+
+    From DeLong's placements: leaving out a positive removes its placement ``t10`` from
+    ``2U`` and one positive from ``P``; likewise a negative. O(n log n) for all n rows.
+    """
+    pl = _placements(y, scores)
+    p, n = pl.n_pos, pl.n_neg
+    out = np.empty((y.size, len(scores)))
+    for k in range(len(scores)):
+        twice_u = float(pl.t10[k].sum(dtype=np.int64))
+        with np.errstate(invalid="ignore", divide="ignore"):
+            out[y, k] = (twice_u - pl.t10[k]) / (2.0 * (p - 1) * n)
+            out[~y, k] = (twice_u - pl.t01[k]) / (2.0 * p * (n - 1))
+    return out
+
+
+def bca_interval(
+    estimate: float, replicates: np.ndarray, jackknife: np.ndarray, alpha: float
+) -> BootstrapInterval:
+    """Efron's bias-corrected and accelerated percentile interval.
+
+    ``z0`` corrects for the median bias of the replicates (the share below the estimate, ties
+    counting half) and the acceleration ``a = sum(d^3) / (6 (sum d^2)^1.5)``, ``d`` the
+    jackknife values' deviations from their mean, for the skew. Falls back to the percentile
+    interval when every replicate lies on one side of the estimate or the jackknife is flat.
+    """
+    values = replicates[np.isfinite(replicates)]
+    plain = _percentile_interval(estimate, values, alpha)
+    if values.size < 2:
+        return plain
+    below = (np.count_nonzero(values < estimate) + 0.5 * np.count_nonzero(values == estimate)) / (
+        values.size
+    )
+    d = np.mean(jackknife) - jackknife
+    spread = float(np.sum(d * d))
+    if not 0 < below < 1 or spread == 0 or not np.isfinite(spread):
+        return plain
+    normal = NormalDist()
+    z0 = normal.inv_cdf(below)
+    a = float(np.sum(d**3)) / (6.0 * spread**1.5)
+    levels = []
+    for q in (alpha / 2, 1 - alpha / 2):
+        z = z0 + normal.inv_cdf(q)
+        levels.append(normal.cdf(z0 + z / (1 - a * z)))
+    low, high = np.quantile(values, levels)
+    return BootstrapInterval(estimate, float(low), float(high), plain.std_error, plain.n_used)
+
+
+def _with_bca(result: BootstrapResult, jackknife: np.ndarray) -> BootstrapResult:
+    reps = result.replicates
+    models = tuple(
+        bca_interval(iv.estimate, reps[:, k], jackknife[:, k], result.alpha)
+        for k, iv in enumerate(result.models)
+    )
+    differences = {
+        (i, j): bca_interval(
+            iv.estimate, reps[:, i] - reps[:, j], jackknife[:, i] - jackknife[:, j], result.alpha
+        )
+        for (i, j), iv in result.differences.items()
+    }
+    return BootstrapResult(
+        models, differences, reps, result.n_dropped, result.n_resamples, result.alpha
     )
 
 

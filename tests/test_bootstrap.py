@@ -339,3 +339,61 @@ def test_row_means_match_the_generic_brier_and_log_loss():
         )
     with pytest.raises(ValueError, match="one array"):
         fast_paired_bootstrap(y, pa, pb, row_means={"brier": [pa]})
+
+
+# --- BCa -----------------------------------------------------------------------------------------
+
+
+def test_auc_jackknife_equals_leaving_each_row_out():
+    y, a, b = _case(14, 120)
+    jack = mb.auc_jackknife(y, [a, b])
+    keep = np.ones(y.size, dtype=bool)
+    for i in range(y.size):
+        keep[i] = False
+        assert jack[i, 0] == pytest.approx(roc_auc_score(y[keep], a[keep]), abs=1e-15)
+        assert jack[i, 1] == pytest.approx(roc_auc_score(y[keep], b[keep]), abs=1e-15)
+        keep[i] = True
+
+
+def test_bca_interval_matches_its_definition():
+    from scipy.stats import norm
+
+    rng = np.random.default_rng(0)
+    reps = rng.gamma(2.0, size=2000)  # skewed
+    jack = rng.gamma(2.0, size=300)
+    est = 1.7
+    got = mb.bca_interval(est, reps, jack, 0.05)
+    z0 = norm.ppf(np.mean(reps < est))
+    d = jack.mean() - jack
+    a = np.sum(d**3) / (6 * np.sum(d**2) ** 1.5)
+    lo = norm.cdf(z0 + (z0 + norm.ppf(0.025)) / (1 - a * (z0 + norm.ppf(0.025))))
+    hi = norm.cdf(z0 + (z0 + norm.ppf(0.975)) / (1 - a * (z0 + norm.ppf(0.975))))
+    assert got.ci_low == pytest.approx(np.quantile(reps, lo), rel=1e-12)
+    assert got.ci_high == pytest.approx(np.quantile(reps, hi), rel=1e-12)
+    plain = mb._percentile_interval(est, reps, 0.05)
+    assert (got.ci_low, got.ci_high) != (plain.ci_low, plain.ci_high)
+    # Every replicate above the estimate: no bias correction is possible, percentile it is.
+    assert mb.bca_interval(-1.0, reps, jack, 0.05) == mb._percentile_interval(-1.0, reps, 0.05)
+
+
+def test_fast_bootstrap_bca_for_auc_only():
+    y, a, b = _case(15, 600)
+    r = fast_paired_bootstrap(y, a, b, n_resamples=300, seed=2, interval="bca")
+    plain = fast_paired_bootstrap(y, a, b, n_resamples=300, seed=2)
+    assert r.bca == ("roc_auc",)
+    jack = mb.auc_jackknife(y, [a, b])
+    reps = r.results["roc_auc"].replicates
+    want = mb.bca_interval(r.results["roc_auc"].models[0].estimate, reps[:, 0], jack[:, 0], 0.05)
+    assert r.results["roc_auc"].models[0] == want
+    diff = mb.bca_interval(
+        r.results["roc_auc"].differences[(0, 1)].estimate,
+        reps[:, 0] - reps[:, 1],
+        jack[:, 0] - jack[:, 1],
+        0.05,
+    )
+    assert r.results["roc_auc"].differences[(0, 1)] == diff
+    assert r.results["average_precision"].models == plain.results["average_precision"].models
+    weighted = fast_paired_bootstrap(
+        y, a, n_resamples=20, interval="bca", sample_weight=np.ones(y.size)
+    )
+    assert weighted.bca == ()
