@@ -414,6 +414,10 @@ class FastBootstrap:
     alpha : float
     bca : tuple of str
         The metrics whose intervals are BCa (see ``interval``); the others are percentile.
+    original
+        The same quantities on the original rows (every count 1), in arrays of one row:
+        ``original.rocs[k][0]`` is model k's ROC on the grid, ``original.chosen["max F1"]``
+        its chosen thresholds.
     """
 
     results: dict[str, BootstrapResult]
@@ -428,6 +432,7 @@ class FastBootstrap:
     n_resamples: int
     alpha: float
     bca: tuple[str, ...] = ()
+    original: _Out | None = None
 
     def band(self, curves: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """The pointwise ``alpha / 2`` and ``1 - alpha / 2`` quantiles of resampled curves."""
@@ -437,20 +442,20 @@ class FastBootstrap:
         return low, high
 
 
-def _estimates(models: list[_SortedModel], w, thresholds) -> dict[str, list[float]]:
-    """The metrics on the original rows: one resample with every count 1."""
-    ones = np.ones((1, models[0].n), dtype=np.uint8)
-    out: dict[str, list[float]] = {}
-    for k, model in enumerate(models):
-        b = _block(model, ones, w, np.float64)
-        out.setdefault("roc_auc", []).append(float(_roc_auc(b)[0]))
-        out.setdefault("average_precision", []).append(float(_average_precision(b)[0]))
-        if thresholds is not None:
-            kp, kn = model.at_thresholds(np.array([thresholds[k]]))
-            tp, fp = _at(b.pos_prefix, kp), _at(b.neg_prefix, kn)
-            for name, v in _rates(tp, fp, b.n_pos, b.n_neg).items():
-                out.setdefault(name, []).append(float(v[0, 0]))
-    return out
+def _new_out(n_resamples: int, m: int, names, spec: _Spec) -> _Out:
+    def rows(width: int) -> np.ndarray:
+        return np.full((n_resamples, width), np.nan)
+
+    curves = None
+    if spec.threshold_grid is not None:
+        curves = {r: [rows(g.size) for g in spec.threshold_grid] for r in THRESHOLD_METRICS}
+    return _Out(
+        replicates={name: rows(m) for name in names},
+        chosen={"max F1": rows(m), "Youden": rows(m)} if spec.best_thresholds else {},
+        curves=curves,
+        rocs=None if spec.roc_grid is None else [rows(spec.roc_grid.size) for _ in range(m)],
+        prs=None if spec.pr_grid is None else [rows(spec.pr_grid.size) for _ in range(m)],
+    )
 
 
 def fast_paired_bootstrap(
@@ -558,32 +563,25 @@ def fast_paired_bootstrap(
     pr_grid = None if pr_grid is None else np.asarray(pr_grid, dtype=np.float64).reshape(-1)
 
     models = [_SortedModel(y, s) for s in arrays]
-    estimates = _estimates(models, w, thresholds)
+    names = list(AREA_METRICS) + (list(THRESHOLD_METRICS) if thresholds is not None else [])
+    spec = _Spec(thresholds, threshold_grid, roc_grid, pr_grid, best_thresholds)
+    # The original rows are one resample with every count 1.
+    original = _new_out(1, m, names, spec)
+    ones = np.ones((1, n), dtype=np.uint8)
+    for k in range(m):
+        _score_block(models, ones, slice(0, 1), w, np.float64, spec, original, k)
+    estimates = {name: [float(v) for v in original.replicates[name][0]] for name in names}
     means = _row_means(row_means, m, n, w)
     for name, (numerators, denominator) in means.items():
         estimates[name] = [float(np.sum(x) / np.sum(denominator)) for x in numerators.T]
-    names = list(AREA_METRICS) + (list(THRESHOLD_METRICS) if thresholds is not None else [])
     names += list(means)
-    replicates = {name: np.empty((n_resamples, m)) for name in names}
-    chosen = (
-        {"max F1": np.empty((n_resamples, m)), "Youden": np.empty((n_resamples, m))}
-        if best_thresholds
-        else {}
-    )
-    curves = None
-    if threshold_grid is not None:
-        curves = {
-            r: [np.empty((n_resamples, g.size)) for g in threshold_grid] for r in THRESHOLD_METRICS
-        }
-    rocs = None if roc_grid is None else [np.empty((n_resamples, roc_grid.size)) for _ in arrays]
-    prs = None if pr_grid is None else [np.empty((n_resamples, pr_grid.size)) for _ in arrays]
+    out = _new_out(n_resamples, m, names, spec)
+    replicates = out.replicates
     # A resample holds about n rows (exactly n when multinomial): float32 sums stay exact.
     dtype = np.float32 if w is None and 4 * n < _EXACT_FLOAT32 else np.float64
     draws = _Draws(y, seed, counts, stratified)
     _upper(dtype), _upper(np.float64)  # made once, before any thread reads them
     pool, limits = _thread_pool(m)
-    spec = _Spec(thresholds, threshold_grid, roc_grid, pr_grid, best_thresholds)
-    out = _Out(replicates, chosen, curves, rocs, prs)
     block = max(1, min(n_resamples, _BLOCK_CELLS // n))
     starts = range(0, n_resamples, block)
     # The next block is drawn on a thread of its own while the models score this one.
@@ -624,13 +622,14 @@ def fast_paired_bootstrap(
         )
     return FastBootstrap(
         results=results,
-        chosen_thresholds=chosen,
+        chosen_thresholds=out.chosen,
         threshold_grid=threshold_grid,
-        threshold_curves=curves,
+        threshold_curves=out.curves,
         roc_grid=roc_grid,
-        roc_curves=rocs,
+        roc_curves=out.rocs,
         pr_grid=pr_grid,
-        pr_curves=prs,
+        pr_curves=out.prs,
+        original=original,
         counts=counts,
         n_resamples=n_resamples,
         alpha=alpha,

@@ -145,6 +145,11 @@ def test_threshold_metrics_equal_the_confusion_on_each_resample():
 def test_best_thresholds_are_the_argmax_over_distinct_scores():
     y, a, b = _case(10, 250)
     r = fast_paired_bootstrap(y, a, b, n_resamples=12, seed=4, best_thresholds=True)
+    f1 = [
+        2 * c.tp / (2 * c.tp + c.fp + c.fn)
+        for c in (confusion_at_threshold(y, a, t) for t in np.unique(a)[::-1])
+    ]
+    assert r.original.chosen["max F1"][0, 0] == np.unique(a)[::-1][int(np.argmax(f1))]
     weights = _counts(y, 4, "poisson", True, 12).astype(float)
     for k, s in enumerate((a, b)):
         for i in range(12):
@@ -182,6 +187,8 @@ def test_roc_and_pr_grids_follow_each_resamples_curve():
             rec, prec = recall[::-1], precision[::-1]
             want = [prec[np.flatnonzero(rec >= g - 1e-12)[0]] for g in recall_grid]
             np.testing.assert_allclose(r.pr_curves[k][i], want, rtol=0, atol=1e-14)
+    fpr, tpr, _ = roc_curve(y, a)
+    np.testing.assert_allclose(r.original.rocs[0][0], np.interp(fpr_grid, fpr, tpr), atol=1e-12)
     low, high = r.band(r.roc_curves[0])
     assert (low <= high).all()
     assert low.shape == fpr_grid.shape
