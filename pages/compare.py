@@ -11,7 +11,7 @@ import streamlit as st
 import metrics
 from metrics.calibration import calibration_curve
 from metrics.flips import flip_table
-from ui import charts, data, shell, thresholds
+from ui import band_charts, charts, data, shell, thresholds, uncertainty
 from ui.explain import explain, num
 from ui.safe import md
 from ui.show import chart, csv_download, rows_behind
@@ -25,13 +25,22 @@ if not models:
     st.stop()
 
 n_rows = len(ds.labels_for(models[0]))
-AUTO_LIMIT = 20_000  # rows up to which the bootstrap runs without asking
+# Rows up to which the bootstrap runs without asking: sorted once per model, 1000 resamples of
+# 1e6 rows take about 15 s on two cores (bench/bench_bootstrap.py).
+AUTO_LIMIT = 1_000_000
 with st.container(border=True):
-    left, right = st.columns([1, 2])
+    left, middle, right = st.columns([2, 1, 2])
     n_resamples = left.select_slider(
-        "Bootstrap resamples", options=[0, 100, 200, 500, 1000], value=200, key="compare_resamples",
-        help="Paired: every resample draws the same rows for every model, stratified by class. "
+        "Bootstrap resamples", options=[0, 100, 200, 500, 1000, 2000], value=1000,
+        key="compare_resamples",
+        help="Paired: every resample draws each row a Poisson(1) number of times (as TFMA "
+        "does) and scores every model on the same rows; GAUC resamples whole users. "
         "0 shows the values only.",
+    )  # fmt: skip
+    interval = middle.radio(
+        "Interval", ["percentile", "BCa"], key="compare_interval", horizontal=True,
+        help="BCa (bias-corrected and accelerated) applies to AUC and its differences, whose "
+        "jackknife is cheap; the other metrics keep the percentile interval.",
     )  # fmt: skip
     wanted = n_resamples > 0 and (
         n_rows <= AUTO_LIMIT
@@ -45,7 +54,9 @@ with st.container(border=True):
             st.session_state["compare_run_bootstrap_for"] = (ds.key, models, n_resamples)
             st.rerun()
 
-table, pairs, found, helps = data.model_table(ds.key, models, n_resamples if wanted else 0, ds)
+table, pairs, found, helps = uncertainty.model_table(
+    ds.key, models, n_resamples if wanted else 0, interval == "BCa", ds
+)
 
 
 def _cell(row, name: str) -> str:
@@ -90,11 +101,21 @@ if wanted:
             r"p = \min\!\left(1,\ 2\min\big(P^*(d \le 0),\ P^*(d \ge 0)\big)\right),"
             r"\qquad p_{\text{Holm},(i)} = \max_{j \le i} \min\big(1, (m - j + 1)\,p_{(j)}\big)",
         ],
-        note=f"Each of the {n_resamples} resamples draws {n_rows:,} rows with replacement, "
-        "keeping each class's count, and scores every model on the same rows; the interval is "
-        "the middle 95% of the metric's values over the resamples. The bootstrap p-value of a "
-        "difference d is the smallest level at which its percentile interval excludes 0. Holm "
-        "sorts a metric's m pair p-values and multiplies the j-th smallest by m − j + 1.",
+        note=f"Each of the {n_resamples} resamples draws every one of the {n_rows:,} rows a "
+        "Poisson(1) number of times (0, 1, 2, ... with chances 37%, 37%, 18%, ...), as TFMA "
+        "does, and scores every model on the same rows; GAUC draws whole users instead, since "
+        "a user's rows are not independent. The interval is the middle 95% of the metric's "
+        "values over the resamples"
+        + (
+            "; for AUC, BCa shifts and stretches those percentiles by the bias (the share of "
+            "resamples below the estimate) and the skew (from leaving each row out once)"
+            if interval == "BCa"
+            else ""
+        )
+        + ". The bootstrap p-value of a difference d is the smallest level at which its "
+        "percentile interval excludes 0. Holm sorts a metric's m pair p-values and multiplies "
+        "the j-th smallest by m − j + 1. Each model is sorted once: a resample is a vector of "
+        "counts, and every metric is a sum of counts in that fixed order.",
     )
 csv_download("Download the table (CSV)", table, "model_comparison.csv", key="compare_download")
 
@@ -163,22 +184,148 @@ if same_labels:
         value=5.0 if constraint == "top %" else (0.01 if constraint == "FPR ≤" else 0.9),
         key=f"compare_op_target_{constraint}",
     )
+    points = data.operating_points(ds.key, models, constraint, float(target), ds)
+    op_table = points
+    if wanted and len(points):
+        spread = uncertainty.operating_intervals(
+            ds.key, models, tuple(points["threshold"].astype(float)), n_resamples, ds
+        )
+        if len(spread):
+            op_table = points[["model", "threshold", "rows flagged"]].merge(
+                spread.drop(columns="threshold"), on="model", how="left"
+            )
+            for rate in ("precision", "recall", "F1", "FPR"):
+                op_table[rate] = [
+                    f"{v:.4f}  [{lo:.4f}, {hi:.4f}]" if np.isfinite(v) else "undefined"
+                    for v, lo, hi in op_table[[rate, f"{rate} low", f"{rate} high"]].itertuples(
+                        index=False
+                    )
+                ]
+            op_table = op_table[["model", "threshold", "precision", "recall", "F1", "FPR",
+                                 "rows flagged"]]  # fmt: skip
     st.dataframe(
-        data.operating_points(ds.key, models, constraint, float(target), ds),
+        op_table,
         hide_index=True,
         width="stretch",
         column_config={
             c: st.column_config.NumberColumn(format="%.4f")
             for c in ("threshold", "precision", "recall", "FPR")
+            if c in op_table and op_table[c].dtype.kind == "f"
         },
     )
     st.caption(
         "Each model at the threshold that meets the constraint best: the highest precision with "
         "recall at least the target, the highest recall with precision at least the target, "
         "the highest TPR with FPR at most the target, or the top share of rows (ties at the cut "
-        "come in together). Searched over every distinct score. Intervals on these numbers are "
-        "not computed yet."
+        "come in together). Searched over every distinct score. "
+        + (
+            f"Brackets: 95% interval over the same {n_resamples} resamples, at that threshold "
+            "held fixed (how the rates would vary on new rows scored the same way; the "
+            'threshold\'s own variation is shown under "How sure are the curves?").'
+            if wanted
+            else "Set resamples above 0 for intervals."
+        )
     )
+    csv_download("Download the operating points (CSV)", op_table, "operating_points.csv",
+                 key="compare_op_download")  # fmt: skip
+
+    if wanted:
+        st.subheader("How sure are the curves?")
+        fb = uncertainty.curve_bands(ds.key, models, n_resamples, ds)
+        roc_tab, pr_tab, rate_tab, stable_tab = st.tabs(
+            ["ROC", "Precision-recall", "Rates vs threshold", "Threshold stability"]
+        )
+        with roc_tab:
+            chart(
+                band_charts.roc_band_figure(
+                    fb.roc_grid,
+                    {
+                        m: (fb.original.rocs[k][0], *fb.band(fb.roc_curves[k]))
+                        for k, m in enumerate(models)
+                    },
+                ),
+                key="compare_roc_band",
+                name="roc-bands",
+            )
+            st.caption(
+                f"Shaded: where the middle 95% of the {n_resamples} resampled ROC curves pass, "
+                "at each FPR (vertical averaging). Where two bands overlap at an FPR, the "
+                "data cannot tell those models apart there."
+            )
+        with pr_tab:
+            chart(
+                band_charts.pr_band_figure(
+                    fb.pr_grid,
+                    {
+                        m: (fb.original.prs[k][0], *fb.band(fb.pr_curves[k]))
+                        for k, m in enumerate(models)
+                    },
+                    float(np.average(y_all, weights=ds.weight)),
+                ),
+                key="compare_pr_band",
+                name="pr-bands",
+            )
+            st.caption(
+                "Precision where each resample's recall first reaches the value on the x axis, "
+                "its middle 95% shaded. Precision at low recall rests on few rows and spreads "
+                "widely."
+            )
+        with rate_tab:
+            band_model = st.selectbox("Model", models, key="compare_band_model")
+            k = models.index(band_model)
+            names = {"precision": "precision", "recall": "recall", "f1": "F1", "fpr": "FPR"}
+            chart(
+                band_charts.threshold_band_figure(
+                    fb.threshold_grid[k],
+                    {
+                        label: (
+                            fb.original.curves[name][k][0],
+                            *fb.band(fb.threshold_curves[name][k]),
+                        )
+                        for name, label in names.items()
+                    },
+                    thresholds.current(ds, band_model),
+                ),
+                key="compare_rate_band",
+                name="rates-vs-threshold-bands",
+            )
+            st.caption(
+                f"Each rate at {len(fb.threshold_grid[k])} thresholds spread over the score "
+                "quantiles, with its middle 95% over the resamples; the dashed line is the "
+                "model's current threshold."
+            )
+        with stable_tab:
+            rule = st.radio("Rule", ["max F1", "Youden"], horizontal=True, key="compare_rule",
+                            help="max F1: the threshold with the highest F1. Youden: the highest "
+                            "TPR − FPR.")  # fmt: skip
+            picked = {m: fb.chosen_thresholds[rule][:, k] for k, m in enumerate(models)}
+            on_all = {m: float(fb.original.chosen[rule][0, k]) for k, m in enumerate(models)}
+            chart(
+                band_charts.threshold_stability_figure(picked, on_all, rule),
+                key="compare_stability",
+                name="threshold-stability",
+            )
+            stability = pd.DataFrame(
+                [
+                    {
+                        "model": m,
+                        "on all rows": on_all[m],
+                        "resamples: 2.5%": np.nanquantile(v, 0.025),
+                        "median": np.nanquantile(v, 0.5),
+                        "97.5%": np.nanquantile(v, 0.975),
+                        "share within ±10% of it": float(
+                            np.mean(np.abs(v - on_all[m]) <= 0.1 * abs(on_all[m]))
+                        ),
+                    }
+                    for m, v in picked.items()
+                ]
+            )
+            st.dataframe(stability, hide_index=True, width="stretch")
+            st.caption(
+                f"The threshold {rule} picks on each of the {n_resamples} resamples (bars) and "
+                "on all rows (line). A wide spread means the picked threshold owes much to "
+                "these particular rows: expect it to move on new data."
+            )
 
     st.subheader("Gains, lift and KS")
     gains = {m: metrics.cumulative_gain_curve(y_all, ds.score(m), sample_weight=ds.weight)

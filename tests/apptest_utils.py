@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import base64
 import io
 import json
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 from streamlit.testing.v1 import AppTest
 
@@ -32,6 +34,18 @@ def metric_value(at: AppTest, label: str) -> str:
 def figures(at: AppTest) -> list[dict]:
     """Every plotly chart's figure as sent to the browser (arrays may be base64 typed arrays)."""
     return [json.loads(c.proto.spec) for c in at.get("plotly_chart")]
+
+
+def decode_arrays(value):
+    """Plotly sends numeric arrays as {"dtype", "bdata": base64}: back to lists."""
+    if isinstance(value, dict) and "bdata" in value:
+        array = np.frombuffer(base64.b64decode(value["bdata"]), dtype=value["dtype"])
+        return array.reshape(value["shape"]).tolist() if "shape" in value else array.tolist()
+    if isinstance(value, dict):
+        return {k: decode_arrays(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [decode_arrays(v) for v in value]
+    return value
 
 
 def markdown_text(at: AppTest) -> str:

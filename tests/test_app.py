@@ -213,10 +213,23 @@ def test_compare_page_table_equals_the_library_and_stars_only_what_the_test_supp
         assert len(starred) <= 1
         if starred:
             assert f"**{metric}**: ★ {starred[0]} is best" in text.replace("\\_", "_")
-    # gains, the decision curve, histograms (one per model) and the reliability diagram
+    # The intervals are the fast paired bootstrap's: 1000 Poisson resamples, seed 0, one set
+    # of draws for every metric.
+    names = list(shown["model"])
+    fast = metrics.fast_paired_bootstrap(
+        table.y.astype(bool), *(table.score(m) for m in names), n_resamples=1000
+    )
+    k = names.index("naive_bayes")
+    iv = fast.results["average_precision"].models[k]
+    assert row["AP"].endswith(f"{iv.estimate:.4f}  [{iv.ci_low:.4f}, {iv.ci_high:.4f}]")
+    # bands, threshold stability, gains, the decision curve, histograms (one per model) and the
+    # reliability diagram
     keys = [c.key for c in app.get("plotly_chart")]
-    assert keys[:3] == ["compare_gains", "compare_cost", "compare_decision_curve"]
-    assert len(keys) == 7
+    assert keys[:7] == [
+        "compare_roc_band", "compare_pr_band", "compare_rate_band", "compare_stability",
+        "compare_gains", "compare_cost", "compare_decision_curve",
+    ]  # fmt: skip
+    assert len(keys) == 11
 
 
 def test_compare_operating_point_gains_and_decision_curve_equal_the_library(app):
@@ -226,15 +239,23 @@ def test_compare_operating_point_gains_and_decision_curve_equal_the_library(app)
     y = table.y
     app.switch_page("pages/compare.py").run()
     ops = next(d.value for d in app.dataframe if "rows flagged" in d.value.columns)
-    for _, row in ops.iterrows():
+    names = list(ops["model"])
+    fast = metrics.fast_paired_bootstrap(
+        y.astype(bool), *(table.score(m) for m in names), n_resamples=1000,
+        thresholds=list(ops["threshold"]),
+    )  # fmt: skip
+    for k, row in ops.iterrows():
         p = precision_at_recall(y, table.score(row["model"]), 0.9)
         assert row["threshold"] == p.threshold
-        assert row["precision"] == pytest.approx(p.value)
+        assert float(row["precision"].split()[0]) == pytest.approx(p.value, abs=5e-5)
+        iv = fast.results["recall"].models[k]
+        assert row["recall"] == f"{iv.estimate:.4f}  [{iv.ci_low:.4f}, {iv.ci_high:.4f}]"
     app.segmented_control(key="compare_op_kind").set_value("top %").run()
     ops = next(d.value for d in app.dataframe if "rows flagged" in d.value.columns)
     _, recall, t = top_k_precision_recall(y, table.score("naive_bayes"), fraction=0.05)
     got = ops.set_index("model").loc["naive_bayes"]
-    assert (got["threshold"], got["recall"]) == (t, pytest.approx(recall))
+    assert got["threshold"] == t
+    assert float(got["recall"].split()[0]) == pytest.approx(recall, abs=5e-5)
     ks = next(d.value for d in app.dataframe if "KS" in d.value.columns)
     expected = metrics.ks_statistic(y, table.score("gradient_boosting"))
     got = ks.set_index("model").loc["gradient_boosting"]

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import base64
 import json
 from pathlib import Path
 
@@ -12,6 +11,7 @@ from streamlit.testing.v1 import AppTest
 
 import metrics
 from metrics import AP_METHODS
+from tests.apptest_utils import decode_arrays
 from tests.apptest_utils import markdown_text as _markdown
 from ui import ap_charts, data
 from ui.ap_charts import METHOD_LABELS, PRESETS, exact_text
@@ -41,21 +41,9 @@ def _df(at: AppTest, columns: list[str]):
     raise AssertionError(f"no dataframe with columns {columns}")
 
 
-def _decode(value):
-    """Plotly sends numeric arrays as {"dtype", "bdata": base64}: back to lists."""
-    if isinstance(value, dict) and "bdata" in value:
-        array = np.frombuffer(base64.b64decode(value["bdata"]), dtype=value["dtype"])
-        return array.reshape(value["shape"]).tolist() if "shape" in value else array.tolist()
-    if isinstance(value, dict):
-        return {k: _decode(v) for k, v in value.items()}
-    if isinstance(value, list):
-        return [_decode(v) for v in value]
-    return value
-
-
 def _figure(at: AppTest) -> dict:
     """The chart's figure as sent to the browser, arrays decoded."""
-    return _decode(json.loads(at.get("plotly_chart")[0].proto.spec))
+    return decode_arrays(json.loads(at.get("plotly_chart")[0].proto.spec))
 
 
 def _library(ds: data.Dataset, model: str) -> dict[str, float]:
@@ -139,7 +127,9 @@ def test_score_grid_next_to_voc_levels(lab_page):
     y, s = ds.labels_for(model), ds.score(model)
     grid = metrics.score_grid_average_precision(y, s)
     shown = _metrics(at)
-    assert shown["Step sum at scores 1, 0.9, ..., 0 (11 fixed score thresholds)"] == exact_text(grid.value)
+    assert shown["Step sum at scores 1, 0.9, ..., 0 (11 fixed score thresholds)"] == exact_text(
+        grid.value
+    )
     voc11 = metrics.average_precision_score(y, s, method="voc11")
     assert shown["VOC 2007: best precision at recall ≥ 0, 0.1, ..., 1"] == exact_text(voc11)
     table = _df(at, ["score ≥", "TP", "FP"])

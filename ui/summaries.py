@@ -21,31 +21,102 @@ from metrics.significance import BestModel, best_model, bootstrap_p_value, pair_
 
 @dataclass(frozen=True)
 class MetricSpec:
+    """A metric of the comparison table and how its resamples are scored.
+
+    ``fast``: its key in :func:`metrics.fast_paired_bootstrap`'s results (sorted once);
+    ``loss``: a per-row loss whose (weighted) mean is the metric, resampled the same way;
+    ``groups``: resampled by whole group (cluster bootstrap) instead of by row.
+    """
+
     name: str
     fn: Callable[..., float]
     higher_is_better: bool
     help: str
+    fast: str | None = None
+    loss: Callable[[np.ndarray, np.ndarray], np.ndarray] | None = None
+    groups: np.ndarray | None = None
+
+
+def _brier_rows(y: np.ndarray, p: np.ndarray) -> np.ndarray:
+    return (p - y) ** 2
+
+
+def _log_loss_rows(y: np.ndarray, p: np.ndarray) -> np.ndarray:
+    eps = np.finfo(np.float64).eps  # clipped as metrics.log_loss clips
+    p = np.clip(p, eps, 1 - eps)
+    return -np.where(y, np.log(p), np.log1p(-p))
 
 
 def metric_specs(*, probabilities: bool, groups: np.ndarray | None) -> list[MetricSpec]:
     """The metrics that apply: AUC and AP always, GAUC with a group column, Brier and log loss
     when every score is a probability."""
     specs = [
-        MetricSpec("AUC", metrics.roc_auc_score, True, "area under the ROC curve"),
-        MetricSpec("AP", metrics.average_precision_score, True, "average precision (step sum)"),
-    ]
+        MetricSpec("AUC", metrics.roc_auc_score, True, "area under the ROC curve", "roc_auc"),
+        MetricSpec(
+            "AP", metrics.average_precision_score, True, "average precision (step sum)",
+            "average_precision",
+        ),
+    ]  # fmt: skip
     if groups is not None:
 
         def gauc(y, s, sample_weight=None):
             return group_auc_score(y, s, groups, sample_weight=sample_weight)
 
-        specs.append(MetricSpec("GAUC", gauc, True, "per-group AUC weighted by rows"))
+        specs.append(
+            MetricSpec("GAUC", gauc, True, "per-group AUC weighted by rows", groups=groups)
+        )
     if probabilities:
         specs += [
-            MetricSpec("Brier", brier_score_loss, False, "mean squared error of the probability"),
-            MetricSpec("Log loss", log_loss, False, "cross-entropy in nats"),
-        ]
+            MetricSpec(
+                "Brier", brier_score_loss, False, "mean squared error of the probability",
+                loss=_brier_rows,
+            ),
+            MetricSpec("Log loss", log_loss, False, "cross-entropy in nats", loss=_log_loss_rows),
+        ]  # fmt: skip
     return specs
+
+
+def bootstrap_results(
+    y: np.ndarray,
+    scores: dict[str, np.ndarray],
+    specs: list[MetricSpec],
+    *,
+    weight: np.ndarray | None,
+    n_resamples: int,
+    seed: int = 0,
+    bca: bool = False,
+) -> dict[str, metrics.BootstrapResult]:
+    """Every spec's paired bootstrap, from one set of Poisson resamples of the rows (sorted
+    once per model), or of the groups for GAUC (per-group AUCs computed once)."""
+    arrays = [scores[m] for m in scores]
+    yb = np.asarray(y).astype(bool)
+    losses = {s.name: [s.loss(yb, a) for a in arrays] for s in specs if s.loss is not None}
+    fast = metrics.fast_paired_bootstrap(
+        yb, *arrays, n_resamples=n_resamples, seed=seed, sample_weight=weight,
+        row_means=losses or None, interval="bca" if bca else "percentile",
+    )  # fmt: skip
+    out = {}
+    for spec in specs:
+        if spec.fast is not None:
+            out[spec.name] = fast.results[spec.fast]
+        elif spec.loss is not None:
+            out[spec.name] = fast.results[spec.name]
+        elif spec.groups is not None:
+            tables = [
+                metrics.group_auc_table(yb, a, spec.groups, sample_weight=weight) for a in arrays
+            ]
+            out[spec.name] = metrics.cluster_bootstrap(
+                np.column_stack([t.auc for t in tables]),
+                np.column_stack([t.weights() for t in tables]),
+                n_resamples=n_resamples,
+                seed=seed,
+            )
+        else:
+            out[spec.name] = paired_bootstrap(
+                spec.fn, y, *arrays, n_resamples=n_resamples, seed=seed, sample_weight=weight,
+                counts="poisson",
+            )  # fmt: skip
+    return out
 
 
 def model_table(
@@ -56,6 +127,7 @@ def model_table(
     weight: np.ndarray | None = None,
     n_resamples: int = 0,
     seed: int = 0,
+    bca: bool = False,
 ) -> tuple[pd.DataFrame, pd.DataFrame]:
     """(models, pairs).
 
@@ -69,17 +141,16 @@ def model_table(
     names = list(scores)
     table = pd.DataFrame({"model": names})
     pairs = []
+    results = (
+        bootstrap_results(
+            y, scores, specs, weight=weight, n_resamples=n_resamples, seed=seed, bca=bca
+        )
+        if n_resamples
+        else {}
+    )
     for spec in specs:
-        result = None
-        if n_resamples:
-            result = paired_bootstrap(
-                spec.fn,
-                y,
-                *(scores[m] for m in names),
-                n_resamples=n_resamples,
-                seed=seed,
-                sample_weight=weight,
-            )
+        result = results.get(spec.name)
+        if result is not None:
             table[spec.name] = [iv.estimate for iv in result.models]
             table[f"{spec.name} low"] = [iv.ci_low for iv in result.models]
             table[f"{spec.name} high"] = [iv.ci_high for iv in result.models]

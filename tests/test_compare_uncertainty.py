@@ -1,0 +1,133 @@
+"""Compare's intervals: each metric resampled the right way, and the page shows exactly that.
+
+AUC and AP come from the fast paired bootstrap (rows, sorted once), Brier and log loss from the
+same Poisson resamples as row means, GAUC from the cluster bootstrap over users. The page's
+bands, threshold-stability table and GAUC head-to-head interval equal the library's.
+"""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import metrics
+from tests.apptest_utils import decode_arrays, figures, open_page, upload_frame
+from ui import data, summaries
+
+
+def _table(seed: int = 0, n: int = 1500, users: int = 60) -> pd.DataFrame:
+    rng = np.random.default_rng(seed)
+    y = (rng.random(n) < 0.3).astype(int)
+    a = 1 / (1 + np.exp(-(rng.normal(size=n) + 1.5 * y)))
+    b = 1 / (1 + np.exp(-(rng.normal(size=n) + 1.0 * y)))
+    return pd.DataFrame(
+        {"user_id": rng.integers(0, users, n), "label": y, "model_a": a, "model_b": b}
+    )
+
+
+def test_each_metric_is_resampled_as_its_spec_says():
+    t = _table()
+    y, g = t["label"].to_numpy(), t["user_id"].to_numpy()
+    scores = {m: t[m].to_numpy() for m in ("model_a", "model_b")}
+    specs = summaries.metric_specs(probabilities=True, groups=g)
+    assert [s.name for s in specs] == ["AUC", "AP", "GAUC", "Brier", "Log loss"]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", metrics.UndefinedMetricWarning)
+        got = summaries.bootstrap_results(y, scores, specs, weight=None, n_resamples=40, seed=3)
+        fast = metrics.fast_paired_bootstrap(
+            y.astype(bool), *scores.values(), n_resamples=40, seed=3
+        )
+        assert np.array_equal(got["AUC"].replicates, fast.results["roc_auc"].replicates)
+        assert np.array_equal(got["AP"].replicates, fast.results["average_precision"].replicates)
+        for name, metric in (("Brier", metrics.brier_score_loss), ("Log loss", metrics.log_loss)):
+            slow = metrics.paired_bootstrap(
+                metric, y, *scores.values(), n_resamples=40, seed=3, counts="poisson"
+            )
+            np.testing.assert_allclose(got[name].replicates, slow.replicates, rtol=1e-12)
+        tables = [metrics.group_auc_table(y, s, g) for s in scores.values()]
+        cluster = metrics.cluster_bootstrap(
+            np.column_stack([x.auc for x in tables]),
+            np.column_stack([x.weights() for x in tables]),
+            n_resamples=40,
+            seed=3,
+        )
+    assert np.array_equal(got["GAUC"].replicates, cluster.replicates)
+    # Resampling users, not rows: the GAUC interval is not the row bootstrap's.
+    rows = metrics.paired_bootstrap(
+        lambda yy, s, sample_weight=None: metrics.group_auc_score(
+            yy, s, g, sample_weight=sample_weight
+        ),
+        y,
+        scores["model_a"],
+        n_resamples=40,
+        seed=3,
+        counts="poisson",
+    )
+    assert not np.array_equal(rows.replicates[:, 0], got["GAUC"].replicates[:, 0])
+
+
+def test_bca_changes_only_the_auc_intervals():
+    t = _table(1)
+    y = t["label"].to_numpy()
+    scores = {m: t[m].to_numpy() for m in ("model_a", "model_b")}
+    specs = summaries.metric_specs(probabilities=False, groups=None)
+    plain, _ = summaries.model_table(y, scores, specs, n_resamples=200)
+    bca, _ = summaries.model_table(y, scores, specs, n_resamples=200, bca=True)
+    assert plain["AP low"].tolist() == bca["AP low"].tolist()
+    assert plain["AUC low"].tolist() != bca["AUC low"].tolist()
+
+
+@pytest.fixture(scope="module")
+def compare_page():
+    at = open_page("pages/compare.py")
+    at.select_slider(key="compare_resamples").set_value(200).run()
+    assert not at.exception
+    return at
+
+
+def test_bands_and_threshold_stability_equal_the_library(compare_page):
+    at = compare_page
+    ds = data.bundled_dataset(data.DEFAULT_DATASET)
+    models = tuple(ds.models)
+    fb = metrics.fast_paired_bootstrap(
+        ds.y.astype(bool),
+        *(ds.score(m) for m in models),
+        n_resamples=200,
+        roc_grid=np.linspace(0, 1, 101),
+        pr_grid=np.linspace(0, 1, 101)[1:],
+        best_thresholds=True,
+    )
+    roc = next(f for f in figures(at) if f["layout"]["xaxis"]["title"]["text"] == "false "
+               "positive rate")  # fmt: skip
+    band = decode_arrays(
+        roc["data"][1]
+    )  # the first model's band polygon: high forwards, low backwards
+    low, high = fb.band(fb.roc_curves[0])
+    np.testing.assert_allclose(np.asarray(band["y"][:101], dtype=float), high)
+    np.testing.assert_allclose(np.asarray(band["y"][101:], dtype=float), low[::-1])
+    stability = next(d.value for d in at.dataframe if "on all rows" in d.value.columns)
+    for k, m in enumerate(models):
+        row = stability.set_index("model").loc[m]
+        assert row["on all rows"] == fb.original.chosen["max F1"][0, k]
+        assert row["median"] == pytest.approx(np.nanmedian(fb.chosen_thresholds["max F1"][:, k]))
+
+
+def test_gauc_head_to_head_shows_the_cluster_interval():
+    t = _table(2, n=3000, users=120)
+    at = open_page("pages/threshold.py")
+    upload_frame(at, t)
+    at.switch_page("pages/gauc.py").run()
+    assert not at.exception, at.exception
+    y, g = t["label"].to_numpy(), t["user_id"].to_numpy()
+    tables = [metrics.group_auc_table(y, t[m].to_numpy(), g) for m in ("model_a", "model_b")]
+    r = metrics.cluster_bootstrap(
+        np.column_stack([x.auc for x in tables]),
+        np.column_stack([x.weights() for x in tables]),
+        n_resamples=1000,
+    )
+    d = r.differences[(0, 1)]
+    text = "\n".join(c.value for c in at.caption) + "\n".join(m.value for m in at.markdown)
+    assert f"{d.estimate:+.4f} [{d.ci_low:+.4f}, {d.ci_high:+.4f}]" in text
