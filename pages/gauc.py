@@ -6,7 +6,8 @@ import numpy as np
 import streamlit as st
 
 import metrics
-from ui import data, gauc_charts, shell
+from metrics.significance import bootstrap_p_value
+from ui import data, gauc_charts, shell, uncertainty
 from ui.explain import explain, num
 from ui.numbers import plural
 from ui.safe import md
@@ -300,5 +301,30 @@ if len(results) > 1:
         f"{h2h['B higher']:.1%} better, {h2h['equal']:.1%} the same and {h2h['B lower']:.1%} "
         "worse than "
         f"{md(name_a)}. Above the diagonal {md(name_b)} wins; marker size grows with the user's "
-        "rows. (An interval on the GAUC difference needs a bootstrap by user, not built yet.)"
+        "rows."
     )
+    try:
+        boot = uncertainty.gauc_difference(ds.key, name_a, name_b, weighting, 1000, ds)
+    except ValueError as exc:  # a model with no user that has both classes
+        st.info(md(f"No interval on the GAUC difference: {exc}", limit=400))
+    else:
+        d = boot.differences[(0, 1)]
+        p = bootstrap_p_value(boot.replicates[:, 0] - boot.replicates[:, 1])
+        real = d.ci_low > 0 or d.ci_high < 0
+        st.markdown(
+            f"**GAUC ({weighting}) of {md(name_a)} − {md(name_b)}: "
+            f"{d.estimate:+.4f} [{d.ci_low:+.4f}, {d.ci_high:+.4f}]**, bootstrap p "
+            + (f"< {1 / boot.n_resamples:.2g}" if p == 0 else f"= {p:.3g}")
+            + (
+                f": {md(name_a if d.estimate > 0 else name_b)} is better."
+                if real
+                else ": no significant difference."
+            )
+        )
+        st.caption(
+            f"95% interval from {boot.n_resamples} resamples of whole users (a cluster "
+            "bootstrap): each resample draws every user a Poisson(1) number of times and "
+            "averages the per-user AUCs, computed once, with the weights of the users drawn. "
+            "Resampling rows instead would treat a user's rows as independent and give too "
+            "narrow an interval."
+        )
