@@ -271,21 +271,40 @@ def _best_thresholds(model: _SortedModel, b: _Block) -> dict[str, np.ndarray]:
     return out
 
 
-def _roc_on_grid(b: _Block, grid: np.ndarray) -> np.ndarray:
-    """TPR at each FPR of ``grid`` (vertical averaging), per resample: shape (B, len(grid))."""
-    out = np.full((b.tp.shape[0], grid.size), np.nan)
+def _roc_vertices(b: _Block):
+    """Per resample with both classes: (i, FPR vertices, TPR vertices) of its ROC curve."""
     prev = np.concatenate((np.zeros((b.tp.shape[0], 1)), b.tp[:, :-1]), axis=1)
-    for i in range(out.shape[0]):
+    for i in range(b.tp.shape[0]):
         p, n = b.n_pos[i], b.n_neg[i]
         if p <= 0 or n <= 0:
             continue
-        # Vertices: across to the negatives above a run, then up (diagonally with ties) to it.
+        # Across to the negatives above a run, then up (diagonally with ties) to it.
         x = np.empty(2 * b.tp.shape[1] + 2)
         y = np.empty_like(x)
         x[0], y[0], x[-1], y[-1] = 0.0, 0.0, n, p
         x[1:-1:2], x[2:-1:2] = b.fp_gt[i], b.fp_ge[i]
         y[1:-1:2], y[2:-1:2] = prev[i], b.tp[i]
-        out[i] = np.interp(grid, x / n, y / p)
+        yield i, x / n, y / p
+
+
+def _roc_on_grid(b: _Block, grid: np.ndarray) -> np.ndarray:
+    """TPR at each FPR of ``grid`` (vertical averaging), per resample: shape (B, len(grid))."""
+    out = np.full((b.tp.shape[0], grid.size), np.nan)
+    for i, x, y in _roc_vertices(b):
+        out[i] = np.interp(grid, x, y)
+    return out
+
+
+def _partial_auc(b: _Block, max_fpr: float) -> np.ndarray:
+    """McClish-standardised area under each resample's ROC up to FPR ``max_fpr``."""
+    out = np.full(b.tp.shape[0], np.nan)
+    min_area, max_area = 0.5 * max_fpr**2, max_fpr
+    for i, x, y in _roc_vertices(b):
+        stop = int(np.searchsorted(x, max_fpr, "right"))
+        xs = np.append(x[:stop], max_fpr)
+        ys = np.append(y[:stop], np.interp(max_fpr, x, y))
+        area = float(np.sum(np.diff(xs) * (ys[1:] + ys[:-1])) / 2)
+        out[i] = 0.5 * (1 + (area - min_area) / (max_area - min_area))
     return out
 
 
@@ -314,6 +333,7 @@ class _Spec:
     roc_grid: np.ndarray | None
     pr_grid: np.ndarray | None
     best_thresholds: bool
+    max_fpr: float | None = None
 
 
 @dataclass(frozen=True)
@@ -333,6 +353,8 @@ def _score_block(models, c, rows: slice, w, dtype, spec: _Spec, out: _Out, k: in
     b = _block(model, c, w, dtype)
     out.replicates["roc_auc"][rows, k] = _roc_auc(b)
     out.replicates["average_precision"][rows, k] = _average_precision(b)
+    if spec.max_fpr is not None:
+        out.replicates["partial_auc"][rows, k] = _partial_auc(b, spec.max_fpr)
     if spec.best_thresholds:
         for name, v in _best_thresholds(model, b).items():
             out.chosen[name][rows, k] = v
@@ -356,7 +378,7 @@ def _row_means(row_means, m: int, n: int, w) -> dict[str, tuple[np.ndarray, np.n
     """Per metric: (weighted losses of shape (n, m), weights of shape (n,))."""
     out = {}
     for name, losses in (row_means or {}).items():
-        if name in AREA_METRICS or name in THRESHOLD_METRICS:
+        if name in AREA_METRICS or name in THRESHOLD_METRICS or name == "partial_auc":
             raise ValueError(f"row_means cannot reuse the name {name!r}.")
         arrays = [np.asarray(x, dtype=np.float64).reshape(-1) for x in losses]
         if len(arrays) != m or any(x.size != n for x in arrays):
@@ -475,6 +497,7 @@ def fast_paired_bootstrap(
     best_thresholds: bool = False,
     row_means: dict[str, Any] | None = None,
     interval: str = "percentile",
+    max_fpr: float | None = None,
 ) -> FastBootstrap:
     """Paired bootstrap intervals of AUC, AP and threshold metrics, sorting each model once.
 
@@ -515,6 +538,9 @@ def fast_paired_bootstrap(
         differences, where it is cheap: the jackknife of AUC comes from DeLong's placements in
         one pass (unweighted rows only; weighted AUC and the other metrics stay percentile).
         ``FastBootstrap.bca`` lists the metrics it was applied to.
+    max_fpr : float in (0, 1], optional
+        Adds ``"partial_auc"``: the McClish-standardised area under the ROC up to this FPR,
+        as :func:`metrics.roc_auc_score` with ``max_fpr`` gives it.
 
     Returns
     -------
@@ -564,7 +590,12 @@ def fast_paired_bootstrap(
 
     models = [_SortedModel(y, s) for s in arrays]
     names = list(AREA_METRICS) + (list(THRESHOLD_METRICS) if thresholds is not None else [])
-    spec = _Spec(thresholds, threshold_grid, roc_grid, pr_grid, best_thresholds)
+    if max_fpr is not None:
+        if not 0 < max_fpr <= 1:
+            raise ValueError(f"max_fpr must be in (0, 1], got {max_fpr!r}.")
+        max_fpr = float(max_fpr)
+        names.append("partial_auc")
+    spec = _Spec(thresholds, threshold_grid, roc_grid, pr_grid, best_thresholds, max_fpr)
     # The original rows are one resample with every count 1.
     original = _new_out(1, m, names, spec)
     ones = np.ones((1, n), dtype=np.uint8)

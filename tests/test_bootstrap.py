@@ -404,3 +404,20 @@ def test_fast_bootstrap_bca_for_auc_only():
         y, a, n_resamples=20, interval="bca", sample_weight=np.ones(y.size)
     )
     assert weighted.bca == ()
+
+
+@pytest.mark.parametrize("max_fpr", [0.05, 0.3, 1.0])
+def test_partial_auc_equals_roc_auc_score_with_max_fpr(max_fpr):
+    y, a, b = _case(16, 300)
+    r = fast_paired_bootstrap(y, a, b, n_resamples=10, seed=5, max_fpr=max_fpr)
+    weights = _counts(y, 5, "poisson", True, 10).astype(float)
+    for k, s in enumerate((a, b)):
+        got = r.results["partial_auc"]
+        assert got.models[k].estimate == pytest.approx(
+            roc_auc_score(y, s, max_fpr=max_fpr), abs=1e-13
+        )
+        for i in range(10):
+            want = roc_auc_score(y, s, max_fpr=max_fpr, sample_weight=weights[i])
+            assert got.replicates[i, k] == pytest.approx(want, abs=1e-13)
+    with pytest.raises(ValueError, match="max_fpr"):
+        fast_paired_bootstrap(y, a, max_fpr=0.0)
