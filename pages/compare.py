@@ -42,6 +42,12 @@ with st.container(border=True):
         help="BCa (bias-corrected and accelerated) applies to AUC and its differences, whose "
         "jackknife is cheap; the other metrics keep the percentile interval.",
     )  # fmt: skip
+    max_fpr = middle.number_input(
+        "Partial AUC up to FPR", min_value=0.0, max_value=1.0, value=0.1, step=0.05,
+        key="compare_max_fpr",
+        help="Adds the McClish-standardised partial AUC over FPR in [0, this] (0.5 = chance, "
+        "1 = perfect), as medicine and fraud teams report it; 0 leaves it out.",
+    )  # fmt: skip
     wanted = n_resamples > 0 and (
         n_rows <= AUTO_LIMIT
         or st.session_state.get("compare_run_bootstrap_for") == (ds.key, models, n_resamples)
@@ -55,7 +61,7 @@ with st.container(border=True):
             st.rerun()
 
 table, pairs, found, helps = uncertainty.model_table(
-    ds.key, models, n_resamples if wanted else 0, interval == "BCa", ds
+    ds.key, models, n_resamples if wanted else 0, interval == "BCa", max_fpr or None, ds
 )
 
 
@@ -243,6 +249,7 @@ if same_labels:
                         m: (fb.original.rocs[k][0], *fb.band(fb.roc_curves[k]))
                         for k, m in enumerate(models)
                     },
+                    max_fpr or None,
                 ),
                 key="compare_roc_band",
                 name="roc-bands",

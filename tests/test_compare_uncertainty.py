@@ -131,3 +131,17 @@ def test_gauc_head_to_head_shows_the_cluster_interval():
     d = r.differences[(0, 1)]
     text = "\n".join(c.value for c in at.caption) + "\n".join(m.value for m in at.markdown)
     assert f"{d.estimate:+.4f} [{d.ci_low:+.4f}, {d.ci_high:+.4f}]" in text
+
+
+def test_partial_auc_column_with_its_interval(compare_page):
+    ds = data.bundled_dataset(data.DEFAULT_DATASET)
+    shown = compare_page.dataframe[0].value
+    names = list(shown["model"])
+    fast = metrics.fast_paired_bootstrap(
+        ds.y.astype(bool), *(ds.score(m) for m in names), n_resamples=200, max_fpr=0.1
+    )
+    for k, m in enumerate(names):
+        iv = fast.results["partial_auc"].models[k]
+        assert iv.estimate == pytest.approx(metrics.roc_auc_score(ds.y, ds.score(m), max_fpr=0.1))
+        cell = shown["pAUC (FPR ≤ 0.1)"].iloc[k].removeprefix("★ ")
+        assert cell == f"{iv.estimate:.4f}  [{iv.ci_low:.4f}, {iv.ci_high:.4f}]"

@@ -33,10 +33,18 @@ def _add_band(fig: go.Figure, x, mid, low, high, name: str, color: str, hover: s
     )  # fmt: skip
 
 
-def roc_band_figure(grid: np.ndarray, curves: dict[str, tuple]) -> go.Figure:
+def roc_band_figure(
+    grid: np.ndarray, curves: dict[str, tuple], max_fpr: float | None = None
+) -> go.Figure:
     """TPR against FPR per model: the curve of the original rows and its 95% pointwise band
-    (TPR at each FPR over the resamples: vertical averaging)."""
+    (TPR at each FPR over the resamples: vertical averaging); the partial AUC's FPR range
+    shaded when ``max_fpr`` is given."""
     fig = go.Figure()
+    if max_fpr:
+        fig.add_vrect(
+            x0=0, x1=max_fpr, fillcolor="#888888", opacity=0.08, line_width=0,
+            annotation_text=f"partial AUC: FPR ≤ {max_fpr:g}", annotation_position="top left",
+        )  # fmt: skip
     fig.add_trace(
         go.Scatter(
             x=[0, 1], y=[0, 1], mode="lines", name="chance", hoverinfo="skip",

@@ -35,6 +35,7 @@ class MetricSpec:
     fast: str | None = None
     loss: Callable[[np.ndarray, np.ndarray], np.ndarray] | None = None
     groups: np.ndarray | None = None
+    max_fpr: float | None = None  # for the partial AUC
 
 
 def _brier_rows(y: np.ndarray, p: np.ndarray) -> np.ndarray:
@@ -47,9 +48,15 @@ def _log_loss_rows(y: np.ndarray, p: np.ndarray) -> np.ndarray:
     return -np.where(y, np.log(p), np.log1p(-p))
 
 
-def metric_specs(*, probabilities: bool, groups: np.ndarray | None) -> list[MetricSpec]:
-    """The metrics that apply: AUC and AP always, GAUC with a group column, Brier and log loss
-    when every score is a probability."""
+def partial_auc_name(max_fpr: float) -> str:
+    return f"pAUC (FPR ≤ {max_fpr:g})"
+
+
+def metric_specs(
+    *, probabilities: bool, groups: np.ndarray | None, max_fpr: float | None = None
+) -> list[MetricSpec]:
+    """The metrics that apply: AUC and AP always, partial AUC when ``max_fpr`` is given, GAUC
+    with a group column, Brier and log loss when every score is a probability."""
     specs = [
         MetricSpec("AUC", metrics.roc_auc_score, True, "area under the ROC curve", "roc_auc"),
         MetricSpec(
@@ -57,6 +64,18 @@ def metric_specs(*, probabilities: bool, groups: np.ndarray | None) -> list[Metr
             "average_precision",
         ),
     ]  # fmt: skip
+    if max_fpr is not None:
+
+        def partial(y, s, sample_weight=None):
+            return metrics.roc_auc_score(y, s, sample_weight=sample_weight, max_fpr=max_fpr)
+
+        specs.append(
+            MetricSpec(
+                partial_auc_name(max_fpr), partial, True,
+                f"area under the ROC up to FPR {max_fpr:g}, McClish-standardised (0.5 = chance)",
+                "partial_auc", max_fpr=max_fpr,
+            )
+        )  # fmt: skip
     if groups is not None:
 
         def gauc(y, s, sample_weight=None):
@@ -91,9 +110,10 @@ def bootstrap_results(
     arrays = [scores[m] for m in scores]
     yb = np.asarray(y).astype(bool)
     losses = {s.name: [s.loss(yb, a) for a in arrays] for s in specs if s.loss is not None}
+    max_fpr = next((s.max_fpr for s in specs if s.max_fpr is not None), None)
     fast = metrics.fast_paired_bootstrap(
         yb, *arrays, n_resamples=n_resamples, seed=seed, sample_weight=weight,
-        row_means=losses or None, interval="bca" if bca else "percentile",
+        row_means=losses or None, interval="bca" if bca else "percentile", max_fpr=max_fpr,
     )  # fmt: skip
     out = {}
     for spec in specs:

@@ -22,7 +22,14 @@ THRESHOLD_POINTS = 120  # thresholds per model for the metric-vs-threshold bands
 
 
 @st.cache_data(max_entries=16, show_spinner="Resampling every model...")
-def model_table(key: tuple, models: tuple[str, ...], n_resamples: int, bca: bool, _ds: Dataset):
+def model_table(
+    key: tuple,
+    models: tuple[str, ...],
+    n_resamples: int,
+    bca: bool,
+    max_fpr: float | None,
+    _ds: Dataset,
+):
     """The comparison table, its pairs with verdicts, the best model per metric, and helps."""
     from ui import summaries
 
@@ -31,6 +38,7 @@ def model_table(key: tuple, models: tuple[str, ...], n_resamples: int, bca: bool
     specs = summaries.metric_specs(
         probabilities=all(s.min() >= 0 and s.max() <= 1 for s in scores.values()),
         groups=_ds.prepared.groups,
+        max_fpr=max_fpr,
     )
     table, pairs = summaries.model_table(
         y, scores, specs, weight=_ds.weight, n_resamples=n_resamples, bca=bca
