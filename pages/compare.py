@@ -466,16 +466,29 @@ if len(models) >= 2 and not ds.mapping.per_class:
 
 if ds.mapping.slices and ds.slice is None and not ds.mapping.per_class:
     st.subheader("Slices: where is each model weak?")
-    size_col, note_col = st.columns([1, 3])
+    size_col, cross_col, note_col = st.columns([1, 2, 3])
     min_size = int(
         size_col.number_input("Smallest slice", 1, value=30, step=10, key="compare_min_slice")
     )
+    pairs_of_columns = [
+        (a, b) for i, a in enumerate(ds.mapping.slices) for b in ds.mapping.slices[i + 1 :]
+    ]
+    cross = cross_col.selectbox(
+        "Cross two columns",
+        [None, *pairs_of_columns],
+        format_func=lambda p: "no" if p is None else f"{p[0]} × {p[1]}",
+        key="compare_cross",
+        disabled=not pairs_of_columns,
+        help="Adds every pair of values of the two columns as a slice (map two slice columns "
+        "on the Data page to cross them).",
+    )
     note_col.caption(
         "Every category of the slice columns with at least that many rows, worst first (by the "
-        "lowest AUC − AUC on all rows across the models); AUC with DeLong's 95% interval. "
-        "Select a row to show every page on that slice only."
+        "lowest AUC − AUC on all rows across the models); AUC with DeLong's 95% interval, AP "
+        "with a paired bootstrap interval (200 resamples). Select a row to show every page on "
+        "that slice only."
     )
-    slices = data.slice_table(ds.key, models, min_size, ds)
+    slices = data.slice_table(ds.key, models, min_size, ds, cross)
     shown_slices = slices.drop(columns=["column", "value"])
     picked = st.dataframe(
         shown_slices,

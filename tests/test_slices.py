@@ -65,3 +65,48 @@ def test_picking_a_slice_in_the_compare_table_scopes_every_page():
     assert not at.exception
     assert at.selectbox(key="slice_choice").value == ("device", "web")
     assert any("Showing only" in i.value for i in at.info)
+
+
+def test_crossed_slices_equal_filtering_on_both_columns():
+    device, y, scores = _data(3, n=2000)
+    country = np.random.default_rng(4).choice(["FR", "DE"], y.size)
+    table = slice_table(
+        {"device": device, "country": country}, y, scores, min_size=100,
+        cross=("device", "country"), n_resamples=50,
+    )  # fmt: skip
+    crossed = table[table["column"].apply(lambda c: isinstance(c, tuple))]
+    assert len(crossed) >= 4
+    for _, row in crossed.iterrows():
+        (dv, cv) = row["value"]
+        mask = (device == dv) & (country == cv)
+        assert row["slice"] == f"device = {dv} × country = {cv}"
+        assert row["rows"] == mask.sum() >= 100
+        for m, s in scores.items():
+            assert row[f"{m} AUC"] == pytest.approx(metrics.roc_auc_score(y[mask], s[mask]))
+            boot = metrics.fast_paired_bootstrap(
+                y[mask], *(scores[k][mask] for k in scores), n_resamples=50
+            )
+            iv = boot.results["average_precision"].models[list(scores).index(m)]
+            assert (row[f"{m} AP low"], row[f"{m} AP high"]) == (iv.ci_low, iv.ci_high)
+
+
+def test_picking_a_crossed_slice_scopes_every_page():
+    device, y, scores = _data(5, n=1500)
+    country = np.random.default_rng(6).choice(["FR", "DE"], y.size)
+    frame = pd.DataFrame({"device": device, "country": country, "clicked": y, **scores})
+    at = open_page("pages/compare.py")
+    upload_frame(at, frame)
+    at.switch_page("pages/compare.py").run()
+    at.selectbox(key="compare_cross").set_value(("device", "country")).run()
+    assert not at.exception, at.exception
+    table = next(d for d in at.dataframe if "slice" in d.value.columns)
+    index = table.value["slice"].tolist().index("device = web × country = FR")
+    at.session_state["compare_slices"] = {"selection": {"rows": [index], "columns": []}}
+    at.run()
+    assert not at.exception, at.exception
+    assert at.selectbox(key="slice_choice").value == (("device", "country"), ("web", "FR"))
+    assert any("device = web × country = FR" in i.value for i in at.info)
+    at.switch_page("pages/threshold.py").run()
+    assert not at.exception
+    shown = ((device == "web") & (country == "FR")).sum()
+    assert any(f"{shown:,} of {y.size:,} rows" in i.value for i in at.info)

@@ -235,14 +235,22 @@ def uploaded_dataset(
 MAX_SLICE_VALUES = 20  # categories offered per slice column, the most common first
 
 
-def sliced(ds: Dataset, column: str, value: object) -> Dataset:
-    """The rows of ``ds`` whose ``column`` equals ``value``, prepared afresh (its own caches)."""
+def slice_label(column, value) -> str:
+    """``device = web``, or ``device = web × country = FR`` for a crossed slice."""
+    if isinstance(column, tuple):
+        return " × ".join(f"{c} = {v}" for c, v in zip(column, value, strict=True))
+    return f"{column} = {value}"
+
+
+def sliced(ds: Dataset, column, value) -> Dataset:
+    """The rows of ``ds`` whose ``column`` equals ``value`` (or, for a tuple of two columns,
+    whose columns equal the tuple of values), prepared afresh (its own caches)."""
     frame = _slice_frame(ds.source_id, column, value, ds.frame)
     source_id = f"{ds.source_id}|{column}={value!r}"
     return replace(
         ds,
         source_id=source_id,
-        name=f"{ds.name} · {column} = {value}",
+        name=f"{ds.name} · {slice_label(column, value)}",
         frame=frame,
         prepared=_prepare(
             source_id, ds.mapping, bool(st.session_state.get("map_drop_bad_rows")), frame
@@ -253,8 +261,12 @@ def sliced(ds: Dataset, column: str, value: object) -> Dataset:
 
 
 @st.cache_data(max_entries=8, show_spinner=False)
-def _slice_frame(source_id: str, column: str, value: object, _frame: pd.DataFrame) -> pd.DataFrame:
-    return _frame.loc[_frame[column] == value].reset_index(drop=True)
+def _slice_frame(source_id: str, column, value, _frame: pd.DataFrame) -> pd.DataFrame:
+    if isinstance(column, tuple):
+        mask = np.logical_and.reduce([_frame[c] == v for c, v in zip(column, value, strict=True)])
+    else:
+        mask = _frame[column] == value
+    return _frame.loc[mask].reset_index(drop=True)
 
 
 # --- cached metric results, keyed by (dataset key, model) -------------------------------------
@@ -315,7 +327,13 @@ def delong_pairs(key: tuple, models: tuple[str, ...], _ds: Dataset):
 
 
 @st.cache_data(max_entries=8, show_spinner="Scoring every slice...")
-def slice_table(key: tuple, models: tuple[str, ...], min_size: int, _ds: Dataset):
+def slice_table(
+    key: tuple,
+    models: tuple[str, ...],
+    min_size: int,
+    _ds: Dataset,
+    cross: tuple[str, str] | None = None,
+):
     from ui import summaries
 
     columns = {c: _ds.frame[c].to_numpy() for c in _ds.mapping.slices}
@@ -328,6 +346,7 @@ def slice_table(key: tuple, models: tuple[str, ...], min_size: int, _ds: Dataset
         weight=_ds.weight,
         min_size=min_size,
         max_values=MAX_SLICE_VALUES,
+        cross=cross,
     )
 
 

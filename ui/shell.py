@@ -21,7 +21,7 @@ from dataclasses import dataclass
 
 import streamlit as st
 
-from ui import data, example_source, presentation, synthetic, thresholds
+from ui import budget, data, example_source, presentation, synthetic, thresholds
 from ui.loading import ColumnMapping, LoadError, guess_mapping, guess_pos_label, read_table
 from ui.numbers import plural
 from ui.roles import SCALES
@@ -97,12 +97,18 @@ def _upload_widget() -> None:
         "example: a label column and one score column per model; optionally a user/query id "
         "and a sample weight. Multi-label: label_<class> and score_<class> column pairs.",
     )
-    uploads: dict[str, Upload] = st.session_state.setdefault("uploads", {})
+    # The memory budget (ui.budget) owns the uploads: it may empty this dict to make room.
+    uploads: dict[str, Upload] = budget.session_store()
+    st.session_state["uploads"] = uploads
     if uploaded is None:
+        _dropped_message()
         return
     file_id = f"upload:{uploaded.name}:{uploaded.file_id}"
     if file_id in uploads:
         st.session_state["upload_current"] = file_id
+        return
+    if st.session_state.get("upload_dropped") == file_id:
+        _dropped_message()  # the uploader still holds the file the budget dropped
         return
     if st.session_state.get("upload_failed") == file_id:
         st.error(md(st.session_state["upload_error"], limit=2000))
@@ -116,9 +122,28 @@ def _upload_widget() -> None:
         return
     uploads.clear()  # keep one upload in memory: tables can be large
     uploads[file_id] = Upload(uploaded.name, frame, notes, guess_mapping(frame))
+    budget.forget_raw_file(uploaded.file_id)  # parsed: the raw bytes are not needed again
+    budget.set_size(budget.nbytes(uploads), uploaded.file_id)
+    st.session_state.pop("upload_dropped", None)
     st.session_state["upload_current"] = file_id
     for key in [k for k in st.session_state if str(k).startswith("map_")]:
         del st.session_state[key]  # a new table starts from the guessed mapping
+
+
+def _dropped_message() -> None:
+    if st.session_state.get("upload_dropped"):
+        st.warning(budget.MESSAGE, icon=":material/memory:")
+
+
+def _touch_budget() -> None:
+    """Every run: mark this session used; if the budget dropped its upload, say so."""
+    if budget.touch():
+        st.session_state["upload_dropped"] = st.session_state.get("upload_current") or True
+        st.session_state.pop("upload_current", None)
+        budget.session_store().clear()  # anything this run put back after the drop
+        previous = st.session_state.get("last_good_dataset")
+        if str(getattr(previous, "source_id", "")).startswith("upload:"):
+            del st.session_state["last_good_dataset"]
 
 
 LAYOUTS = {
@@ -263,6 +288,7 @@ def _sidebar() -> data.Dataset:
         st.title("Metrics Lens")
         st.caption("See how classification metrics behave on your scores.")
         st.session_state.setdefault("source", "Sample dataset")
+        _touch_budget()
         source = st.segmented_control("Data", SOURCES, key="source")
         ds = None
         if source == "Your example":
@@ -272,9 +298,10 @@ def _sidebar() -> data.Dataset:
         elif source == "Upload":
             _upload_widget()
             current = st.session_state.get("upload_current")
-            upload = st.session_state.get("uploads", {}).get(current)
+            upload = budget.session_store().get(current)
             if upload is None:
-                st.info("Upload a score table, or pick a sample dataset.")
+                if not st.session_state.get("upload_dropped"):
+                    st.info("Upload a score table, or pick a sample dataset.")
             else:
                 for note in upload.notes:
                     st.caption(f":material/info: {md(note, limit=2000)}")
@@ -317,11 +344,35 @@ def _sidebar() -> data.Dataset:
         st.caption(f"{plural(n, 'row')}, {plural(len(ds.frame.columns), 'column')}.")
         st.divider()
         presentation.sidebar_controls()
-    if ds.prepared.ok and ds.models:
-        # Kept so that a later table with problems loses nothing: pages fall back to it.
-        st.session_state["last_good_dataset"] = ds
-        st.session_state["last_good_model"] = st.session_state["model"]
+    _keep_last_good(ds)
     return ds
+
+
+def _keep_last_good(ds: data.Dataset) -> None:
+    """Keep the last usable dataset so that a later table with problems loses nothing: pages
+    fall back to it. An upload's is kept in the budget's store, so a drop frees it, and put
+    in session state only while the current table is unusable."""
+    upload = ds.source_id.startswith("upload:")
+    if ds.prepared.ok and ds.models:
+        if upload:
+            store = budget.session_store()
+            previous = store.get("last_good")
+            if previous is not None and (previous[0].key, previous[0].slice) == (ds.key, ds.slice):
+                ds = previous[0]  # the same arrays: no need to count them again
+            store["last_good"] = (ds, st.session_state["model"])
+            if ds is not getattr(previous, "__getitem__", lambda i: None)(0):
+                budget.set_size(budget.nbytes(store))
+            if str(getattr(st.session_state.get("last_good_dataset"), "source_id", "")).startswith(
+                "upload:"
+            ):
+                del st.session_state["last_good_dataset"]
+        else:
+            st.session_state["last_good_dataset"] = ds
+            st.session_state["last_good_model"] = st.session_state["model"]
+    elif upload and "last_good" in budget.session_store():
+        good, model = budget.session_store()["last_good"]
+        st.session_state["last_good_dataset"] = good
+        st.session_state["last_good_model"] = model
 
 
 ALL_ROWS = "(all rows)"
@@ -337,19 +388,31 @@ def _slice_widget(ds: data.Dataset) -> data.Dataset:
         options += [(col, v.item() if hasattr(v, "item") else v) for v in values]
     if "slice_pending" in st.session_state:  # chosen on a page, after this widget last ran
         st.session_state["slice_choice"] = st.session_state.pop("slice_pending")
-    if st.session_state.get("slice_choice") not in options:
+    current = st.session_state.get("slice_choice")
+    if _is_crossed(current, ds):  # two columns crossed, picked on Compare: offer it too
+        options.append(current)
+    if current not in options:
         st.session_state["slice_choice"] = ALL_ROWS
     choice = st.selectbox(
         "Show only",
         options,
         key="slice_choice",
-        format_func=lambda o: o if o == ALL_ROWS else f"{o[0]} = {o[1]}",
+        format_func=lambda o: o if o == ALL_ROWS else data.slice_label(*o),
         help="Every page then works on the rows of this category only.",
     )
     return ds if choice == ALL_ROWS else data.sliced(ds, *choice)
 
 
-def choose_slice(column: str, value: object) -> None:
+def _is_crossed(choice, ds: data.Dataset) -> bool:
+    return (
+        isinstance(choice, tuple)
+        and len(choice) == 2
+        and isinstance(choice[0], tuple)
+        and all(c in ds.mapping.slices for c in choice[0])
+    )
+
+
+def choose_slice(column, value) -> None:
     """Show every page on the rows where ``column`` is ``value`` (from the next run on)."""
     st.session_state["slice_pending"] = (column, value)
 
@@ -448,10 +511,9 @@ def page_context(*, require_usable: bool = True) -> tuple[data.Dataset, str | No
         run_app()
         st.stop()
     if ds.slice is not None:
-        col, value = ds.slice
         note, button = st.columns([5, 1], vertical_alignment="center")
         note.info(
-            f"Showing only **{md(col)} = {md(value)}**: {len(ds.frame):,} of "
+            f"Showing only **{md(data.slice_label(*ds.slice))}**: {len(ds.frame):,} of "
             f"{ds.rows_before_slice:,} rows.",
             icon=":material/filter_alt:",
         )

@@ -272,45 +272,84 @@ def slice_table(
     weight: np.ndarray | None = None,
     min_size: int = 30,
     max_values: int = 20,
+    cross: tuple[str, str] | None = None,
+    n_resamples: int = 200,
 ) -> pd.DataFrame:
-    """Every model's AUC and AP on each slice (a value of a category column) with at least
-    ``min_size`` rows, beside the whole table ("all rows", first), worst slice first.
+    """Every model's AUC and AP on each slice with at least ``min_size`` rows, beside the whole
+    table ("all rows", first), worst slice first.
 
-    Per slice: rows, positives, per model AUC with DeLong's 95% interval (unweighted data; with
-    weights the weighted AUC without an interval), AP, and AUC − AUC on all rows. Slices with
-    one class only have an undefined AUC (NaN) and sort last. ``value`` holds the category as
-    the table holds it, so a page can select the slice with it.
+    A slice is a value of a category column or, with ``cross``, a pair of values of those two
+    columns. Per slice: rows, positives, per model AUC with DeLong's 95% interval (unweighted
+    data; with weights a paired bootstrap interval), AP with a paired bootstrap interval
+    (``n_resamples`` Poisson resamples, 0 for none), and AUC − AUC on all rows. Slices with one
+    class only have undefined metrics (NaN) and sort last. ``column`` and ``value`` hold the
+    column name and the category as the table holds them (tuples of two for a crossed slice),
+    so a page can select the slice with them.
     """
     import warnings
 
     from metrics.compare import roc_auc_ci
 
-    def row(name: str, column: str | None, value, mask: np.ndarray | None) -> dict:
+    names = list(scores)
+
+    def row(name: str, column, value, mask: np.ndarray | None) -> dict:
         yy = y if mask is None else y[mask]
         ww = weight if weight is None or mask is None else weight[mask]
         out = {"slice": name, "column": column, "value": value, "rows": int(yy.size)}
-        out["positives"] = int(yy.sum())
-        for m, s in scores.items():
-            ss = s if mask is None else s[mask]
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore")
+        out["positives"] = int(np.count_nonzero(yy))
+        arrays = [scores[m] if mask is None else scores[m][mask] for m in names]
+        both = 0 < out["positives"] < yy.size
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            boot = (
+                metrics.fast_paired_bootstrap(
+                    np.asarray(yy).astype(bool),
+                    *arrays,
+                    n_resamples=n_resamples,
+                    sample_weight=ww,
+                )
+                if n_resamples and both
+                else None
+            )
+            for k, (m, ss) in enumerate(zip(names, arrays, strict=True)):
                 if ww is None:
                     ci = roc_auc_ci(yy, ss)
                     out[f"{m} AUC"], low, high = ci.auc, ci.ci_low, ci.ci_high
                 else:
                     out[f"{m} AUC"] = metrics.roc_auc_score(yy, ss, sample_weight=ww)
-                    low = high = np.nan
+                    iv = boot.results["roc_auc"].models[k] if boot else None
+                    low, high = (iv.ci_low, iv.ci_high) if iv else (np.nan, np.nan)
                 out[f"{m} AUC low"], out[f"{m} AUC high"] = low, high
                 out[f"{m} AP"] = metrics.average_precision_score(yy, ss, sample_weight=ww)
+                iv = boot.results["average_precision"].models[k] if boot else None
+                out[f"{m} AP low"], out[f"{m} AP high"] = (
+                    (iv.ci_low, iv.ci_high) if iv else (np.nan, np.nan)
+                )
         return out
+
+    def plain(value):
+        return value.item() if hasattr(value, "item") else value
 
     rows = [row("all rows", None, None, None)]
     for column, values in columns.items():
         series = pd.Series(values)
         for value, count in series.value_counts().head(max_values).items():
             if count >= min_size:
-                plain = value.item() if hasattr(value, "item") else value
-                rows.append(row(f"{column} = {plain}", column, plain, (series == value).to_numpy()))
+                rows.append(
+                    row(f"{column} = {plain(value)}", column, plain(value),
+                        (series == value).to_numpy())
+                )  # fmt: skip
+    if cross is not None:
+        a, b = cross
+        pairs = pd.DataFrame({"a": columns[a], "b": columns[b]})
+        counts = pairs.value_counts().head(max_values * max_values)
+        for (va, vb), count in counts.items():
+            if count >= min_size:
+                mask = ((pairs["a"] == va) & (pairs["b"] == vb)).to_numpy()
+                rows.append(
+                    row(f"{a} = {plain(va)} × {b} = {plain(vb)}", (a, b), (plain(va), plain(vb)),
+                        mask)
+                )  # fmt: skip
     table = pd.DataFrame(rows)
     for m in scores:
         table[f"{m} AUC − all"] = table[f"{m} AUC"] - table.loc[0, f"{m} AUC"]
