@@ -1,0 +1,351 @@
+"""A memory budget for user data, shared by every session of one server.
+
+One server, a room full of students: each upload (a 1M-row, 3-model table is about 32 MB as
+numbers, more as parsed text) and the arrays derived from it would otherwise stay in memory
+for as long as its browser tab, and a cache would keep results for tables nobody looks at.
+
+**Setting it.** ``METRICS_LENS_BUDGET_MB`` (environment variable, megabytes, default ``1024``:
+1 GB) is the memory user data may take. A quarter of it bounds ``st.cache_data`` (Streamlit's
+process-wide LRU limit ``server.maxCacheDataSize``; set that option yourself to choose another
+size), the rest bounds the uploads: e.g. ``METRICS_LENS_BUDGET_MB=2048 streamlit run app.py``.
+
+**How it is kept.** :data:`REGISTRY` owns every session's uploads (the parsed table and the
+arrays prepared from it); ``st.session_state`` holds only the dict the registry hands out.
+Each entry has its size in bytes (pandas ``memory_usage(deep=True)``, numpy ``nbytes``) and the
+time its session last ran, refreshed by :func:`touch` on every rerun. When the uploads exceed
+their share, the least recently used sessions' uploads are dropped (the session that is
+uploading is never the one dropped); on their next run those sessions show :data:`MESSAGE`
+and the sample dataset, and every other session keeps its view. A session's uploads are
+released when its browser disconnects: a background thread (and every :func:`touch`) sweeps
+the entries of sessions that Streamlit's session manager no longer lists as active.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import ctypes
+import gc
+import os
+import threading
+import time
+import uuid
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+
+import numpy as np
+import pandas as pd
+
+ENV_VAR = "METRICS_LENS_BUDGET_MB"
+DEFAULT_MB = 1024
+CACHE_SHARE = 0.25  # of the budget, for st.cache_data (unless server.maxCacheDataSize is set)
+SWEEP_SECONDS = 5.0
+MESSAGE = (
+    "The server ran short of memory for uploads and dropped yours (the least recently used "
+    "on this server); upload it again."
+)
+MB = 1024 * 1024
+
+__all__ = [
+    "MESSAGE",
+    "REGISTRY",
+    "Registry",
+    "budget_bytes",
+    "nbytes",
+    "session_key",
+    "session_store",
+    "set_size",
+    "touch",
+]
+
+
+def budget_bytes() -> int:
+    """The whole budget for user data, from ``METRICS_LENS_BUDGET_MB`` (default 1 GB)."""
+    raw = os.environ.get(ENV_VAR, "").strip()
+    try:
+        mb = float(raw) if raw else DEFAULT_MB
+    except ValueError:
+        mb = DEFAULT_MB
+    return int(max(mb, 1) * MB)
+
+
+def nbytes(obj: object, _seen: set[int] | None = None) -> int:
+    """Bytes held by a table, an array, or a (nested) dataclass, dict, list or tuple of them."""
+    seen = set() if _seen is None else _seen
+    if obj is None or id(obj) in seen:
+        return 0
+    seen.add(id(obj))
+    if isinstance(obj, pd.DataFrame):
+        return int(obj.memory_usage(deep=True, index=True).sum())
+    if isinstance(obj, pd.Series):
+        return int(obj.memory_usage(deep=True, index=True))
+    if isinstance(obj, np.ndarray):
+        return int(obj.nbytes) if obj.dtype != object else int(obj.nbytes) * 8
+    if isinstance(obj, dict):
+        return sum(nbytes(v, seen) for v in obj.values())
+    if isinstance(obj, (list, tuple)):
+        return sum(nbytes(v, seen) for v in obj)
+    if hasattr(obj, "__dataclass_fields__"):
+        return sum(nbytes(getattr(obj, f, None), seen) for f in obj.__dataclass_fields__)
+    return 0
+
+
+def _release_memory() -> None:
+    """Collect cycles and hand freed heap pages back to the OS (glibc keeps them otherwise)."""
+    gc.collect()
+    with contextlib.suppress(OSError, AttributeError):
+        ctypes.CDLL("libc.so.6").malloc_trim(0)
+
+
+@dataclass
+class _Entry:
+    session_id: str
+    store: dict = field(default_factory=dict)
+    nbytes: int = 0
+    last_used: float = field(default_factory=time.monotonic)
+    on_drop: list[Callable[[], None]] = field(default_factory=list)
+
+
+class Registry:
+    """Every session's uploads and their sizes, under one lock; drops the least recently used.
+
+    ``limit`` is a byte count or a callable giving one (read at each check, so a test or an
+    operator can change it). Keys are per session (see :func:`session_key`); ``session_id`` is
+    the Streamlit session the key belongs to, which :meth:`sweep` compares with the active ones.
+    """
+
+    def __init__(self, limit: int | Callable[[], int]) -> None:
+        self._limit = limit
+        self._lock = threading.RLock()
+        self._entries: dict[str, _Entry] = {}
+        self._dropped: set[str] = set()
+
+    @property
+    def limit(self) -> int:
+        return int(self._limit() if callable(self._limit) else self._limit)
+
+    def store(self, key: str, session_id: str | None = None) -> dict:
+        """The dict that holds this session's uploads (created empty); marks it used now."""
+        with self._lock:
+            entry = self._entries.get(key)
+            if entry is None:
+                entry = self._entries[key] = _Entry(session_id or key)
+            entry.last_used = time.monotonic()
+            return entry.store
+
+    def set_size(self, key: str, size: int, on_drop: Callable[[], None] | None = None) -> list[str]:
+        """Record what the session's uploads now take; drop others' until within the limit.
+
+        ``on_drop`` runs if this session's uploads are dropped later (say, to free the raw file
+        Streamlit keeps). Returns the keys whose uploads were dropped to make room.
+        """
+        with self._lock:
+            entry = self._entries.setdefault(key, _Entry(key))
+            entry.nbytes = int(size)
+            entry.last_used = time.monotonic()
+            if on_drop is not None:
+                entry.on_drop = [on_drop]
+            self._dropped.discard(key)
+            victims = self._victims(protect=key)
+            callbacks = [self._drop_locked(k) for k in victims]
+        self._after_drop(callbacks)
+        return victims
+
+    def _victims(self, protect: str) -> list[str]:
+        total = sum(e.nbytes for e in self._entries.values())
+        victims = []
+        for key, entry in sorted(self._entries.items(), key=lambda kv: kv[1].last_used):
+            if total <= self.limit:
+                break
+            if key == protect or entry.nbytes == 0:
+                continue
+            victims.append(key)
+            total -= entry.nbytes
+        return victims
+
+    def _drop_locked(self, key: str) -> list[Callable[[], None]]:
+        entry = self._entries[key]
+        entry.store.clear()
+        entry.nbytes = 0
+        self._dropped.add(key)
+        callbacks, entry.on_drop = entry.on_drop, []
+        return callbacks
+
+    @staticmethod
+    def _after_drop(callbacks: Iterable[list[Callable[[], None]]]) -> None:
+        ran = False
+        for group in callbacks:
+            ran = True
+            for callback in group:
+                with contextlib.suppress(Exception):  # freeing memory must never break a run
+                    callback()
+        if ran:
+            _release_memory()
+
+    def touch(self, key: str) -> bool:
+        """Mark the session used now; True once if its uploads were dropped since it last ran."""
+        with self._lock:
+            entry = self._entries.get(key)
+            if entry is not None:
+                entry.last_used = time.monotonic()
+            if key in self._dropped:
+                self._dropped.discard(key)
+                return True
+            return False
+
+    def release(self, key: str) -> None:
+        """Forget a session (it ended): its uploads go, with their memory."""
+        with self._lock:
+            entry = self._entries.pop(key, None)
+            self._dropped.discard(key)
+            callbacks = [entry.on_drop] if entry and entry.nbytes else []
+            if entry is not None:
+                entry.store.clear()
+        if entry is not None and entry.nbytes:
+            self._after_drop(callbacks)
+
+    def sweep(self, active_session_ids: Iterable[str]) -> list[str]:
+        """Release every entry whose session is not among ``active_session_ids``."""
+        active = set(active_session_ids)
+        with self._lock:
+            gone = [k for k, e in self._entries.items() if e.session_id not in active]
+        for key in gone:
+            self.release(key)
+        return gone
+
+    @property
+    def total_bytes(self) -> int:
+        with self._lock:
+            return sum(e.nbytes for e in self._entries.values())
+
+    def usage(self) -> dict[str, int]:
+        """Bytes per key (for the harness and tests)."""
+        with self._lock:
+            return {k: e.nbytes for k, e in self._entries.items()}
+
+
+def _uploads_limit() -> int:
+    return int(budget_bytes() * (1 - CACHE_SHARE))
+
+
+REGISTRY = Registry(_uploads_limit)
+
+
+# --- the running Streamlit server --------------------------------------------------------------
+
+
+def _ctx():
+    from streamlit.runtime.scriptrunner import get_script_run_ctx
+
+    return get_script_run_ctx(suppress_warning=True)
+
+
+def active_session_ids() -> set[str] | None:
+    """Ids of the sessions with a connected browser; None without a real server (AppTest)."""
+    try:
+        from streamlit.runtime import Runtime
+
+        if not Runtime.exists():
+            return None
+        manager = getattr(Runtime.instance(), "_session_mgr", None)
+        if manager is None or not hasattr(manager, "list_active_sessions"):
+            return None
+        return {info.session.id for info in manager.list_active_sessions()}
+    except Exception:  # an internal API moved: no sweeping, never a crash
+        return None
+
+
+_sweeper_lock = threading.Lock()
+_sweeper: threading.Thread | None = None
+_cache_limited = False
+
+
+def _sweep_forever() -> None:
+    while True:
+        time.sleep(SWEEP_SECONDS)
+        active = active_session_ids()
+        if active is None:
+            return
+        REGISTRY.sweep(active)
+
+
+def _start_sweeper() -> None:
+    global _sweeper
+    with _sweeper_lock:
+        if _sweeper is None or not _sweeper.is_alive():
+            _sweeper = threading.Thread(target=_sweep_forever, name="budget-sweep", daemon=True)
+            _sweeper.start()
+
+
+def _limit_caches() -> None:
+    """Bound every ``st.cache_data`` together to the budget's cache share (once per process),
+    unless the operator set ``server.maxCacheDataSize``."""
+    global _cache_limited
+    if _cache_limited:
+        return
+    _cache_limited = True
+    try:
+        from streamlit import config
+        from streamlit.runtime.caching.global_cache_budget import get_global_cache_budget
+
+        if config.get_option("server.maxCacheDataSize") in (None, ""):
+            get_global_cache_budget().reconfigure(int(budget_bytes() * CACHE_SHARE))
+    except Exception:  # an older Streamlit: the caches keep their max_entries and ttl
+        pass
+
+
+def session_key() -> str:
+    """This session's registry key: Streamlit's session id plus a token kept in its state
+    (AppTest gives every test app the same session id)."""
+    import streamlit as st
+
+    ctx = _ctx()
+    session_id = ctx.session_id if ctx is not None else "local"
+    token = st.session_state.setdefault("_budget_token", uuid.uuid4().hex[:12])
+    return f"{session_id}#{token}"
+
+
+def _session_id(key: str) -> str:
+    return key.rsplit("#", 1)[0]
+
+
+def session_store() -> dict:
+    """This session's uploads, owned by the registry (a drop empties this dict)."""
+    _limit_caches()
+    key = session_key()
+    if active_session_ids() is not None:
+        _start_sweeper()
+    return REGISTRY.store(key, _session_id(key))
+
+
+def touch() -> bool:
+    """Call on every run: marks the session used, sweeps ended sessions, and says (once)
+    whether this session's uploads were dropped for memory since its last run."""
+    active = active_session_ids()
+    if active is not None:
+        REGISTRY.sweep(active)
+    return REGISTRY.touch(session_key())
+
+
+def set_size(size: int, file_id: str | None = None) -> list[str]:
+    """Record what this session's uploads take now; drops others' if over budget.
+
+    ``file_id``: the uploader's file, whose raw bytes Streamlit keeps for the session; a drop
+    removes it, so the uploader comes back empty.
+    """
+    ctx = _ctx()
+    on_drop = None
+    if ctx is not None and file_id is not None:
+        manager, session_id = ctx.uploaded_file_mgr, ctx.session_id
+
+        def on_drop() -> None:
+            manager.remove_file(session_id, file_id)
+
+    return REGISTRY.set_size(session_key(), size, on_drop)
+
+
+def forget_raw_file(file_id: str) -> None:
+    """Free the uploaded bytes Streamlit keeps for the uploader once the table is parsed."""
+    ctx = _ctx()
+    if ctx is not None:
+        with contextlib.suppress(Exception):
+            ctx.uploaded_file_mgr.remove_file(ctx.session_id, file_id)
