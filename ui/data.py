@@ -19,6 +19,10 @@ import metrics
 from ui.loading import ColumnMapping, Prepared, prepare
 
 SAMPLE_DIR = Path(__file__).resolve().parent.parent / "sample_data"
+# Caches below may hold results for uploads, which no other session shares: an hour after their
+# last use they go. Together with every other st.cache_data they are also bounded in bytes (a
+# share of the memory budget, see ui.budget).
+UPLOAD_TTL = "1h"
 
 
 _DIGIT_CLASSES = ("even", "prime", "greater_than_4", "closed_loop", "multiple_of_3", "two_loops")
@@ -183,7 +187,7 @@ def read_bundled(file: str) -> pd.DataFrame:
     return pd.read_csv(SAMPLE_DIR / file)
 
 
-@st.cache_data(max_entries=8, show_spinner=False)
+@st.cache_data(max_entries=8, ttl=UPLOAD_TTL, show_spinner=False)
 def _prepare(
     source_id: str, mapping: ColumnMapping, drop_bad_rows: bool, _frame: pd.DataFrame
 ) -> Prepared:
@@ -226,10 +230,29 @@ def uploaded_dataset(
         name=name,
         frame=frame,
         mapping=mapping,
-        prepared=_prepare(source_id, mapping, drop_bad_rows, frame),
+        prepared=_prepare_upload(source_id, mapping, drop_bad_rows, frame),
         positive_name=positive,
         negative_name=negative,
     )
+
+
+def _prepare_upload(
+    source_id: str, mapping: ColumnMapping, drop_bad_rows: bool, frame: pd.DataFrame
+) -> Prepared:
+    """An upload's arrays live with the upload in the memory budget (ui.budget), not in
+    st.cache_data: one per session, counted, and dropped with the upload."""
+    from ui import budget
+
+    store = budget.session_store()
+    key = (source_id, mapping, drop_bad_rows)
+    kept = store.get("prepared")
+    if kept is not None and kept[0] == key:
+        return kept[1]
+    prepared = prepare(frame, mapping, drop_bad_rows=drop_bad_rows)
+    if source_id in store:  # not dropped meanwhile
+        store["prepared"] = (key, prepared)
+        budget.set_size(budget.nbytes(store))
+    return prepared
 
 
 MAX_SLICE_VALUES = 20  # categories offered per slice column, the most common first
@@ -260,7 +283,7 @@ def sliced(ds: Dataset, column, value) -> Dataset:
     )
 
 
-@st.cache_data(max_entries=8, show_spinner=False)
+@st.cache_data(max_entries=8, ttl=UPLOAD_TTL, show_spinner=False)
 def _slice_frame(source_id: str, column, value, _frame: pd.DataFrame) -> pd.DataFrame:
     if isinstance(column, tuple):
         mask = np.logical_and.reduce([_frame[c] == v for c, v in zip(column, value, strict=True)])
@@ -272,7 +295,7 @@ def _slice_frame(source_id: str, column, value, _frame: pd.DataFrame) -> pd.Data
 # --- cached metric results, keyed by (dataset key, model) -------------------------------------
 
 
-@st.cache_data(max_entries=32, show_spinner=False)
+@st.cache_data(max_entries=32, ttl=UPLOAD_TTL, show_spinner=False)
 def threshold_counts(key: tuple, model: str, _ds: Dataset) -> metrics.ThresholdCounts:
     """Counts at every distinct threshold: one sort per (data, model); a slider move is a lookup."""
     return metrics.threshold_counts(
@@ -280,7 +303,7 @@ def threshold_counts(key: tuple, model: str, _ds: Dataset) -> metrics.ThresholdC
     )
 
 
-@st.cache_data(max_entries=32, show_spinner=False)
+@st.cache_data(max_entries=32, ttl=UPLOAD_TTL, show_spinner=False)
 def areas(key: tuple, model: str, _ds: Dataset) -> dict[str, float]:
     y, s, w = _ds.labels_for(model), _ds.score(model), _ds.weight
     return {
@@ -289,7 +312,7 @@ def areas(key: tuple, model: str, _ds: Dataset) -> dict[str, float]:
     }
 
 
-@st.cache_data(max_entries=32, show_spinner=False)
+@st.cache_data(max_entries=32, ttl=UPLOAD_TTL, show_spinner=False)
 def partial_auc(key: tuple, model: str, max_fpr: float, _ds: Dataset) -> float:
     """The McClish-standardised partial AUC over FPR in [0, max_fpr]."""
     return metrics.roc_auc_score(
@@ -297,7 +320,7 @@ def partial_auc(key: tuple, model: str, max_fpr: float, _ds: Dataset) -> float:
     )
 
 
-@st.cache_data(max_entries=16, show_spinner="Comparing models...")
+@st.cache_data(max_entries=16, ttl=UPLOAD_TTL, show_spinner="Comparing models...")
 def model_table(key: tuple, models: tuple[str, ...], n_resamples: int, _ds: Dataset):
     from ui import summaries
 
@@ -319,14 +342,14 @@ def model_table(key: tuple, models: tuple[str, ...], n_resamples: int, _ds: Data
     return table, pairs, found, helps
 
 
-@st.cache_data(max_entries=16, show_spinner=False)
+@st.cache_data(max_entries=16, ttl=UPLOAD_TTL, show_spinner=False)
 def delong_pairs(key: tuple, models: tuple[str, ...], _ds: Dataset):
     from ui import summaries
 
     return summaries.delong_pairs(_ds.labels_for(models[0]), {m: _ds.score(m) for m in models})
 
 
-@st.cache_data(max_entries=8, show_spinner="Scoring every slice...")
+@st.cache_data(max_entries=8, ttl=UPLOAD_TTL, show_spinner="Scoring every slice...")
 def slice_table(
     key: tuple,
     models: tuple[str, ...],
@@ -350,7 +373,7 @@ def slice_table(
     )
 
 
-@st.cache_data(max_entries=16, show_spinner=False)
+@st.cache_data(max_entries=16, ttl=UPLOAD_TTL, show_spinner=False)
 def operating_points(
     key: tuple, models: tuple[str, ...], constraint: str, target: float, _ds: Dataset
 ) -> pd.DataFrame:

@@ -357,10 +357,12 @@ def _keep_last_good(ds: data.Dataset) -> None:
         if upload:
             store = budget.session_store()
             previous = store.get("last_good")
-            if previous is not None and (previous[0].key, previous[0].slice) == (ds.key, ds.slice):
-                ds = previous[0]  # the same arrays: no need to count them again
-            store["last_good"] = (ds, st.session_state["model"])
-            if ds is not getattr(previous, "__getitem__", lambda i: None)(0):
+            same = previous is not None and (previous[0].key, previous[0].slice) == (
+                ds.key,
+                ds.slice,
+            )
+            store["last_good"] = (previous[0] if same else ds, st.session_state["model"])
+            if not same:  # new arrays (a new mapping or slice): count them
                 budget.set_size(budget.nbytes(store))
             if str(getattr(st.session_state.get("last_good_dataset"), "source_id", "")).startswith(
                 "upload:"
