@@ -42,6 +42,7 @@ format: $(VENV)/.dev
 
 bench: $(VENV)/.dev
 	$(PY) -m bench.bench_binary
+	$(PY) -m bench.bench_bootstrap --sizes 1e5
 
 samples: $(VENV)/.dev
 	$(PY) sample_data/make_samples.py
