@@ -255,6 +255,14 @@ def _rates(tp, fp, n_pos, n_neg) -> dict[str, np.ndarray]:
         }
 
 
+def _net_benefit(tp, fp, b: _Block, t: np.ndarray) -> np.ndarray:
+    """Decision-curve net benefit TP/n − FP/n · t/(1 − t), NaN where t is not in [0, 1)."""
+    n = (b.n_pos + b.n_neg)[:, None]
+    with np.errstate(invalid="ignore", divide="ignore"):
+        odds = np.where((t >= 0) & (t < 1), t / (1 - t), np.nan)
+        return tp.astype(np.float64) / n - fp.astype(np.float64) / n * odds
+
+
 def _best_thresholds(model: _SortedModel, b: _Block) -> dict[str, np.ndarray]:
     """Per resample, the score that maximises F1 and Youden's J (NaN when undefined)."""
     p, n = b.n_pos[:, None], b.n_neg[:, None]
@@ -368,6 +376,7 @@ def _score_block(models, c, rows: slice, w, dtype, spec: _Spec, out: _Out, k: in
         tp, fp = _at(b.pos_prefix, kp), _at(b.neg_prefix, kn)
         for name, v in _rates(tp, fp, b.n_pos, b.n_neg).items():
             out.curves[name][k][rows] = v
+        out.curves["net_benefit"][k][rows] = _net_benefit(tp, fp, b, spec.threshold_grid[k])
     if out.rocs is not None:
         out.rocs[k][rows] = _roc_on_grid(b, spec.roc_grid)
     if out.prs is not None:
@@ -426,7 +435,8 @@ class FastBootstrap:
     threshold_grid : tuple of ndarray, or None
         Per model, the thresholds ``threshold_curves`` is evaluated at.
     threshold_curves : dict of str -> list of ndarray of shape (n_resamples, n_grid), or None
-        Per rate of ``THRESHOLD_METRICS``, per model, the rate at every grid threshold.
+        Per rate of ``THRESHOLD_METRICS`` and ``"net_benefit"`` (the decision curve, for
+        thresholds that are probabilities), per model, its value at every grid threshold.
     roc_grid, pr_grid : ndarray or None
         The FPR and recall grids of ``roc_curves`` and ``pr_curves``.
     roc_curves, pr_curves : list of ndarray of shape (n_resamples, n_grid), or None
@@ -470,7 +480,10 @@ def _new_out(n_resamples: int, m: int, names, spec: _Spec) -> _Out:
 
     curves = None
     if spec.threshold_grid is not None:
-        curves = {r: [rows(g.size) for g in spec.threshold_grid] for r in THRESHOLD_METRICS}
+        curves = {
+            r: [rows(g.size) for g in spec.threshold_grid]
+            for r in (*THRESHOLD_METRICS, "net_benefit")
+        }
     return _Out(
         replicates={name: rows(m) for name in names},
         chosen={"max F1": rows(m), "Youden": rows(m)} if spec.best_thresholds else {},

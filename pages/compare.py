@@ -410,8 +410,13 @@ if same_labels:
             nets[m], treat_all, _ = metrics.net_benefit(
                 y_all, ds.score(m), grid, sample_weight=ds.weight
             )
+        bands = (
+            uncertainty.decision_bands(ds.key, models, tuple(grid), n_resamples, ds)
+            if wanted
+            else None
+        )
         chart(
-            charts.decision_curve_figure(grid, nets, treat_all),
+            charts.decision_curve_figure(grid, nets, treat_all, bands),
             key="compare_decision_curve",
             name="decision-curve",
         )
@@ -420,6 +425,7 @@ if same_labels:
             "the true positives gained, less the false positives weighed by the odds at which "
             "a positive call is worth it. A model is useful where it is above both treat-all "
             "and treat-none."
+            + (f" Shaded: 95% band over the {n_resamples} resamples." if wanted else "")
         )
 
 if len(models) >= 2 and not ds.mapping.per_class:

@@ -270,7 +270,9 @@ def test_compare_operating_point_gains_and_decision_curve_equal_the_library(app)
     decision = next(f for f in figures(app) if f["layout"]["xaxis"]["title"]["text"].startswith(
         "threshold probability"))  # fmt: skip
     names = [t["name"] for t in decision["data"]]
-    assert names[:2] == ["treat all", "treat none"]
+    bands = [n for n in names if n.endswith("95% band")]
+    assert len(bands) == 3  # one per model, drawn first, under the lines
+    assert names[3:5] == ["treat all", "treat none"]
 
 
 def test_model_choice_survives_a_dataset_switch_on_every_page(app):

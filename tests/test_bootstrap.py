@@ -25,6 +25,7 @@ from metrics import (
     group_auc_table,
     log_loss,
     mean_average_precision,
+    net_benefit,
     paired_bootstrap,
     precision_recall_curve,
     ranking_report,
@@ -421,3 +422,19 @@ def test_partial_auc_equals_roc_auc_score_with_max_fpr(max_fpr):
             assert got.replicates[i, k] == pytest.approx(want, abs=1e-13)
     with pytest.raises(ValueError, match="max_fpr"):
         fast_paired_bootstrap(y, a, max_fpr=0.0)
+
+
+def test_net_benefit_on_the_threshold_grid_equals_the_decision_curve():
+    y, a, b = _case(17, 300, decimals=2)
+    pa, pb = 1 / (1 + np.exp(-a)), 1 / (1 + np.exp(-b))
+    grid = np.round(np.linspace(0.05, 0.95, 19), 2)
+    r = fast_paired_bootstrap(y, pa, pb, n_resamples=8, seed=2, threshold_grid=[grid, grid])
+    weights = _counts(y, 2, "poisson", True, 8).astype(float)
+    for k, s in enumerate((pa, pb)):
+        nb, _, _ = net_benefit(y, s, grid)
+        np.testing.assert_allclose(r.original.curves["net_benefit"][k][0], nb, rtol=0, atol=1e-14)
+        for i in range(8):
+            nb, _, _ = net_benefit(y, s, grid, sample_weight=weights[i])
+            np.testing.assert_allclose(
+                r.threshold_curves["net_benefit"][k][i], nb, rtol=0, atol=1e-14
+            )

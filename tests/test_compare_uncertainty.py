@@ -145,3 +145,19 @@ def test_partial_auc_column_with_its_interval(compare_page):
         assert iv.estimate == pytest.approx(metrics.roc_auc_score(ds.y, ds.score(m), max_fpr=0.1))
         cell = shown["pAUC (FPR ≤ 0.1)"].iloc[k].removeprefix("★ ")
         assert cell == f"{iv.estimate:.4f}  [{iv.ci_low:.4f}, {iv.ci_high:.4f}]"
+
+
+def test_decision_curve_band_equals_the_library(compare_page):
+    ds = data.bundled_dataset(data.DEFAULT_DATASET)
+    grid = np.round(np.linspace(0.01, 0.99, 99), 2)
+    models = list(ds.models)
+    r = metrics.fast_paired_bootstrap(
+        ds.y.astype(bool), *(ds.score(m) for m in models), n_resamples=200,
+        threshold_grid=[grid] * len(models),
+    )  # fmt: skip
+    low, high = r.band(r.threshold_curves["net_benefit"][0])
+    fig = next(f for f in figures(compare_page) if f["layout"]["xaxis"]["title"]["text"]
+               == "threshold probability t")  # fmt: skip
+    band = decode_arrays(fig["data"][0])
+    ok = np.isfinite(low) & np.isfinite(high)
+    np.testing.assert_allclose(band["y"], np.concatenate((high[ok], low[ok][::-1])))

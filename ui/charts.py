@@ -397,10 +397,26 @@ def gains_figure(curves: dict[str, tuple[np.ndarray, np.ndarray]], prevalence: f
 
 
 def decision_curve_figure(
-    t: np.ndarray, models: dict[str, np.ndarray], treat_all: np.ndarray
+    t: np.ndarray,
+    models: dict[str, np.ndarray],
+    treat_all: np.ndarray,
+    bands: dict[str, tuple[np.ndarray, np.ndarray]] | None = None,
 ) -> go.Figure:
-    """Net benefit against the threshold probability for each model, treat-all and treat-none."""
+    """Net benefit against the threshold probability for each model, treat-all and treat-none;
+    with ``bands``, each model's pointwise 95% bootstrap band shaded."""
     fig = go.Figure()
+    for i, (name, (low, high)) in enumerate((bands or {}).items()):
+        ok = np.isfinite(low) & np.isfinite(high)
+        color = PALETTE[i % len(PALETTE)]
+        r, g, b = (int(color[j : j + 2], 16) for j in (1, 3, 5))
+        fig.add_trace(
+            go.Scatter(
+                x=np.concatenate((t[ok], t[ok][::-1])),
+                y=np.concatenate((high[ok], low[ok][::-1])),
+                fill="toself", fillcolor=f"rgba({r},{g},{b},0.15)", line=dict(width=0),
+                hoverinfo="skip", showlegend=False, name=f"{label(name)} 95% band",
+            )
+        )  # fmt: skip
     fig.add_trace(
         go.Scatter(x=t, y=treat_all, mode="lines", name="treat all",
                    line=dict(color="#999999", dash="dot"))

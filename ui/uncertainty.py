@@ -131,3 +131,22 @@ def gauc_difference(
         np.column_stack([t.weights(weighting) for t in tables]),
         n_resamples=n_resamples,
     )
+
+
+@st.cache_data(max_entries=8, show_spinner="Resampling the decision curve...")
+def decision_bands(
+    key: tuple, models: tuple[str, ...], grid: tuple[float, ...], n_resamples: int, _ds: Dataset
+) -> dict[str, tuple[np.ndarray, np.ndarray]]:
+    """Per model, the pointwise 95% band of the net benefit at each threshold of ``grid``."""
+    y = _ds.labels_for(models[0]).astype(bool)
+    t = np.asarray(grid)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", metrics.UndefinedMetricWarning)
+        r = metrics.fast_paired_bootstrap(
+            y,
+            *(_ds.score(m) for m in models),
+            n_resamples=n_resamples,
+            sample_weight=_ds.weight,
+            threshold_grid=[t] * len(models),
+        )
+    return {m: r.band(r.threshold_curves["net_benefit"][k]) for k, m in enumerate(models)}
