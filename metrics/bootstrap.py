@@ -255,6 +255,23 @@ def _rates(tp, fp, n_pos, n_neg) -> dict[str, np.ndarray]:
         }
 
 
+def _ks(b: _Block) -> np.ndarray:
+    """max |TPR − FPR| over every threshold: the two-sample KS statistic of the scores.
+
+    TPR − FPR peaks where a run of positives ends, FPR − TPR just before one starts (the
+    negatives above it all in, the run not yet): both are ROC vertices per positive run.
+    """
+    p, n = b.n_pos[:, None], b.n_neg[:, None]
+    tp = b.tp.astype(np.float64)
+    prev = np.concatenate((np.zeros((tp.shape[0], 1)), tp[:, :-1]), axis=1)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        up = np.max(tp / p - b.fp_ge / n, axis=1, initial=0.0)
+        down = np.max(b.fp_gt / n - prev / p, axis=1, initial=0.0)
+        # After the last positive run only negatives remain: FPR - TPR ends at 1 - 1 = 0.
+    ks = np.maximum(up, down)
+    return np.where((b.n_pos > 0) & (b.n_neg > 0), ks, np.nan)
+
+
 def _net_benefit(tp, fp, b: _Block, t: np.ndarray) -> np.ndarray:
     """Decision-curve net benefit TP/n − FP/n · t/(1 − t), NaN where t is not in [0, 1)."""
     n = (b.n_pos + b.n_neg)[:, None]
@@ -342,6 +359,7 @@ class _Spec:
     pr_grid: np.ndarray | None
     best_thresholds: bool
     max_fpr: float | None = None
+    ks: bool = False
 
 
 @dataclass(frozen=True)
@@ -363,6 +381,8 @@ def _score_block(models, c, rows: slice, w, dtype, spec: _Spec, out: _Out, k: in
     out.replicates["average_precision"][rows, k] = _average_precision(b)
     if spec.max_fpr is not None:
         out.replicates["partial_auc"][rows, k] = _partial_auc(b, spec.max_fpr)
+    if spec.ks:
+        out.replicates["ks"][rows, k] = _ks(b)
     if spec.best_thresholds:
         for name, v in _best_thresholds(model, b).items():
             out.chosen[name][rows, k] = v
@@ -387,7 +407,7 @@ def _row_means(row_means, m: int, n: int, w) -> dict[str, tuple[np.ndarray, np.n
     """Per metric: (weighted losses of shape (n, m), weights of shape (n,))."""
     out = {}
     for name, losses in (row_means or {}).items():
-        if name in AREA_METRICS or name in THRESHOLD_METRICS or name == "partial_auc":
+        if name in (*AREA_METRICS, *THRESHOLD_METRICS, "partial_auc", "ks"):
             raise ValueError(f"row_means cannot reuse the name {name!r}.")
         arrays = [np.asarray(x, dtype=np.float64).reshape(-1) for x in losses]
         if len(arrays) != m or any(x.size != n for x in arrays):
@@ -511,6 +531,7 @@ def fast_paired_bootstrap(
     row_means: dict[str, Any] | None = None,
     interval: str = "percentile",
     max_fpr: float | None = None,
+    ks: bool = False,
 ) -> FastBootstrap:
     """Paired bootstrap intervals of AUC, AP and threshold metrics, sorting each model once.
 
@@ -554,6 +575,9 @@ def fast_paired_bootstrap(
     max_fpr : float in (0, 1], optional
         Adds ``"partial_auc"``: the McClish-standardised area under the ROC up to this FPR,
         as :func:`metrics.roc_auc_score` with ``max_fpr`` gives it.
+    ks : bool, default False
+        Adds ``"ks"``: the Kolmogorov-Smirnov statistic max |TPR − FPR|, as
+        :func:`metrics.ks_statistic`.
 
     Returns
     -------
@@ -608,7 +632,9 @@ def fast_paired_bootstrap(
             raise ValueError(f"max_fpr must be in (0, 1], got {max_fpr!r}.")
         max_fpr = float(max_fpr)
         names.append("partial_auc")
-    spec = _Spec(thresholds, threshold_grid, roc_grid, pr_grid, best_thresholds, max_fpr)
+    if ks:
+        names.append("ks")
+    spec = _Spec(thresholds, threshold_grid, roc_grid, pr_grid, best_thresholds, max_fpr, ks)
     # The original rows are one resample with every count 1.
     original = _new_out(1, m, names, spec)
     ones = np.ones((1, n), dtype=np.uint8)

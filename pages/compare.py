@@ -350,8 +350,14 @@ if same_labels:
         for m in models:
             ks = metrics.ks_statistic(y_all, ds.score(m), sample_weight=ds.weight)
             ks_rows.append({"model": m, "KS": ks.statistic, "at threshold": ks.threshold})
+        ks_table = pd.DataFrame(ks_rows)
+        if wanted:
+            ks_boot = uncertainty.ks_intervals(ds.key, models, n_resamples, ds)
+            ks_table["95% interval"] = [
+                f"[{iv.ci_low:.4f}, {iv.ci_high:.4f}]" for iv in ks_boot.models
+            ]
         st.dataframe(
-            pd.DataFrame(ks_rows),
+            ks_table,
             hide_index=True,
             width="stretch",
             column_config={
@@ -361,7 +367,8 @@ if same_labels:
         )
         st.caption(
             "KS: the largest gap between the positives' and the negatives' score distributions "
-            "(max |TPR − FPR|), and the score where it is reached."
+            "(max |TPR − FPR|), and the score where it is reached"
+            + (f"; its interval over the {n_resamples} resamples." if wanted else ".")
         )
         lift_model = st.selectbox("Lift table of", models, key="compare_lift_model")
         lift = metrics.lift_table(y_all, ds.score(lift_model), bins=10, sample_weight=ds.weight)

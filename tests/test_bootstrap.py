@@ -23,6 +23,7 @@ from metrics import (
     fast_paired_bootstrap,
     group_auc_score,
     group_auc_table,
+    ks_statistic,
     log_loss,
     mean_average_precision,
     net_benefit,
@@ -438,3 +439,18 @@ def test_net_benefit_on_the_threshold_grid_equals_the_decision_curve():
             np.testing.assert_allclose(
                 r.threshold_curves["net_benefit"][k][i], nb, rtol=0, atol=1e-14
             )
+
+
+@pytest.mark.parametrize("flip", [False, True])
+def test_ks_equals_ks_statistic_on_each_resample(flip):
+    y, a, b = _case(18, 300)
+    if flip:  # a model worse than chance: FPR - TPR is the larger gap
+        a = -a
+    r = fast_paired_bootstrap(y, a, b, n_resamples=10, seed=3, ks=True)
+    weights = _counts(y, 3, "poisson", True, 10).astype(float)
+    for k, s in enumerate((a, b)):
+        got = r.results["ks"]
+        assert got.models[k].estimate == pytest.approx(ks_statistic(y, s).statistic, abs=1e-14)
+        for i in range(10):
+            want = ks_statistic(y, s, sample_weight=weights[i]).statistic
+            assert got.replicates[i, k] == pytest.approx(want, abs=1e-14)

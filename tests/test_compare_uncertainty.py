@@ -161,3 +161,15 @@ def test_decision_curve_band_equals_the_library(compare_page):
     band = decode_arrays(fig["data"][0])
     ok = np.isfinite(low) & np.isfinite(high)
     np.testing.assert_allclose(band["y"], np.concatenate((high[ok], low[ok][::-1])))
+
+
+def test_ks_interval(compare_page):
+    ds = data.bundled_dataset(data.DEFAULT_DATASET)
+    table = next(d.value for d in compare_page.dataframe if "KS" in d.value.columns)
+    names = list(table["model"])
+    r = metrics.fast_paired_bootstrap(
+        ds.y.astype(bool), *(ds.score(m) for m in names), n_resamples=200, ks=True
+    )
+    for k in range(len(names)):
+        iv = r.results["ks"].models[k]
+        assert table["95% interval"].iloc[k] == f"[{iv.ci_low:.4f}, {iv.ci_high:.4f}]"

@@ -150,3 +150,18 @@ def decision_bands(
             threshold_grid=[t] * len(models),
         )
     return {m: r.band(r.threshold_curves["net_benefit"][k]) for k, m in enumerate(models)}
+
+
+@st.cache_data(max_entries=8, show_spinner="Resampling KS...")
+def ks_intervals(
+    key: tuple, models: tuple[str, ...], n_resamples: int, _ds: Dataset
+) -> metrics.BootstrapResult:
+    """The paired bootstrap of the KS statistic, max |TPR − FPR|, per model."""
+    y = _ds.labels_for(models[0]).astype(bool)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", metrics.UndefinedMetricWarning)
+        r = metrics.fast_paired_bootstrap(
+            y, *(_ds.score(m) for m in models), n_resamples=n_resamples,
+            sample_weight=_ds.weight, ks=True,
+        )  # fmt: skip
+    return r.results["ks"]
