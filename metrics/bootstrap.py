@@ -59,7 +59,7 @@ from metrics._validation import (
 from metrics.compare import (
     BootstrapInterval,
     BootstrapResult,
-    _check_alpha,
+    _check_resampling,
     _Draws,
     _percentile_interval,
     _placements,
@@ -598,17 +598,11 @@ def fast_paired_bootstrap(
     >>> round(r.results["roc_auc"].models[0].estimate, 4)
     0.8889
     """
-    if counts not in ("poisson", "multinomial"):
-        raise ValueError(f'counts must be "poisson" or "multinomial", got {counts!r}.')
     if interval not in ("percentile", "bca"):
         raise ValueError(f'interval must be "percentile" or "bca", got {interval!r}.')
     if not scores:
         raise ValueError("fast_paired_bootstrap needs at least one score array after y_true.")
-    if isinstance(n_resamples, bool) or not isinstance(n_resamples, (int, np.integer)):
-        raise ValueError(f"n_resamples must be an integer >= 1, got {n_resamples!r}.")
-    if n_resamples < 1:
-        raise ValueError(f"n_resamples must be an integer >= 1, got {n_resamples!r}.")
-    alpha = _check_alpha(alpha)
+    alpha = _check_resampling(n_resamples, alpha, counts)
     y = check_binary_labels(y_true, pos_label)
     n = y.size
     arrays = [check_scores(s, n) for s in scores]
@@ -841,13 +835,7 @@ def cluster_bootstrap(
     >>> round(t.models[0].estimate, 4)
     0.6833
     """
-    if counts not in ("poisson", "multinomial"):
-        raise ValueError(f'counts must be "poisson" or "multinomial", got {counts!r}.')
-    if isinstance(n_resamples, bool) or not isinstance(n_resamples, (int, np.integer)):
-        raise ValueError(f"n_resamples must be an integer >= 1, got {n_resamples!r}.")
-    if n_resamples < 1:
-        raise ValueError(f"n_resamples must be an integer >= 1, got {n_resamples!r}.")
-    alpha = _check_alpha(alpha)
+    alpha = _check_resampling(n_resamples, alpha, counts)
     v = np.asarray(values, dtype=np.float64)
     if v.ndim == 1:
         v = v[:, None]

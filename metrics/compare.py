@@ -60,6 +60,17 @@ _MAX_BLOCK_INDICES = 1 << 21
 # --- shared helpers ----------------------------------------------------------------------------
 
 
+def _check_resampling(n_resamples: Any, alpha: Any, counts: Any) -> float:
+    """Validate the options every bootstrap takes; returns alpha as a float."""
+    if counts not in ("multinomial", "poisson"):
+        raise ValueError(f'counts must be "multinomial" or "poisson", got {counts!r}.')
+    if isinstance(n_resamples, bool) or not isinstance(n_resamples, (int, np.integer)):
+        raise ValueError(f"n_resamples must be an integer >= 1, got {n_resamples!r}.")
+    if n_resamples < 1:
+        raise ValueError(f"n_resamples must be an integer >= 1, got {n_resamples!r}.")
+    return _check_alpha(alpha)
+
+
 def _check_alpha(alpha: Any) -> float:
     try:
         value = float(alpha)
@@ -836,13 +847,7 @@ def paired_bootstrap(
         raise ValueError("paired_bootstrap needs at least one score array after y_true.")
     if resample not in ("weights", "rows"):
         raise ValueError(f'resample must be "weights" or "rows", got {resample!r}.')
-    if counts not in ("multinomial", "poisson"):
-        raise ValueError(f'counts must be "multinomial" or "poisson", got {counts!r}.')
-    if isinstance(n_resamples, bool) or not isinstance(n_resamples, (int, np.integer)):
-        raise ValueError(f"n_resamples must be an integer >= 1, got {n_resamples!r}.")
-    if n_resamples < 1:
-        raise ValueError(f"n_resamples must be an integer >= 1, got {n_resamples!r}.")
-    alpha = _check_alpha(alpha)
+    alpha = _check_resampling(n_resamples, alpha, counts)
     y = np.asarray(y_true)
     if y.ndim != 1 or y.size == 0:
         raise ValueError(

@@ -238,6 +238,11 @@ if same_labels:
     if wanted:
         st.subheader("How sure are the curves?")
         fb = uncertainty.curve_bands(ds.key, models, n_resamples, ds)
+
+        def _with_bands(original: list, resampled: list) -> dict[str, tuple]:
+            """Per model: (the curve on all rows, band low, band high)."""
+            return {m: (original[k][0], *fb.band(resampled[k])) for k, m in enumerate(models)}
+
         roc_tab, pr_tab, rate_tab, stable_tab = st.tabs(
             ["ROC", "Precision-recall", "Rates vs threshold", "Threshold stability"]
         )
@@ -245,10 +250,7 @@ if same_labels:
             chart(
                 band_charts.roc_band_figure(
                     fb.roc_grid,
-                    {
-                        m: (fb.original.rocs[k][0], *fb.band(fb.roc_curves[k]))
-                        for k, m in enumerate(models)
-                    },
+                    _with_bands(fb.original.rocs, fb.roc_curves),
                     max_fpr or None,
                 ),
                 key="compare_roc_band",
@@ -263,10 +265,7 @@ if same_labels:
             chart(
                 band_charts.pr_band_figure(
                     fb.pr_grid,
-                    {
-                        m: (fb.original.prs[k][0], *fb.band(fb.pr_curves[k]))
-                        for k, m in enumerate(models)
-                    },
+                    _with_bands(fb.original.prs, fb.pr_curves),
                     float(np.average(y_all, weights=ds.weight)),
                 ),
                 key="compare_pr_band",

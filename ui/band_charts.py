@@ -33,63 +33,59 @@ def _add_band(fig: go.Figure, x, mid, low, high, name: str, color: str, hover: s
     )  # fmt: skip
 
 
+def _curve_bands(
+    grid: np.ndarray, curves: dict[str, tuple], reference: go.Scatter, hover: str, axes: tuple
+) -> go.Figure:
+    fig = go.Figure()
+    fig.add_trace(reference)
+    for i, (name, (mid, low, high)) in enumerate(curves.items()):
+        _add_band(fig, grid, mid, low, high, name, PALETTE[i % len(PALETTE)], hover)
+    fig.update_layout(
+        **_BASE_LAYOUT,
+        height=420,
+        xaxis=dict(title=axes[0], range=[0, 1]),
+        yaxis=dict(title=axes[1], range=[0, 1.02]),
+        legend=dict(orientation="h", y=1.08, x=0),
+    )
+    return fig
+
+
+_BAND_HOVER = "<br>95% band [%{customdata[0]:.3f}, %{customdata[1]:.3f}]"
+
+
 def roc_band_figure(
     grid: np.ndarray, curves: dict[str, tuple], max_fpr: float | None = None
 ) -> go.Figure:
     """TPR against FPR per model: the curve of the original rows and its 95% pointwise band
     (TPR at each FPR over the resamples: vertical averaging); the partial AUC's FPR range
     shaded when ``max_fpr`` is given."""
-    fig = go.Figure()
+    chance = go.Scatter(
+        x=[0, 1], y=[0, 1], mode="lines", name="chance", hoverinfo="skip",
+        line=dict(color="#bbbbbb", dash="dot"),
+    )  # fmt: skip
+    fig = _curve_bands(
+        grid, curves, chance, "FPR %{x:.2f}: TPR %{y:.3f}" + _BAND_HOVER,
+        ("false positive rate", "true positive rate (recall)"),
+    )  # fmt: skip
     if max_fpr:
         fig.add_vrect(
             x0=0, x1=max_fpr, fillcolor="#888888", opacity=0.08, line_width=0,
             annotation_text=f"partial AUC: FPR ≤ {max_fpr:g}", annotation_position="top left",
         )  # fmt: skip
-    fig.add_trace(
-        go.Scatter(
-            x=[0, 1], y=[0, 1], mode="lines", name="chance", hoverinfo="skip",
-            line=dict(color="#bbbbbb", dash="dot"),
-        )
-    )  # fmt: skip
-    for i, (name, (mid, low, high)) in enumerate(curves.items()):
-        _add_band(
-            fig, grid, mid, low, high, name, PALETTE[i % len(PALETTE)],
-            "FPR %{x:.2f}: TPR %{y:.3f}<br>95% band [%{customdata[0]:.3f}, %{customdata[1]:.3f}]",
-        )  # fmt: skip
-    fig.update_layout(
-        **_BASE_LAYOUT,
-        height=420,
-        xaxis=dict(title="false positive rate", range=[0, 1]),
-        yaxis=dict(title="true positive rate (recall)", range=[0, 1.02]),
-        legend=dict(orientation="h", y=1.08, x=0),
-    )
     return fig
 
 
 def pr_band_figure(grid: np.ndarray, curves: dict[str, tuple], prevalence: float) -> go.Figure:
     """Precision against recall per model with its 95% pointwise band (precision where each
     resample's recall first reaches the grid value)."""
-    fig = go.Figure()
-    fig.add_trace(
-        go.Scatter(
-            x=[0, 1], y=[prevalence, prevalence], mode="lines", hoverinfo="skip",
-            name="chance (prevalence)", line=dict(color="#bbbbbb", dash="dot"),
-        )
+    chance = go.Scatter(
+        x=[0, 1], y=[prevalence, prevalence], mode="lines", hoverinfo="skip",
+        name="chance (prevalence)", line=dict(color="#bbbbbb", dash="dot"),
     )  # fmt: skip
-    for i, (name, (mid, low, high)) in enumerate(curves.items()):
-        _add_band(
-            fig, grid, mid, low, high, name, PALETTE[i % len(PALETTE)],
-            "recall %{x:.2f}: precision %{y:.3f}<br>95% band "
-            "[%{customdata[0]:.3f}, %{customdata[1]:.3f}]",
-        )  # fmt: skip
-    fig.update_layout(
-        **_BASE_LAYOUT,
-        height=420,
-        xaxis=dict(title="recall", range=[0, 1]),
-        yaxis=dict(title="precision", range=[0, 1.02]),
-        legend=dict(orientation="h", y=1.08, x=0),
-    )
-    return fig
+    return _curve_bands(
+        grid, curves, chance, "recall %{x:.2f}: precision %{y:.3f}" + _BAND_HOVER,
+        ("recall", "precision"),
+    )  # fmt: skip
 
 
 RATE_COLORS = {"precision": "#1f77b4", "recall": "#d62728", "F1": "#2ca02c", "FPR": "#9467bd"}
@@ -104,8 +100,7 @@ def threshold_band_figure(
     for name, (mid, low, high) in rates.items():
         _add_band(
             fig, thresholds, mid, low, high, name, RATE_COLORS.get(name, "#555555"),
-            "threshold %{x:.4g}: %{y:.3f}<br>95% band "
-            "[%{customdata[0]:.3f}, %{customdata[1]:.3f}]",
+            "threshold %{x:.4g}: %{y:.3f}" + _BAND_HOVER,
         )  # fmt: skip
     if chosen is not None and np.isfinite(chosen):
         fig.add_vline(x=chosen, line=dict(color="#555555", dash="dash"))
