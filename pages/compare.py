@@ -339,11 +339,23 @@ if same_labels:
     prevalence_all = float(np.average(y_all, weights=ds.weight))
     gains_col, ks_col = st.columns([3, 2])
     with gains_col:
-        chart(
-            charts.gains_figure({m: g[:2] for m, g in gains.items()}, prevalence_all),
-            key="compare_gains",
-            name="cumulative-gains",
-        )
+        gains_tab, ks_tab = st.tabs(["Cumulative gains", "KS"])
+        with gains_tab:
+            chart(
+                charts.gains_figure({m: g[:2] for m, g in gains.items()}, prevalence_all),
+                key="compare_gains",
+                name="cumulative-gains",
+            )
+        with ks_tab:
+            ks_curves = {}
+            for m in models:
+                c = metrics.threshold_counts(y_all, ds.score(m), sample_weight=ds.weight)
+                ks = metrics.ks_statistic(y_all, ds.score(m), sample_weight=ds.weight)
+                # From nothing flagged (0, 0) down through every distinct score.
+                flagged = np.concatenate(([0.0], (c.tps + c.fps) / (c.n_pos + c.n_neg)))
+                gap = np.concatenate(([0.0], c.tps / c.n_pos - c.fps / c.n_neg))
+                ks_curves[m] = (flagged, gap, ks.statistic, ks.threshold)
+            chart(charts.ks_figure(ks_curves), key="compare_ks", name="ks")
     with ks_col:
         ks_rows = []
         for m in models:

@@ -225,11 +225,17 @@ def test_compare_page_table_equals_the_library_and_stars_only_what_the_test_supp
     # bands, threshold stability, gains, the decision curve, histograms (one per model) and the
     # reliability diagram
     keys = [c.key for c in app.get("plotly_chart")]
-    assert keys[:7] == [
+    assert keys[:8] == [
         "compare_roc_band", "compare_pr_band", "compare_rate_band", "compare_stability",
-        "compare_gains", "compare_cost", "compare_decision_curve",
+        "compare_gains", "compare_ks", "compare_cost", "compare_decision_curve",
     ]  # fmt: skip
-    assert len(keys) == 11
+    assert len(keys) == 12
+    # The KS chart marks each model's KS where the library finds it.
+    ks_fig = next(f for f in figures(app) if f["layout"]["yaxis"]["title"]["text"] == "TPR − FPR")
+    marks = [tr["text"][0] for tr in ks_fig["data"] if tr.get("mode") == "markers+text"]
+    assert marks == [
+        f"KS {metrics.ks_statistic(table.y, table.score(m)).statistic:.3f}" for m in shown["model"]
+    ]
 
 
 def test_compare_operating_point_gains_and_decision_curve_equal_the_library(app):

@@ -396,6 +396,42 @@ def gains_figure(curves: dict[str, tuple[np.ndarray, np.ndarray]], prevalence: f
     return fig
 
 
+def ks_figure(curves: dict[str, tuple[np.ndarray, np.ndarray, float, float]]) -> go.Figure:
+    """TPR − FPR against the share of rows flagged (highest scores first), per model, with the
+    KS point marked: where the positives' and the negatives' score distributions lie furthest
+    apart. ``curves[name] = (share of rows flagged, TPR − FPR, KS, threshold at KS)``."""
+    fig = go.Figure()
+    for i, (name, (taken, gap, ks, at)) in enumerate(curves.items()):
+        color = PALETTE[i % len(PALETTE)]
+        idx = sample_indices(taken.size, keep=(int(np.argmax(np.abs(gap))),))
+        fig.add_trace(
+            go.Scatter(
+                x=taken[idx], y=gap[idx], mode="lines", name=label(name),
+                line=dict(color=color, width=2), legendgroup=name,
+                hovertemplate=f"<b>{label(name)}</b><br>top %{{x:.1%}} flagged<br>"
+                "TPR − FPR %{y:.3f}<extra></extra>",
+            )
+        )  # fmt: skip
+        best = int(np.argmax(np.abs(gap)))
+        fig.add_trace(
+            go.Scatter(
+                x=[taken[best]], y=[gap[best]], mode="markers+text", showlegend=False,
+                marker=dict(color=color, size=11, symbol="diamond"), legendgroup=name,
+                text=[f"KS {ks:.3f}"], textposition="top center",
+                hovertemplate=f"<b>{label(name)}</b>: KS {ks:.4f} at score ≥ {at:.4g}"
+                "<extra></extra>",
+            )
+        )  # fmt: skip
+    fig.update_layout(
+        **_BASE_LAYOUT,
+        height=400,
+        xaxis=dict(title="share of rows flagged, highest scores first", tickformat=".0%"),
+        yaxis=dict(title="TPR − FPR"),
+        legend=dict(x=0.98, y=0.02, xanchor="right", yanchor="bottom"),
+    )
+    return fig
+
+
 def decision_curve_figure(
     t: np.ndarray,
     models: dict[str, np.ndarray],
