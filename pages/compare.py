@@ -362,17 +362,17 @@ if same_labels:
             ks = metrics.ks_statistic(y_all, ds.score(m), sample_weight=ds.weight)
             ks_rows.append({"model": m, "KS": ks.statistic, "at threshold": ks.threshold})
         ks_table = pd.DataFrame(ks_rows)
+        ks_table["KS"] = [f"{v:.4f}" for v in ks_table["KS"]]
         if wanted:
             ks_boot = uncertainty.ks_intervals(ds.key, models, n_resamples, ds)
-            ks_table["95% interval"] = [
-                f"[{iv.ci_low:.4f}, {iv.ci_high:.4f}]" for iv in ks_boot.models
+            ks_table["KS"] = [
+                f"{iv.estimate:.4f}  [{iv.ci_low:.4f}, {iv.ci_high:.4f}]" for iv in ks_boot.models
             ]
         st.dataframe(
             ks_table,
             hide_index=True,
             width="stretch",
             column_config={
-                "KS": st.column_config.NumberColumn(format="%.4f"),
                 "at threshold": st.column_config.NumberColumn(format="%.4g"),
             },
         )

@@ -172,4 +172,4 @@ def test_ks_interval(compare_page):
     )
     for k in range(len(names)):
         iv = r.results["ks"].models[k]
-        assert table["95% interval"].iloc[k] == f"[{iv.ci_low:.4f}, {iv.ci_high:.4f}]"
+        assert table["KS"].iloc[k] == f"{iv.estimate:.4f}  [{iv.ci_low:.4f}, {iv.ci_high:.4f}]"

@@ -70,7 +70,7 @@ def roc_band_figure(
     if max_fpr:
         fig.add_vrect(
             x0=0, x1=max_fpr, fillcolor="#888888", opacity=0.08, line_width=0,
-            annotation_text=f"partial AUC: FPR ≤ {max_fpr:g}", annotation_position="top left",
+            annotation_text=f"partial AUC: FPR ≤ {max_fpr:g}", annotation_position="bottom left",
         )  # fmt: skip
     return fig
 

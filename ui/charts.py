@@ -406,7 +406,7 @@ def ks_figure(curves: dict[str, tuple[np.ndarray, np.ndarray, float, float]]) ->
         idx = sample_indices(taken.size, keep=(int(np.argmax(np.abs(gap))),))
         fig.add_trace(
             go.Scatter(
-                x=taken[idx], y=gap[idx], mode="lines", name=label(name),
+                x=taken[idx], y=gap[idx], mode="lines", name=f"{label(name)} (KS {ks:.3f})",
                 line=dict(color=color, width=2), legendgroup=name,
                 hovertemplate=f"<b>{label(name)}</b><br>top %{{x:.1%}} flagged<br>"
                 "TPR − FPR %{y:.3f}<extra></extra>",
@@ -415,9 +415,9 @@ def ks_figure(curves: dict[str, tuple[np.ndarray, np.ndarray, float, float]]) ->
         best = int(np.argmax(np.abs(gap)))
         fig.add_trace(
             go.Scatter(
-                x=[taken[best]], y=[gap[best]], mode="markers+text", showlegend=False,
+                x=[taken[best]], y=[gap[best]], mode="markers", showlegend=False,
                 marker=dict(color=color, size=11, symbol="diamond"), legendgroup=name,
-                text=[f"KS {ks:.3f}"], textposition="top center",
+                name=f"KS {ks:.3f}",
                 hovertemplate=f"<b>{label(name)}</b>: KS {ks:.4f} at score ≥ {at:.4g}"
                 "<extra></extra>",
             )
@@ -427,7 +427,7 @@ def ks_figure(curves: dict[str, tuple[np.ndarray, np.ndarray, float, float]]) ->
         height=400,
         xaxis=dict(title="share of rows flagged, highest scores first", tickformat=".0%"),
         yaxis=dict(title="TPR − FPR"),
-        legend=dict(x=0.98, y=0.02, xanchor="right", yanchor="bottom"),
+        legend=dict(x=0.98, y=0.98, xanchor="right", yanchor="top"),
     )
     return fig
 
