@@ -18,6 +18,14 @@ uploading is never the one dropped); on their next run those sessions show :data
 and the sample dataset, and every other session keeps its view. A session's uploads are
 released when its browser disconnects: a background thread (and every :func:`touch`) sweeps
 the entries of sessions that Streamlit's session manager no longer lists as active.
+
+Counted bytes are not all a server holds (parsing, caches' copies, threads' heaps), so the
+registry also watches the process's resident memory: when a new upload is registered while
+RSS is above the budget plus ``HEADROOM_MB`` (400 MB: Python, Streamlit and the libraries),
+it drops older uploads by the excess too. Freed memory goes back to the OS: after a drop the
+registry runs ``gc.collect()`` and glibc's ``malloc_trim``, and at import this module caps
+glibc's heaps (4 arenas, arrays over 1 MB in their own mappings) so that a freed table does not
+stay in a thread's heap. Drops and releases are logged at INFO level ("budget: ...").
 """
 
 from __future__ import annotations
@@ -25,6 +33,7 @@ from __future__ import annotations
 import contextlib
 import ctypes
 import gc
+import logging
 import os
 import threading
 import time
@@ -44,6 +53,9 @@ MESSAGE = (
     "on this server); upload it again."
 )
 MB = 1024 * 1024
+HEADROOM_MB = 400
+
+_LOGGER = logging.getLogger("metrics_lens.budget")
 
 __all__ = [
     "MESSAGE",
@@ -89,11 +101,47 @@ def nbytes(obj: object, _seen: set[int] | None = None) -> int:
     return 0
 
 
+def _libc():
+    try:
+        return ctypes.CDLL("libc.so.6")
+    except OSError:  # not glibc: nothing to tune
+        return None
+
+
+def _tune_allocator() -> None:
+    """Fewer, trimmable heaps: with one heap per script thread, a table freed in one of them
+    stays in the process's RSS (the symptom in issue 13: memory that never came back)."""
+    libc = _libc()
+    if libc is None or os.environ.get("METRICS_LENS_MALLOC_TUNING", "1") == "0":
+        return
+    with contextlib.suppress(AttributeError):
+        libc.mallopt(-8, 4)  # M_ARENA_MAX
+        libc.mallopt(-3, 1024 * 1024)  # M_MMAP_THRESHOLD: fixed, so large arrays are unmapped
+        libc.mallopt(-1, 64 * 1024 * 1024)  # M_TRIM_THRESHOLD
+
+
+_tune_allocator()
+
+
+def process_rss() -> int:
+    """This process's resident memory in bytes (0 where /proc is missing)."""
+    try:
+        with open("/proc/self/status") as f:
+            for line in f:
+                if line.startswith("VmRSS:"):
+                    return int(line.split()[1]) * 1024
+    except OSError:
+        pass
+    return 0
+
+
 def _release_memory() -> None:
     """Collect cycles and hand freed heap pages back to the OS (glibc keeps them otherwise)."""
     gc.collect()
-    with contextlib.suppress(OSError, AttributeError):
-        ctypes.CDLL("libc.so.6").malloc_trim(0)
+    libc = _libc()
+    if libc is not None:
+        with contextlib.suppress(AttributeError):
+            libc.malloc_trim(0)
 
 
 @dataclass
@@ -109,12 +157,20 @@ class Registry:
     """Every session's uploads and their sizes, under one lock; drops the least recently used.
 
     ``limit`` is a byte count or a callable giving one (read at each check, so a test or an
-    operator can change it). Keys are per session (see :func:`session_key`); ``session_id`` is
-    the Streamlit session the key belongs to, which :meth:`sweep` compares with the active ones.
+    operator can change it). With ``rss`` (the process's resident bytes) and ``rss_limit``, a
+    registration while RSS is over ``rss_limit`` also drops older uploads by the excess. Keys
+    are per session (see :func:`session_key`); ``session_id`` is the Streamlit session the key
+    belongs to, which :meth:`sweep` compares with the active ones.
     """
 
-    def __init__(self, limit: int | Callable[[], int]) -> None:
+    def __init__(
+        self,
+        limit: int | Callable[[], int],
+        rss: Callable[[], int] | None = None,
+        rss_limit: int | Callable[[], int] | None = None,
+    ) -> None:
         self._limit = limit
+        self._rss, self._rss_limit = rss, rss_limit
         self._lock = threading.RLock()
         self._entries: dict[str, _Entry] = {}
         self._dropped: set[str] = set()
@@ -150,11 +206,22 @@ class Registry:
         self._after_drop(callbacks)
         return victims
 
+    def _target(self, total: int) -> int:
+        """The counted bytes to get down to: the limit, lower by RSS over its own limit."""
+        target = self.limit
+        if self._rss is not None and self._rss_limit is not None:
+            rss_limit = self._rss_limit() if callable(self._rss_limit) else self._rss_limit
+            excess = self._rss() - int(rss_limit)
+            if excess > 0:
+                target = min(target, total - excess)
+        return target
+
     def _victims(self, protect: str) -> list[str]:
         total = sum(e.nbytes for e in self._entries.values())
+        target = self._target(total)
         victims = []
         for key, entry in sorted(self._entries.items(), key=lambda kv: kv[1].last_used):
-            if total <= self.limit:
+            if total <= target:
                 break
             if key == protect or entry.nbytes == 0:
                 continue
@@ -164,6 +231,13 @@ class Registry:
 
     def _drop_locked(self, key: str) -> list[Callable[[], None]]:
         entry = self._entries[key]
+        _LOGGER.info(
+            "budget: dropped the uploads of session %s (%.0f MB, least recently used) to stay "
+            "within %.0f MB",
+            key,
+            entry.nbytes / MB,
+            self.limit / MB,
+        )
         entry.store.clear()
         entry.nbytes = 0
         self._dropped.add(key)
@@ -200,6 +274,9 @@ class Registry:
             callbacks = [entry.on_drop] if entry and entry.nbytes else []
             if entry is not None:
                 entry.store.clear()
+                _LOGGER.info(
+                    "budget: released session %s (%.0f MB): it ended", key, entry.nbytes / MB
+                )
         if entry is not None and entry.nbytes:
             self._after_drop(callbacks)
 
@@ -227,7 +304,11 @@ def _uploads_limit() -> int:
     return int(budget_bytes() * (1 - CACHE_SHARE))
 
 
-REGISTRY = Registry(_uploads_limit)
+def _rss_limit() -> int:
+    return budget_bytes() + HEADROOM_MB * MB
+
+
+REGISTRY = Registry(_uploads_limit, rss=process_rss, rss_limit=_rss_limit)
 
 
 # --- the running Streamlit server --------------------------------------------------------------
@@ -320,6 +401,7 @@ def session_store() -> dict:
 def touch() -> bool:
     """Call on every run: marks the session used, sweeps ended sessions, and says (once)
     whether this session's uploads were dropped for memory since its last run."""
+    _limit_caches()
     active = active_session_ids()
     if active is not None:
         REGISTRY.sweep(active)
