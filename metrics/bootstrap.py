@@ -296,57 +296,104 @@ def _best_thresholds(model: _SortedModel, b: _Block) -> dict[str, np.ndarray]:
     return out
 
 
-def _roc_vertices(b: _Block):
-    """Per resample with both classes: (i, FPR vertices, TPR vertices) of its ROC curve."""
-    prev = np.concatenate((np.zeros((b.tp.shape[0], 1)), b.tp[:, :-1]), axis=1)
-    for i in range(b.tp.shape[0]):
-        p, n = b.n_pos[i], b.n_neg[i]
-        if p <= 0 or n <= 0:
-            continue
-        # Across to the negatives above a run, then up (diagonally with ties) to it.
-        x = np.empty(2 * b.tp.shape[1] + 2)
-        y = np.empty_like(x)
-        x[0], y[0], x[-1], y[-1] = 0.0, 0.0, n, p
-        x[1:-1:2], x[2:-1:2] = b.fp_gt[i], b.fp_ge[i]
-        y[1:-1:2], y[2:-1:2] = prev[i], b.tp[i]
-        yield i, x / n, y / p
+def _rowwise_search(sorted_rows: np.ndarray, targets: np.ndarray) -> np.ndarray:
+    """``searchsorted(row, target, "left")`` for every row and target at once.
+
+    ``sorted_rows`` (B, R) is non-decreasing along each row and ``targets`` (B, G); one search of
+    the flattened rows, each shifted above the one before, answers every row.
+    """
+    b, r = sorted_rows.shape
+    span = float(np.nanmax(sorted_rows, initial=0.0)) + float(np.nanmax(targets, initial=0.0)) + 1
+    shift = (np.arange(b) * span)[:, None]
+    flat = (sorted_rows.astype(np.float64) + shift).ravel()
+    found = np.searchsorted(flat, (targets + shift).ravel(), side="left").reshape(b, -1)
+    return found - (np.arange(b) * r)[:, None]
+
+
+def _roc_parts(b: _Block):
+    """Per resample: TP before each positive run, and a mask of the resamples with both classes."""
+    tp = b.tp.astype(np.float64)
+    prev = np.concatenate((np.zeros((tp.shape[0], 1)), tp[:, :-1]), axis=1)
+    ok = (b.n_pos > 0) & (b.n_neg > 0)
+    return tp, prev, ok
+
+
+def _roc_at(b: _Block, fpr: np.ndarray) -> np.ndarray:
+    """TPR at each FPR of ``fpr`` (B, G) on each resample's ROC curve (B, G).
+
+    The curve runs across to the negatives above a positive run (``fp_gt``, TP before the run),
+    then up, diagonally when negatives tie with it, to (``fp_ge``, TP through the run); after the
+    last run, across to (N, P).
+    """
+    tp, prev, ok = _roc_parts(b)
+    n, p = b.n_neg[:, None], b.n_pos[:, None]
+    x = fpr * n
+    if tp.shape[1] == 0:
+        return np.full(fpr.shape, np.nan)
+    j = _rowwise_search(b.fp_ge, x)
+    last = j >= tp.shape[1]
+    jc = np.minimum(j, tp.shape[1] - 1)
+    rows = np.arange(tp.shape[0])[:, None]
+    gt, ge = b.fp_gt[rows, jc].astype(np.float64), b.fp_ge[rows, jc].astype(np.float64)
+    low, high = prev[rows, jc], tp[rows, jc]
+    with np.errstate(invalid="ignore", divide="ignore"):
+        share = np.where(ge > gt, (x - gt) / (ge - gt), 1.0)
+    y = np.where(x <= gt, low, low + (high - low) * np.clip(share, 0.0, 1.0))
+    y = np.where(last, p, y)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.where(ok[:, None], y / p, np.nan)
 
 
 def _roc_on_grid(b: _Block, grid: np.ndarray) -> np.ndarray:
     """TPR at each FPR of ``grid`` (vertical averaging), per resample: shape (B, len(grid))."""
-    out = np.full((b.tp.shape[0], grid.size), np.nan)
-    for i, x, y in _roc_vertices(b):
-        out[i] = np.interp(grid, x, y)
-    return out
+    return _roc_at(b, np.broadcast_to(grid, (b.tp.shape[0], grid.size)))
 
 
 def _partial_auc(b: _Block, max_fpr: float) -> np.ndarray:
     """McClish-standardised area under each resample's ROC up to FPR ``max_fpr``."""
-    out = np.full(b.tp.shape[0], np.nan)
+    tp, prev, ok = _roc_parts(b)
+    n, p = b.n_neg[:, None], b.n_pos[:, None]
+    ge, gt = b.fp_ge.astype(np.float64), b.fp_gt.astype(np.float64)
+    ge_prev = np.concatenate((np.zeros((ge.shape[0], 1)), ge[:, :-1]), axis=1)
+    # Area (in counts) of each run's stretch: across at the height before it, then its diagonal.
+    pieces = (gt - ge_prev) * prev + (ge - gt) * (prev + tp) / 2
+    area = np.concatenate((np.zeros((ge.shape[0], 1)), np.cumsum(pieces, axis=1)), axis=1)
+    x = max_fpr * n
+    j = _rowwise_search(b.fp_ge, x)[:, 0]  # the first run not wholly inside [0, x]
+    rows = np.arange(ge.shape[0])
+    r = tp.shape[1]
+    jc = np.minimum(j, r - 1)
+    done = area[rows, j]
+    start = np.where(j > 0, ge[rows, np.maximum(j - 1, 0)], 0.0)
+    height = np.where(j > 0, tp[rows, np.maximum(j - 1, 0)], 0.0)
+    x1 = x[:, 0]
+    # Inside run j (or past the last run): across at `height` to gt_j, then up its diagonal.
+    flat_end = np.where(j < r, np.minimum(x1, gt[rows, jc]), x1)
+    rest = done + (flat_end - start) * height
+    diag = (j < r) & (x1 > gt[rows, jc])
+    with np.errstate(invalid="ignore", divide="ignore"):
+        share = (x1 - gt[rows, jc]) / (ge[rows, jc] - gt[rows, jc])
+        y_end = prev[rows, jc] + (tp[rows, jc] - prev[rows, jc]) * share
+        rest = np.where(diag, rest + (x1 - gt[rows, jc]) * (prev[rows, jc] + y_end) / 2, rest)
+        partial = rest / (n[:, 0] * p[:, 0])
     min_area, max_area = 0.5 * max_fpr**2, max_fpr
-    for i, x, y in _roc_vertices(b):
-        stop = int(np.searchsorted(x, max_fpr, "right"))
-        xs = np.append(x[:stop], max_fpr)
-        ys = np.append(y[:stop], np.interp(max_fpr, x, y))
-        area = float(np.sum(np.diff(xs) * (ys[1:] + ys[:-1])) / 2)
-        out[i] = 0.5 * (1 + (area - min_area) / (max_area - min_area))
-    return out
+    value = 0.5 * (1 + (partial - min_area) / (max_area - min_area))
+    return np.where(ok, value, np.nan)
 
 
 def _pr_on_grid(b: _Block, grid: np.ndarray) -> np.ndarray:
     """Precision at the first positive run reaching each recall of ``grid``, per resample."""
-    out = np.full((b.tp.shape[0], grid.size), np.nan)
     tp = b.tp.astype(np.float64)
+    p = b.n_pos[:, None]
     with np.errstate(invalid="ignore", divide="ignore"):
-        recall = tp / b.n_pos[:, None]
         precision = tp / (tp + b.fp_ge)
-    for i in range(out.shape[0]):
-        if b.n_pos[i] <= 0:
-            continue
-        j = np.searchsorted(recall[i], grid, side="left")
-        ok = j < recall.shape[1]
-        out[i, ok] = precision[i, j[ok]]
-    return out
+    if tp.shape[1] == 0:
+        return np.full((tp.shape[0], grid.size), np.nan)
+    # recall >= g  <=>  tp >= g * P (searched on tp, which is non-decreasing)
+    j = _rowwise_search(tp, grid[None, :] * p)
+    rows = np.arange(tp.shape[0])[:, None]
+    out = precision[rows, np.minimum(j, tp.shape[1] - 1)]
+    return np.where((j < tp.shape[1]) & (p > 0), out, np.nan)
 
 
 @dataclass(frozen=True)

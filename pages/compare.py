@@ -25,9 +25,9 @@ if not models:
     st.stop()
 
 n_rows = len(ds.labels_for(models[0]))
-# Rows up to which the bootstrap runs without asking: sorted once per model, 1000 resamples of
-# 1e6 rows take about 15 s on two cores (bench/bench_bootstrap.py).
-AUTO_LIMIT = 1_000_000
+# Rows x models up to which the bootstrap runs without asking: sorted once per model, 1000
+# resamples of 1e6 rows for two models take about 15 s on two cores (bench/bench_bootstrap.py).
+AUTO_LIMIT = 2_000_000
 with st.container(border=True):
     left, middle, right = st.columns([2, 1, 2])
     n_resamples = left.select_slider(
@@ -49,7 +49,7 @@ with st.container(border=True):
         "1 = perfect), as medicine and fraud teams report it; 0 leaves it out.",
     )  # fmt: skip
     wanted = n_resamples > 0 and (
-        n_rows <= AUTO_LIMIT
+        n_rows * len(models) <= AUTO_LIMIT
         or st.session_state.get("compare_run_bootstrap_for") == (ds.key, models, n_resamples)
     )
     if n_resamples and not wanted:
@@ -63,6 +63,8 @@ with st.container(border=True):
 table, pairs, found, helps = uncertainty.model_table(
     ds.key, models, n_resamples if wanted else 0, interval == "BCa", max_fpr or None, ds
 )
+curve_resamples = min(n_resamples, uncertainty.CURVE_RESAMPLES)
+fb = uncertainty.curves(ds.key, models, curve_resamples, ds) if wanted else None
 
 
 def _cell(row, name: str) -> str:
@@ -193,8 +195,9 @@ if same_labels:
     points = data.operating_points(ds.key, models, constraint, float(target), ds)
     op_table = points
     if wanted and len(points):
+        op_resamples = min(n_resamples, uncertainty.OPERATING_RESAMPLES)
         spread = uncertainty.operating_intervals(
-            ds.key, models, tuple(points["threshold"].astype(float)), n_resamples, ds
+            ds.key, models, tuple(points["threshold"].astype(float)), op_resamples, ds
         )
         if len(spread):
             op_table = points[["model", "threshold", "rows flagged"]].merge(
@@ -225,7 +228,7 @@ if same_labels:
         "the highest TPR with FPR at most the target, or the top share of rows (ties at the cut "
         "come in together). Searched over every distinct score. "
         + (
-            f"Brackets: 95% interval over the same {n_resamples} resamples, at that threshold "
+            f"Brackets: 95% interval over {op_resamples} resamples, at that threshold "
             "held fixed (how the rates would vary on new rows scored the same way; the "
             'threshold\'s own variation is shown under "How sure are the curves?").'
             if wanted
@@ -237,7 +240,6 @@ if same_labels:
 
     if wanted:
         st.subheader("How sure are the curves?")
-        fb = uncertainty.curve_bands(ds.key, models, n_resamples, ds)
 
         def _with_bands(original: list, resampled: list) -> dict[str, tuple]:
             """Per model: (the curve on all rows, band low, band high)."""
@@ -257,7 +259,7 @@ if same_labels:
                 name="roc-bands",
             )
             st.caption(
-                f"Shaded: where the middle 95% of the {n_resamples} resampled ROC curves pass, "
+                f"Shaded: where the middle 95% of {curve_resamples} resampled ROC curves pass, "
                 "at each FPR (vertical averaging). Where two bands overlap at an FPR, the "
                 "data cannot tell those models apart there."
             )
@@ -279,24 +281,16 @@ if same_labels:
         with rate_tab:
             band_model = st.selectbox("Model", models, key="compare_band_model")
             k = models.index(band_model)
-            names = {"precision": "precision", "recall": "recall", "f1": "F1", "fpr": "FPR"}
+            grid_k, rate_curves = uncertainty.rate_bands(fb, k)
             chart(
                 band_charts.threshold_band_figure(
-                    fb.threshold_grid[k],
-                    {
-                        label: (
-                            fb.original.curves[name][k][0],
-                            *fb.band(fb.threshold_curves[name][k]),
-                        )
-                        for name, label in names.items()
-                    },
-                    thresholds.current(ds, band_model),
+                    grid_k, rate_curves, thresholds.current(ds, band_model)
                 ),
                 key="compare_rate_band",
                 name="rates-vs-threshold-bands",
             )
             st.caption(
-                f"Each rate at {len(fb.threshold_grid[k])} thresholds spread over the score "
+                f"Each rate at {len(grid_k)} thresholds spread over the score "
                 "quantiles, with its middle 95% over the resamples; the dashed line is the "
                 "model's current threshold."
             )
@@ -328,7 +322,7 @@ if same_labels:
             )
             st.dataframe(stability, hide_index=True, width="stretch")
             st.caption(
-                f"The threshold {rule} picks on each of the {n_resamples} resamples (bars) and "
+                f"The threshold {rule} picks on each of {curve_resamples} resamples (bars) and "
                 "on all rows (line). A wide spread means the picked threshold owes much to "
                 "these particular rows: expect it to move on new data."
             )
@@ -364,9 +358,9 @@ if same_labels:
         ks_table = pd.DataFrame(ks_rows)
         ks_table["KS"] = [f"{v:.4f}" for v in ks_table["KS"]]
         if wanted:
-            ks_boot = uncertainty.ks_intervals(ds.key, models, n_resamples, ds)
             ks_table["KS"] = [
-                f"{iv.estimate:.4f}  [{iv.ci_low:.4f}, {iv.ci_high:.4f}]" for iv in ks_boot.models
+                f"{iv.estimate:.4f}  [{iv.ci_low:.4f}, {iv.ci_high:.4f}]"
+                for iv in fb.results["ks"].models
             ]
         st.dataframe(
             ks_table,
@@ -379,7 +373,7 @@ if same_labels:
         st.caption(
             "KS: the largest gap between the positives' and the negatives' score distributions "
             "(max |TPR − FPR|), and the score where it is reached"
-            + (f"; its interval over the {n_resamples} resamples." if wanted else ".")
+            + (f"; its interval over {curve_resamples} resamples." if wanted else ".")
         )
         lift_model = st.selectbox("Lift table of", models, key="compare_lift_model")
         lift = metrics.lift_table(y_all, ds.score(lift_model), bins=10, sample_weight=ds.weight)
@@ -422,17 +416,13 @@ if same_labels:
     )
     if all(ds.score(m).min() >= 0 and ds.score(m).max() <= 1 for m in models):
         st.subheader("Decision curve")
-        grid = np.round(np.linspace(0.01, 0.99, 99), 2)
+        grid = uncertainty.DECISION_GRID
         nets = {}
         for m in models:
             nets[m], treat_all, _ = metrics.net_benefit(
                 y_all, ds.score(m), grid, sample_weight=ds.weight
             )
-        bands = (
-            uncertainty.decision_bands(ds.key, models, tuple(grid), n_resamples, ds)
-            if wanted
-            else None
-        )
+        bands = uncertainty.decision_bands(fb, models) if wanted else None
         chart(
             charts.decision_curve_figure(grid, nets, treat_all, bands),
             key="compare_decision_curve",
@@ -443,7 +433,7 @@ if same_labels:
             "the true positives gained, less the false positives weighed by the odds at which "
             "a positive call is worth it. A model is useful where it is above both treat-all "
             "and treat-none."
-            + (f" Shaded: 95% band over the {n_resamples} resamples." if wanted else "")
+            + (f" Shaded: 95% band over {curve_resamples} resamples." if wanted else "")
         )
 
 if len(models) >= 2 and not ds.mapping.per_class:

@@ -247,7 +247,7 @@ def test_compare_operating_point_gains_and_decision_curve_equal_the_library(app)
     ops = next(d.value for d in app.dataframe if "rows flagged" in d.value.columns)
     names = list(ops["model"])
     fast = metrics.fast_paired_bootstrap(
-        y.astype(bool), *(table.score(m) for m in names), n_resamples=1000,
+        y.astype(bool), *(table.score(m) for m in names), n_resamples=200,
         thresholds=list(ops["threshold"]),
     )  # fmt: skip
     for k, row in ops.iterrows():

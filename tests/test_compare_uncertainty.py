@@ -36,7 +36,7 @@ def test_each_metric_is_resampled_as_its_spec_says():
     assert [s.name for s in specs] == ["AUC", "AP", "GAUC", "Brier", "Log loss"]
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", metrics.UndefinedMetricWarning)
-        got = summaries.bootstrap_results(y, scores, specs, weight=None, n_resamples=40, seed=3)
+        got, _ = summaries.bootstrap_results(y, scores, specs, weight=None, n_resamples=40, seed=3)
         fast = metrics.fast_paired_bootstrap(
             y.astype(bool), *scores.values(), n_resamples=40, seed=3
         )
@@ -74,8 +74,8 @@ def test_bca_changes_only_the_auc_intervals():
     y = t["label"].to_numpy()
     scores = {m: t[m].to_numpy() for m in ("model_a", "model_b")}
     specs = summaries.metric_specs(probabilities=False, groups=None)
-    plain, _ = summaries.model_table(y, scores, specs, n_resamples=200)
-    bca, _ = summaries.model_table(y, scores, specs, n_resamples=200, bca=True)
+    plain, _, _ = summaries.model_table(y, scores, specs, n_resamples=200)
+    bca, _, _ = summaries.model_table(y, scores, specs, n_resamples=200, bca=True)
     assert plain["AP low"].tolist() == bca["AP low"].tolist()
     assert plain["AUC low"].tolist() != bca["AUC low"].tolist()
 

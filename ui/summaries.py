@@ -104,9 +104,11 @@ def bootstrap_results(
     n_resamples: int,
     seed: int = 0,
     bca: bool = False,
-) -> dict[str, metrics.BootstrapResult]:
+    **fast_options,
+) -> tuple[dict[str, metrics.BootstrapResult], metrics.FastBootstrap]:
     """Every spec's paired bootstrap, from one set of Poisson resamples of the rows (sorted
-    once per model), or of the groups for GAUC (per-group AUCs computed once)."""
+    once per model), or of the groups for GAUC (per-group AUCs computed once); and the fast
+    bootstrap itself, which ``fast_options`` (curves on grids, KS, ...) add to."""
     arrays = [scores[m] for m in scores]
     yb = np.asarray(y).astype(bool)
     losses = {s.name: [s.loss(yb, a) for a in arrays] for s in specs if s.loss is not None}
@@ -114,6 +116,7 @@ def bootstrap_results(
     fast = metrics.fast_paired_bootstrap(
         yb, *arrays, n_resamples=n_resamples, seed=seed, sample_weight=weight,
         row_means=losses or None, interval="bca" if bca else "percentile", max_fpr=max_fpr,
+        **fast_options,
     )  # fmt: skip
     out = {}
     for spec in specs:
@@ -136,7 +139,7 @@ def bootstrap_results(
                 spec.fn, y, *arrays, n_resamples=n_resamples, seed=seed, sample_weight=weight,
                 counts="poisson",
             )  # fmt: skip
-    return out
+    return out, fast
 
 
 def model_table(
@@ -148,8 +151,9 @@ def model_table(
     n_resamples: int = 0,
     seed: int = 0,
     bca: bool = False,
-) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """(models, pairs).
+    **fast_options,
+) -> tuple[pd.DataFrame, pd.DataFrame, metrics.FastBootstrap | None]:
+    """(models, pairs, the fast bootstrap or None without resamples).
 
     ``models``: one row per model; per metric its value and, with resamples, a 95% paired
     bootstrap interval (columns ``<metric>``, ``<metric> low``, ``<metric> high``).
@@ -161,12 +165,19 @@ def model_table(
     names = list(scores)
     table = pd.DataFrame({"model": names})
     pairs = []
-    results = (
+    results, fast = (
         bootstrap_results(
-            y, scores, specs, weight=weight, n_resamples=n_resamples, seed=seed, bca=bca
+            y,
+            scores,
+            specs,
+            weight=weight,
+            n_resamples=n_resamples,
+            seed=seed,
+            bca=bca,
+            **fast_options,
         )
         if n_resamples
-        else {}
+        else ({}, None)
     )
     for spec in specs:
         result = results.get(spec.name)
@@ -201,7 +212,7 @@ def model_table(
                     row.update(low=r.ci_low, high=r.ci_high)
             pairs.append(row)
     columns = ["metric", "model A", "model B", "A − B", "low", "high", "p-value", "test"]
-    return table, pd.DataFrame(pairs, columns=columns)
+    return table, pd.DataFrame(pairs, columns=columns), fast
 
 
 def verdicts(

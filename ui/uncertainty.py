@@ -19,6 +19,18 @@ from ui.data import Dataset
 
 BAND_GRID = np.linspace(0.0, 1.0, 101)
 THRESHOLD_POINTS = 120  # thresholds per model for the metric-vs-threshold bands
+# The curves and the operating point resample again for their own views: at most this many.
+CURVE_RESAMPLES = 500
+OPERATING_RESAMPLES = 200
+
+
+DECISION_GRID = np.round(np.linspace(0.01, 0.99, 99), 2)  # threshold probabilities
+
+
+def _threshold_grid(s: np.ndarray, points: int) -> np.ndarray:
+    """Thresholds at evenly spaced quantiles of the scores, distinct, descending."""
+    grid = np.unique(np.quantile(s, np.linspace(0.0, 1.0, points)))
+    return grid[::-1]
 
 
 @st.cache_data(max_entries=16, show_spinner="Resampling every model...")
@@ -30,7 +42,7 @@ def model_table(
     max_fpr: float | None,
     _ds: Dataset,
 ):
-    """The comparison table, its pairs with verdicts, the best model per metric, and helps."""
+    """The comparison table, its pairs with verdicts, the best model per metric and the helps."""
     from ui import summaries
 
     y = _ds.labels_for(models[0])
@@ -40,9 +52,11 @@ def model_table(
         groups=_ds.prepared.groups,
         max_fpr=max_fpr,
     )
-    table, pairs = summaries.model_table(
-        y, scores, specs, weight=_ds.weight, n_resamples=n_resamples, bca=bca
-    )
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", metrics.UndefinedMetricWarning)
+        table, pairs, _ = summaries.model_table(
+            y, scores, specs, weight=_ds.weight, n_resamples=n_resamples, bca=bca
+        )
     found, pairs = summaries.verdicts(table, pairs, specs)
     # The specs hold functions, which a cache cannot pickle: return what the page shows.
     helps = {
@@ -52,32 +66,50 @@ def model_table(
     return table, pairs, found, helps
 
 
-def _threshold_grid(s: np.ndarray, points: int) -> np.ndarray:
-    """Thresholds at evenly spaced quantiles of the scores, distinct, descending."""
-    grid = np.unique(np.quantile(s, np.linspace(0.0, 1.0, points)))
-    return grid[::-1]
-
-
 @st.cache_data(max_entries=8, show_spinner="Resampling the curves...")
-def curve_bands(
+def curves(
     key: tuple, models: tuple[str, ...], n_resamples: int, _ds: Dataset
 ) -> metrics.FastBootstrap:
-    """Per model, resampled ROC (TPR on an FPR grid), precision on a recall grid, every rate on
-    a grid of thresholds, and the thresholds that maximise F1 and Youden's J per resample."""
+    """One fast bootstrap for every curve of the page: ROC (TPR on an FPR grid), precision on
+    a recall grid, the rates and the net benefit on a grid of thresholds, the thresholds that
+    maximise F1 and Youden's J, and KS.
+
+    The threshold grid per model is ``THRESHOLD_POINTS`` score quantiles followed by
+    ``DECISION_GRID``: :func:`rate_bands` and :func:`decision_bands` split it.
+    """
     y = _ds.labels_for(models[0]).astype(bool)
     arrays = [_ds.score(m) for m in models]
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", metrics.UndefinedMetricWarning)
         return metrics.fast_paired_bootstrap(
-            y,
-            *arrays,
-            n_resamples=n_resamples,
-            sample_weight=_ds.weight,
-            roc_grid=BAND_GRID,
-            pr_grid=BAND_GRID[1:],
-            threshold_grid=[_threshold_grid(s, THRESHOLD_POINTS) for s in arrays],
-            best_thresholds=True,
+            y, *arrays, n_resamples=n_resamples, sample_weight=_ds.weight,
+            roc_grid=BAND_GRID, pr_grid=BAND_GRID[1:], ks=True, best_thresholds=True,
+            threshold_grid=[
+                np.concatenate((_threshold_grid(s, THRESHOLD_POINTS), DECISION_GRID))
+                for s in arrays
+            ],
+        )  # fmt: skip
+
+
+def rate_bands(fast: metrics.FastBootstrap, k: int) -> tuple[np.ndarray, dict[str, tuple]]:
+    """Model ``k``'s thresholds and, per rate, (value on all rows, band low, band high)."""
+    cut = fast.threshold_grid[k].size - DECISION_GRID.size
+    names = {"precision": "precision", "recall": "recall", "f1": "F1", "fpr": "FPR"}
+    return fast.threshold_grid[k][:cut], {
+        label: (
+            fast.original.curves[name][k][0][:cut],
+            *fast.band(fast.threshold_curves[name][k][:, :cut]),
         )
+        for name, label in names.items()
+    }
+
+
+def decision_bands(fast: metrics.FastBootstrap, models) -> dict[str, tuple[np.ndarray, ...]]:
+    """Per model, the 95% band of the net benefit at each threshold of ``DECISION_GRID``."""
+    cut = -DECISION_GRID.size
+    return {
+        m: fast.band(fast.threshold_curves["net_benefit"][k][:, cut:]) for k, m in enumerate(models)
+    }
 
 
 @st.cache_data(max_entries=16, show_spinner="Resampling the operating points...")
@@ -88,7 +120,9 @@ def operating_intervals(
     n_resamples: int,
     _ds: Dataset,
 ) -> pd.DataFrame:
-    """Precision, recall, F1 and FPR at each model's fixed threshold, with 95% intervals."""
+    """Precision, recall, F1 and FPR at each model's fixed threshold, with 95% intervals from
+    ``n_resamples`` resamples (the page passes at most ``OPERATING_RESAMPLES``: every change of
+    the constraint resamples again)."""
     usable = [(m, t) for m, t in zip(models, chosen, strict=True) if np.isfinite(t)]
     if not usable:
         return pd.DataFrame()
@@ -131,37 +165,3 @@ def gauc_difference(
         np.column_stack([t.weights(weighting) for t in tables]),
         n_resamples=n_resamples,
     )
-
-
-@st.cache_data(max_entries=8, show_spinner="Resampling the decision curve...")
-def decision_bands(
-    key: tuple, models: tuple[str, ...], grid: tuple[float, ...], n_resamples: int, _ds: Dataset
-) -> dict[str, tuple[np.ndarray, np.ndarray]]:
-    """Per model, the pointwise 95% band of the net benefit at each threshold of ``grid``."""
-    y = _ds.labels_for(models[0]).astype(bool)
-    t = np.asarray(grid)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", metrics.UndefinedMetricWarning)
-        r = metrics.fast_paired_bootstrap(
-            y,
-            *(_ds.score(m) for m in models),
-            n_resamples=n_resamples,
-            sample_weight=_ds.weight,
-            threshold_grid=[t] * len(models),
-        )
-    return {m: r.band(r.threshold_curves["net_benefit"][k]) for k, m in enumerate(models)}
-
-
-@st.cache_data(max_entries=8, show_spinner="Resampling KS...")
-def ks_intervals(
-    key: tuple, models: tuple[str, ...], n_resamples: int, _ds: Dataset
-) -> metrics.BootstrapResult:
-    """The paired bootstrap of the KS statistic, max |TPR − FPR|, per model."""
-    y = _ds.labels_for(models[0]).astype(bool)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", metrics.UndefinedMetricWarning)
-        r = metrics.fast_paired_bootstrap(
-            y, *(_ds.score(m) for m in models), n_resamples=n_resamples,
-            sample_weight=_ds.weight, ks=True,
-        )  # fmt: skip
-    return r.results["ks"]
