@@ -1,0 +1,32 @@
+"""The same exact metrics on a database engine: DuckDB embedded (the default) or Spark.
+
+For tables too large to load: 1e8 to 1e10 impressions in Parquet files or Spark tables. The
+engine reduces the rows to exact sufficient statistics (integer positive and negative counts per
+distinct score, or per user and score for GAUC) with SQL that both engines run; the areas come
+from running sums of those counts, and the per-score table itself comes back when it is small
+enough for the numpy library and the dashboard to use unchanged.
+
+``import metrics`` never imports this package, and this package imports duckdb or pyspark only
+when an engine is started::
+
+    from metrics.sql import summarize
+    s = summarize("impressions/*.parquet", label="clicked", scores=["model_a", "model_b"],
+                  group="user_id", memory_limit="2GB")
+    s.models["model_a"].auc, s.models["model_a"].gauc, s.models["model_a"].ap("voc11")
+
+The command line does the same: ``python -m metrics.sql --help``.
+"""
+
+from metrics.sql._engine import DEFAULT_CAP, SQLInputError, local_spark, summarize
+from metrics.sql._summary import ModelSummary, ScoreTable, Summary, load_summary
+
+__all__ = [
+    "DEFAULT_CAP",
+    "ModelSummary",
+    "SQLInputError",
+    "ScoreTable",
+    "Summary",
+    "load_summary",
+    "local_spark",
+    "summarize",
+]

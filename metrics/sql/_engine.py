@@ -1,0 +1,389 @@
+"""Run the statistics of :mod:`metrics.sql._queries` on DuckDB (embedded) or Spark.
+
+Both engines get the same SQL text; they differ in how a table is read, how a query's rows come
+back, and in Spark's case how the running sums avoid a window over the whole table.
+"""
+
+from __future__ import annotations
+
+import glob
+import math
+import os
+import sys
+import time
+from collections.abc import Callable, Sequence
+from pathlib import Path
+
+import numpy as np
+
+from metrics.sql import _queries as q
+from metrics.sql._summary import ModelSummary, ScoreTable, Summary
+
+DEFAULT_CAP = 2_000_000  # distinct scores up to which the exact per-score table comes back
+DEFAULT_BINS = 100_000  # score ranges of the binned table above the cap
+BUCKETS = 1024  # score ranges of Spark's two-level running sums
+
+NUMERIC = ("TINYINT", "SMALLINT", "INTEGER", "BIGINT", "HUGEINT", "FLOAT", "DOUBLE", "DECIMAL",
+           "UTINYINT", "USMALLINT", "UINTEGER", "UBIGINT", "UHUGEINT", "REAL", "INT", "LONG",
+           "SHORT", "BYTE", "BOOLEAN")  # fmt: skip
+TRUE_WORDS = {"1", "1.0", "true", "yes", "y", "t", "positive", "pos"}
+FALSE_WORDS = {"0", "0.0", "false", "no", "n", "f", "negative", "neg"}
+
+
+class SQLInputError(ValueError):
+    """The source, its columns or its labels cannot give the metrics asked for."""
+
+
+# --- engines ---------------------------------------------------------------------------------
+
+
+class DuckDBEngine:
+    name = "duckdb"
+    dialect = q.DUCKDB
+
+    def __init__(self, memory_limit: str | None = None, threads: int | None = None) -> None:
+        import duckdb
+
+        self._duckdb = duckdb
+        self.con = duckdb.connect()
+        if memory_limit:
+            self.con.execute(f"SET memory_limit = '{memory_limit}'")
+        if threads:
+            self.con.execute(f"SET threads = {int(threads)}")
+        self.con.execute("SET preserve_insertion_order = false")
+
+    def register(self, source: str) -> None:
+        files = _files(source)
+        paths = "[" + ", ".join("'" + f.replace("'", "''") + "'" for f in files) + "]"
+        reader = "read_parquet" if _is_parquet(files) else "read_csv_auto"
+        try:
+            self.con.execute(f"CREATE OR REPLACE VIEW src AS SELECT * FROM {reader}({paths})")
+            self.con.execute("SELECT * FROM src LIMIT 0")
+        except self._duckdb.Error as exc:
+            raise SQLInputError(f"cannot read {source}: {_first_line(exc)}") from None
+
+    def columns(self) -> dict[str, str]:
+        return {r[0]: str(r[1]).upper() for r in self.con.execute("DESCRIBE src").fetchall()}
+
+    def rows(self, sql: str) -> list[tuple]:
+        try:
+            return self.con.execute(sql).fetchall()
+        except self._duckdb.Error as exc:
+            raise SQLInputError(_first_line(exc)) from None
+
+    def view(self, name: str, sql: str, materialize: bool = False) -> None:
+        kind = "TEMP TABLE" if materialize else "TEMP VIEW"
+        self.con.execute(f"CREATE OR REPLACE {kind} {name} AS {sql}")
+
+    def drop(self, name: str) -> None:
+        self.con.execute(f"DROP TABLE IF EXISTS {name}")
+        self.con.execute(f"DROP VIEW IF EXISTS {name}")
+
+    def arrays(self, sql: str) -> dict[str, np.ndarray]:
+        return {k: np.asarray(v) for k, v in self.con.execute(sql).fetchnumpy().items()}
+
+    def cumulative(self, counts: str, n_rows: int) -> str:
+        return q.cumulative(counts)
+
+
+class SparkEngine:
+    name = "spark"
+    dialect = q.SPARK
+
+    def __init__(self, spark=None) -> None:
+        if spark is None:
+            spark = local_spark()
+        self.spark = spark
+
+    def register(self, source: str) -> None:
+        files = _files(source)
+        reader = self.spark.read
+        try:
+            if _is_parquet(files):
+                frame = reader.parquet(*files)
+            else:
+                frame = reader.option("header", True).option("inferSchema", True).csv(files)
+        except Exception as exc:
+            raise SQLInputError(f"cannot read {source}: {_first_line(exc)}") from None
+        frame.createOrReplaceTempView("src")
+
+    def columns(self) -> dict[str, str]:
+        return {f.name: f.dataType.simpleString().upper() for f in self.spark.table("src").schema}
+
+    def rows(self, sql: str) -> list[tuple]:
+        try:
+            return [tuple(r) for r in self.spark.sql(sql).collect()]
+        except Exception as exc:
+            raise SQLInputError(_first_line(exc)) from None
+
+    def view(self, name: str, sql: str, materialize: bool = False) -> None:
+        frame = self.spark.sql(sql)
+        if materialize:
+            frame = frame.persist()
+        frame.createOrReplaceTempView(name)
+
+    def drop(self, name: str) -> None:
+        if self.spark.catalog.tableExists(name):
+            self.spark.table(name).unpersist()
+        self.spark.catalog.dropTempView(name)
+
+    def arrays(self, sql: str) -> dict[str, np.ndarray]:
+        frame = self.spark.sql(sql).toPandas()
+        return {c: frame[c].to_numpy() for c in frame.columns}
+
+    def cumulative(self, counts: str, n_rows: int) -> str:
+        """Two-level running sums: range offsets computed here, windows per range."""
+        totals = self.rows(q.bucket_totals(counts, BUCKETS))
+        totals.sort()
+        tp0 = fp0 = 0
+        values = []
+        for bucket, pos, neg in totals:
+            values.append(f"({int(bucket)}, {tp0!r}, {fp0!r})")
+            tp0 += pos
+            fp0 += neg
+        offsets = "SELECT * FROM VALUES " + ", ".join(values) + " AS offsets(bucket, tp0, fp0)"
+        return q.two_level_cumulative(counts, offsets, BUCKETS)
+
+    def plan(self, sql: str) -> str:
+        return self.spark.sql(sql)._jdf.queryExecution().executedPlan().toString()
+
+
+def local_spark(partitions: int = 4):
+    """A local[2] SparkSession bound to the loopback address, without its web UI."""
+    os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")
+    os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
+    from pyspark.sql import SparkSession
+
+    return (
+        SparkSession.builder.master("local[2]")
+        .appName("metrics-lens")
+        .config("spark.ui.enabled", "false")
+        .config("spark.driver.host", "127.0.0.1")
+        .config("spark.driver.bindAddress", "127.0.0.1")
+        .config("spark.sql.shuffle.partitions", str(partitions))
+        .config("spark.sql.session.timeZone", "UTC")
+        .getOrCreate()
+    )
+
+
+def _files(source: str) -> list[str]:
+    files = sorted(glob.glob(source)) if any(c in source for c in "*?[") else [source]
+    if not files:
+        raise SQLInputError(f"no file matches {source}.")
+    for f in files:
+        if not Path(f).is_file():
+            raise SQLInputError(f"{f} does not exist or is not a file.")
+        if not os.access(f, os.R_OK):
+            raise SQLInputError(f"{f} cannot be read (permissions).")
+    return files
+
+
+def _is_parquet(files: Sequence[str]) -> bool:
+    return all(Path(f).suffix.lower() in (".parquet", ".pq", ".parq") for f in files)
+
+
+def _first_line(exc: BaseException) -> str:
+    text = str(exc).strip().splitlines()
+    return text[0] if text else type(exc).__name__
+
+
+# --- the summary ---------------------------------------------------------------------------
+
+
+def _positive_condition(engine, label: str, kind: str, pos_label) -> tuple[str, str]:
+    """(SQL condition true for the positive class, the positive label as text)."""
+    d = engine.dialect
+    col = d.q(label)
+    values = [
+        r[0] for r in engine.rows(f"SELECT DISTINCT {col} FROM src WHERE {col} IS NOT NULL LIMIT 3")
+    ]
+    numeric = any(kind.startswith(t) for t in NUMERIC)
+    if not values:
+        raise SQLInputError(f"every value of the label column {label!r} is NULL.")
+    if pos_label is not None:
+        if numeric and kind != "BOOLEAN":
+            try:
+                number = float(pos_label)
+            except ValueError:
+                raise SQLInputError(
+                    f"--pos-label {pos_label!r} is not a number, but {label!r} holds numbers."
+                ) from None
+            return f"CAST({col} AS DOUBLE) = {q.literal(number)}", str(pos_label)
+        return f"LOWER(CAST({col} AS {d.string})) = {q.literal(str(pos_label).lower())}", str(
+            pos_label
+        )
+    if len(values) == 1 and pos_label is None:
+        raise SQLInputError(
+            f"the label column {label!r} has one value only ({values[0]!r}): AUC and AP need "
+            "both classes."
+        )
+    if len(values) > 2:
+        shown = ", ".join(repr(v) for v in values[:3])
+        raise SQLInputError(
+            f"the label column {label!r} has more than two values ({shown}, ...): pass "
+            "--pos-label with the positive class."
+        )
+    if kind == "BOOLEAN":
+        return f"{col}", "true"
+    if numeric:
+        top = max(float(v) for v in values)
+        return f"CAST({col} AS DOUBLE) = {q.literal(top)}", f"{top:g}"
+    words = {str(v).strip().lower() for v in values}
+    positive = words & TRUE_WORDS
+    if len(positive) == 1 and words - positive <= FALSE_WORDS:
+        word = positive.pop()
+        return f"LOWER(TRIM(CAST({col} AS {d.string}))) = {q.literal(word)}", word
+    shown = ", ".join(repr(v) for v in values)
+    raise SQLInputError(
+        f"the label column {label!r} holds {shown}: pass --pos-label with the positive class."
+    )
+
+
+def summarize(
+    source: str,
+    label: str,
+    scores: Sequence[str],
+    *,
+    group: str | None = None,
+    weight: str | None = None,
+    pos_label=None,
+    engine: str = "duckdb",
+    memory_limit: str | None = None,
+    spark=None,
+    cap: int = DEFAULT_CAP,
+    bins: int = DEFAULT_BINS,
+    progress: Callable[[str], None] | None = None,
+) -> Summary:
+    """Exact AUC, step AP, GAUC and per-score tables of every score column of ``source``.
+
+    Parameters
+    ----------
+    source : str
+        A Parquet or CSV file, or a glob of them.
+    label, scores, group, weight : column names
+    pos_label : optional
+        The positive class; needed for more than two label values or unfamiliar words.
+    engine : {"duckdb", "spark"}
+    memory_limit : str, optional
+        DuckDB's memory limit ("2GB"); it spills to disk beyond it.
+    spark : SparkSession, optional
+        For ``engine="spark"``: a session to use (a cluster, Spark Connect); local[2] if None.
+    cap : int
+        Distinct scores up to which the exact per-score table is returned (24 bytes each).
+    bins : int
+        Score ranges of the binned table returned above the cap.
+    progress : callable, optional
+        Called with a line of text at every step.
+
+    Raises
+    ------
+    SQLInputError
+        Missing columns, non-numeric scores, more than two label values without ``pos_label``,
+        no usable row, one class only, or an unreadable source; the message says what to do.
+    """
+    say = progress or (lambda _line: None)
+    started = time.monotonic()
+    if not scores:
+        raise SQLInputError("give at least one score column (--score).")
+    if engine == "duckdb":
+        eng = DuckDBEngine(memory_limit)
+    elif engine == "spark":
+        eng = SparkEngine(spark)
+    else:
+        raise SQLInputError(f"engine must be duckdb or spark, got {engine!r}.")
+    d = eng.dialect
+    say(f"reading {source} with {eng.name}")
+    eng.register(source)
+    columns = eng.columns()
+    wanted = [label, *scores] + [c for c in (group, weight) if c]
+    missing = [c for c in wanted if c not in columns]
+    if missing:
+        raise SQLInputError(
+            f"no column {', '.join(repr(c) for c in missing)} in {source}; it has "
+            + ", ".join(repr(c) for c in list(columns)[:20])
+            + ("..." if len(columns) > 20 else "")
+            + "."
+        )
+    for c in [*scores, *([weight] if weight else [])]:
+        if not any(columns[c].startswith(t) for t in NUMERIC):
+            raise SQLInputError(
+                f"column {c!r} is {columns[c]}, not a number; scores and weights must be numeric."
+            )
+    condition, positive = _positive_condition(eng, label, columns[label], pos_label)
+    weighted = weight is not None
+    eng.view(
+        "clean",
+        q.clean(d, "src", label, list(scores), positive=condition, group=group, weight=weight),
+    )
+    total = int(eng.rows("SELECT COUNT(*) FROM src")[0][0])
+    pos_sum, neg_sum = q.class_sums(weighted)
+    kept, n_pos, n_neg = eng.rows(f"SELECT COUNT(*), {pos_sum}, {neg_sum} FROM clean")[0]
+    kept = int(kept)
+    say(f"{total:,} rows, {total - kept:,} dropped (NULL or NaN)")
+    if kept == 0:
+        raise SQLInputError(
+            f"no usable row in {source}: every row has a NULL or NaN label, score"
+            + (", group" if group else "")
+            + (" or weight" if weight else "")
+            + "."
+        )
+    if weighted and eng.rows("SELECT MIN(w) FROM clean")[0][0] < 0:
+        raise SQLInputError(f"the weight column {weight!r} has negative values.")
+    if not n_pos or not n_neg:
+        which = "positive" if not n_pos else "negative"
+        raise SQLInputError(
+            f"no {which} row (positive class {positive!r}): AUC and AP need both classes."
+        )
+    models = {}
+    for k, name in enumerate(scores):
+        say(f"{name}: per-score counts")
+        counts = f"counts_{k}"
+        eng.view(counts, q.per_score(k, weighted), materialize=True)
+        distinct = int(eng.rows(f"SELECT COUNT(*) FROM {counts}")[0][0])
+        say(f"{name}: {distinct:,} distinct scores; AUC and AP")
+        cum = eng.cumulative(counts, distinct)
+        twice_u, ap_sum = eng.rows(q.areas(d, cum, weighted, n_neg))[0]
+        twice_u = int(twice_u) if not weighted else float(twice_u)
+        if weighted:
+            auc = twice_u / (2 * float(n_pos) * float(n_neg))
+        else:
+            auc = twice_u / (2 * int(n_pos) * int(n_neg))  # exact integers, rounded once
+        m = ModelSummary(
+            score=name,
+            n_pos=float(n_pos),
+            n_neg=float(n_neg),
+            twice_u=float(twice_u),
+            auc=float(auc),
+            average_precision=float(ap_sum) / float(n_pos),
+            distinct_scores=distinct,
+        )
+        if distinct <= cap:
+            a = eng.arrays(f"SELECT s, pos, neg FROM {counts}")
+            m.table = ScoreTable.from_unsorted(a["s"], a["pos"], a["neg"])
+        else:
+            say(f"{name}: more than {cap:,} distinct scores: {bins:,} score ranges")
+            a = eng.arrays(q.binned(k, weighted, bins))
+            m.binned = ScoreTable.from_unsorted(a["s"], a["pos"], a["neg"])
+            m.bin_error = float(
+                max(np.max(m.binned.pos) / float(n_pos), np.max(m.binned.neg) / float(n_neg))
+            )
+        eng.drop(counts)
+        if group is not None:
+            say(f"{name}: GAUC over {group}")
+            gauc, used, skipped = eng.rows(q.gauc(d, k, weighted))[0]
+            m.gauc = None if gauc is None or math.isnan(float(gauc)) else float(gauc)
+            m.groups_used, m.groups_skipped = int(used or 0), int(skipped or 0)
+        models[name] = m
+    say(f"done in {time.monotonic() - started:.1f} s")
+    return Summary(
+        source=source,
+        engine=eng.name,
+        label=label,
+        positive=positive,
+        rows=kept,
+        dropped=total - kept,
+        models=models,
+        group=group,
+        weight=weight,
+        cap=cap,
+    )

@@ -1,0 +1,188 @@
+"""The SQL every engine runs: one text per statistic, with the few words the dialects disagree on
+passed in. Nothing here connects to anything.
+
+Counts stay integers (``SUM`` of 0/1, never of doubles), so the results do not change from run to
+run; the AUC numerator ``2U`` is summed in a 128-bit type (DuckDB ``HUGEINT``, Spark
+``DECIMAL(38, 0)``), which holds it far past 1e10 rows, where ``BIGINT`` overflows near 4e9.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Dialect:
+    name: str
+    wide_int: str  # an integer type that holds 2U at 1e10 rows
+    string: str
+
+    def q(self, column: str) -> str:
+        """A quoted identifier."""
+        if self.name == "spark":
+            return "`" + column.replace("`", "``") + "`"
+        return '"' + column.replace('"', '""') + '"'
+
+
+DUCKDB = Dialect("duckdb", "HUGEINT", "VARCHAR")
+SPARK = Dialect("spark", "DECIMAL(38, 0)", "STRING")
+
+
+def literal(value: object) -> str:
+    """A SQL literal for a label value: numbers as DOUBLE, everything else as a string."""
+    if isinstance(value, bool):
+        return "TRUE" if value else "FALSE"
+    if isinstance(value, (int, float)):
+        return f"CAST({float(value)!r} AS DOUBLE)"
+    return "'" + str(value).replace("'", "''") + "'"
+
+
+def clean(
+    d: Dialect,
+    source: str,
+    label: str,
+    scores: list[str],
+    *,
+    positive: str,
+    group: str | None = None,
+    weight: str | None = None,
+) -> str:
+    """``SELECT`` of the usable rows: ``y`` 0/1, ``s0, s1, ...`` DOUBLE, ``g``, ``w``.
+
+    A row is dropped when its label, any score, its group or its weight is NULL or NaN (NaN
+    compares equal to itself and above every number in DuckDB: it would form one score).
+    ``positive`` is a SQL condition on the label column that is true for the positive class.
+    """
+    cols = [f"CASE WHEN {positive} THEN 1 ELSE 0 END AS y"]
+    keep = [f"{d.q(label)} IS NOT NULL"]
+    for k, s in enumerate(scores):
+        cols.append(f"CAST({d.q(s)} AS DOUBLE) AS s{k}")
+        keep += [f"{d.q(s)} IS NOT NULL", f"NOT isnan(CAST({d.q(s)} AS DOUBLE))"]
+    if group is not None:
+        cols.append(f"{d.q(group)} AS g")
+        keep.append(f"{d.q(group)} IS NOT NULL")
+        keep.append(f"NOT (CAST({d.q(group)} AS {d.string}) IN ('NaN', 'nan'))")
+    if weight is not None:
+        cols.append(f"CAST({d.q(weight)} AS DOUBLE) AS w")
+        keep += [f"{d.q(weight)} IS NOT NULL", f"NOT isnan(CAST({d.q(weight)} AS DOUBLE))"]
+    return f"SELECT {', '.join(cols)} FROM {source} WHERE {' AND '.join(keep)}"
+
+
+def class_sums(weighted: bool) -> tuple[str, str]:
+    """SQL sums of the positive and the negative class (weights, or integer counts)."""
+    if weighted:
+        return "SUM(CASE WHEN y = 1 THEN w ELSE 0 END)", "SUM(CASE WHEN y = 1 THEN 0 ELSE w END)"
+    return "CAST(SUM(y) AS BIGINT)", "CAST(SUM(1 - y) AS BIGINT)"
+
+
+def per_score(k: int, weighted: bool, by_group: bool = False) -> str:
+    """Per distinct score (per group and score with ``by_group``): positives, negatives."""
+    pos, neg = class_sums(weighted)
+    if by_group:
+        return f"SELECT g, s{k} AS s, {pos} AS pos, {neg} AS neg FROM clean GROUP BY g, s{k}"
+    return f"SELECT s{k} AS s, {pos} AS pos, {neg} AS neg FROM clean GROUP BY s{k}"
+
+
+def cumulative(counts: str) -> str:
+    """Per score (``s``, ``pos``, ``neg``): ``tp`` and ``fp``, the positives and negatives
+    scoring at least ``s`` (a window over descending scores; DuckDB runs it in parallel)."""
+    return (
+        "SELECT s, pos, neg, "
+        "SUM(pos) OVER (ORDER BY s DESC ROWS UNBOUNDED PRECEDING) AS tp, "
+        "SUM(neg) OVER (ORDER BY s DESC ROWS UNBOUNDED PRECEDING) AS fp "
+        f"FROM ({counts}) c"
+    )
+
+
+def bucket_of(buckets: int) -> str:
+    """A score's range (0 = the highest scores), from ``lo`` and ``hi`` joined in."""
+    return (
+        f"CAST(FLOOR((hi - s) / (CASE WHEN hi > lo THEN hi - lo ELSE 1 END) * {buckets}) AS BIGINT)"
+    )
+
+
+def bucket_totals(counts: str, buckets: int) -> str:
+    """Per score range: positives and negatives (a few thousand rows at most)."""
+    return (
+        f"SELECT {bucket_of(buckets)} AS bucket, SUM(pos) AS pos, SUM(neg) AS neg "
+        f"FROM ({counts}) c CROSS JOIN (SELECT MIN(s) AS lo, MAX(s) AS hi FROM ({counts}) m) r "
+        "GROUP BY 1"
+    )
+
+
+def two_level_cumulative(counts: str, offsets: str, buckets: int) -> str:
+    """``cumulative`` without a window over the whole table: the positives and negatives above
+    each score range come from ``offsets`` (bucket, tp0, fp0: computed from
+    :func:`bucket_totals` off the engine), and those above each score within its range from a
+    window partitioned by range, so no window runs on a single partition."""
+    return f"""
+SELECT b.s, b.pos, b.neg,
+       o.tp0 + SUM(b.pos) OVER (PARTITION BY b.bucket ORDER BY b.s DESC ROWS UNBOUNDED PRECEDING)
+         AS tp,
+       o.fp0 + SUM(b.neg) OVER (PARTITION BY b.bucket ORDER BY b.s DESC ROWS UNBOUNDED PRECEDING)
+         AS fp
+FROM (SELECT c.s, c.pos, c.neg, {bucket_of(buckets)} AS bucket
+      FROM ({counts}) c CROSS JOIN (SELECT MIN(s) AS lo, MAX(s) AS hi FROM ({counts}) m) r) b
+JOIN ({offsets}) o ON b.bucket = o.bucket
+"""
+
+
+def areas(d: Dialect, cumulative_table: str, weighted: bool, n_neg: float) -> str:
+    """One row from a cumulative table: 2U and the step-AP sum, given ``n_neg`` (N).
+
+    Negatives strictly below a score are ``N - fp``, so ``2U = sum pos (2 (N - fp) + neg)``;
+    the step AP is ``sum pos * tp / (tp + fp)`` over ``P``.
+    """
+    kind = "DOUBLE" if weighted else d.wide_int
+    total = f"CAST({n_neg!r} AS DOUBLE)" if weighted else f"CAST({int(n_neg)} AS {kind})"
+    return f"""
+SELECT SUM(CAST(pos AS {kind}) * (2 * ({total} - CAST(fp AS {kind})) + CAST(neg AS {kind})))
+         AS twice_u,
+       SUM(CASE WHEN pos > 0
+                THEN CAST(pos AS DOUBLE) * CAST(tp AS DOUBLE) / CAST(tp + fp AS DOUBLE)
+                ELSE CAST(0 AS DOUBLE) END) AS ap_sum
+FROM ({cumulative_table}) t
+"""
+
+
+def group_auc(d: Dialect, k: int, weighted: bool) -> str:
+    """Per group: rows (or weight), positives, negatives and AUC (NULL with one class)."""
+    kind = "DOUBLE" if weighted else d.wide_int
+    counts = per_score(k, weighted, by_group=True)
+    return f"""
+SELECT g, SUM(pos) AS pos, SUM(neg) AS neg,
+       SUM(CAST(pos AS {kind}) * (2 * CAST(below AS {kind}) + CAST(neg AS {kind}))) AS twice_u
+FROM (
+  SELECT g, pos, neg,
+         COALESCE(SUM(neg) OVER (PARTITION BY g ORDER BY s ASC
+                  ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING), 0) AS below
+  FROM ({counts}) c
+) t
+GROUP BY g
+"""
+
+
+def gauc(d: Dialect, k: int, weighted: bool) -> str:
+    """One row: GAUC weighted by impressions (rows, or weight), groups used and skipped."""
+    return f"""
+SELECT SUM(CASE WHEN pos > 0 AND neg > 0
+                THEN (CAST(pos AS DOUBLE) + CAST(neg AS DOUBLE))
+                     * (CAST(twice_u AS DOUBLE) / (2 * CAST(pos AS DOUBLE) * CAST(neg AS DOUBLE)))
+           END)
+       / SUM(CASE WHEN pos > 0 AND neg > 0 THEN CAST(pos AS DOUBLE) + CAST(neg AS DOUBLE) END)
+       AS gauc,
+       SUM(CASE WHEN pos > 0 AND neg > 0 THEN 1 ELSE 0 END) AS used,
+       SUM(CASE WHEN pos > 0 AND neg > 0 THEN 0 ELSE 1 END) AS skipped
+FROM ({group_auc(d, k, weighted)}) t
+"""
+
+
+def binned(k: int, weighted: bool, bins: int) -> str:
+    """Per score bin (``bins`` equal ranges of the scores): the bin's lowest score, counts."""
+    pos, neg = class_sums(weighted)
+    return f"""
+SELECT MIN(s{k}) AS s, {pos} AS pos, {neg} AS neg
+FROM clean CROSS JOIN (SELECT MIN(s{k}) AS lo, MAX(s{k}) AS hi FROM clean) r
+GROUP BY CAST(FLOOR((s{k} - lo) / (CASE WHEN hi > lo THEN hi - lo ELSE 1 END) * {bins})
+              AS BIGINT)
+"""

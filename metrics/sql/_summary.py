@@ -1,0 +1,180 @@
+"""What an engine returns: exact sufficient statistics per model, and the metrics they give.
+
+Nothing here imports an engine: a :class:`Summary` can be written by the CLI (``--out``) on one
+machine and opened by the dashboard on another.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from metrics.average_precision import AP_METHODS, ap_breakdown
+from metrics.curves import ThresholdCounts
+
+FORMAT = "metrics-lens-summary/1"
+
+
+@dataclass
+class ScoreTable:
+    """Per distinct score, descending: positives and negatives (integers, or weight sums)."""
+
+    scores: np.ndarray
+    pos: np.ndarray
+    neg: np.ndarray
+
+    @classmethod
+    def from_unsorted(cls, scores, pos, neg) -> ScoreTable:
+        order = np.argsort(-np.asarray(scores, dtype=np.float64), kind="stable")
+        return cls(
+            np.asarray(scores, dtype=np.float64)[order],
+            np.asarray(pos)[order],
+            np.asarray(neg)[order],
+        )
+
+    def counts(self) -> ThresholdCounts:
+        """Confusion counts at every threshold, as :func:`metrics.threshold_counts` gives them."""
+        return ThresholdCounts.from_runs(self.scores, self.pos, self.neg)
+
+    def weighted_rows(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """(label, score, weight) rows that reproduce every metric of the table with the numpy
+        library: one positive and one negative row per score, weighted by its count."""
+        y = np.concatenate((np.ones(self.scores.size, bool), np.zeros(self.scores.size, bool)))
+        s = np.concatenate((self.scores, self.scores))
+        w = np.concatenate((self.pos, self.neg)).astype(np.float64)
+        keep = w > 0
+        return y[keep], s[keep], w[keep]
+
+
+@dataclass
+class ModelSummary:
+    """One score column's exact statistics and metrics.
+
+    ``twice_u``, ``n_pos`` and ``n_neg`` are exact integers (unweighted); ``auc`` is
+    ``twice_u / (2 n_pos n_neg)`` rounded once. ``table`` is the exact per-score table when the
+    distinct scores were at most the cap; otherwise ``binned`` is a table of score ranges (its
+    ``scores`` the lowest score of each range) and ``bin_error`` the largest share of either
+    class's weight in one range: no rate read off the binned table is off by more.
+    """
+
+    score: str
+    n_pos: float
+    n_neg: float
+    twice_u: float
+    auc: float
+    average_precision: float
+    distinct_scores: int
+    table: ScoreTable | None = None
+    binned: ScoreTable | None = None
+    bin_error: float = 0.0
+    gauc: float | None = None
+    groups_used: int | None = None
+    groups_skipped: int | None = None
+
+    def ap(self, method: str = "step") -> float:
+        """Average precision by any of the five methods (the exact table is needed but for
+        ``"step"``, which the engine sums itself)."""
+        if method == "step":
+            return self.average_precision
+        if self.table is None:
+            raise ValueError(
+                f"AP by {method!r} needs every distinct score, and this summary has "
+                f"{self.distinct_scores:,} of them, more than its cap: rerun with a larger "
+                "--cap (memory grows by 24 bytes per distinct score)."
+            )
+        if method not in AP_METHODS:
+            raise ValueError(f"method must be one of {AP_METHODS}, got {method!r}.")
+        return float(
+            ap_breakdown(np.cumsum(self.table.pos), np.cumsum(self.table.neg), method).value
+        )
+
+    def display_table(self) -> ScoreTable:
+        """The exact table, or the binned one above the cap."""
+        return self.table if self.table is not None else self.binned
+
+
+@dataclass
+class Summary:
+    """What the engine read and computed for every score column."""
+
+    source: str
+    engine: str
+    label: str
+    positive: str
+    rows: int
+    dropped: int
+    models: dict[str, ModelSummary]
+    group: str | None = None
+    weight: str | None = None
+    cap: int = 0
+    extra: dict = field(default_factory=dict)
+
+    def to_json(self) -> dict:
+        """``{"rows", "dropped", "models": {column: {"auc", "average_precision", "gauc"?}}}``."""
+        models = {}
+        for name, m in self.models.items():
+            entry = {"auc": m.auc, "average_precision": m.average_precision}
+            if m.gauc is not None:
+                entry["gauc"] = m.gauc
+            models[name] = entry
+        return {"rows": self.rows, "dropped": self.dropped, "models": models}
+
+    def save(self, path: str | Path) -> Path:
+        """Write a compact ``.npz``: the per-score tables and a JSON header."""
+        path = Path(path)
+        arrays = {}
+        header = {k: v for k, v in asdict(self).items() if k != "models"}
+        header["format"] = FORMAT
+        header["models"] = {}
+        for i, (name, m) in enumerate(self.models.items()):
+            meta = {k: v for k, v in asdict(m).items() if k not in ("table", "binned")}
+            header["models"][name] = meta
+            for kind in ("table", "binned"):
+                t = getattr(m, kind)
+                if t is not None:
+                    arrays[f"{i}_{kind}_scores"] = t.scores
+                    arrays[f"{i}_{kind}_pos"] = t.pos
+                    arrays[f"{i}_{kind}_neg"] = t.neg
+        arrays["header"] = np.frombuffer(json.dumps(header, default=_plain).encode(), np.uint8)
+        with path.open("wb") as f:
+            np.savez_compressed(f, **arrays)
+        return path
+
+
+def _plain(value):
+    if isinstance(value, np.generic):
+        return value.item()
+    raise TypeError(f"cannot write {type(value).__name__} in a summary")
+
+
+def load_summary(path: str | Path) -> Summary:
+    """Open a summary written by ``python -m metrics.sql ... --out PATH``."""
+    try:
+        with np.load(path, allow_pickle=False) as data:
+            header = json.loads(bytes(data["header"]).decode())
+            arrays = {k: data[k] for k in data.files if k != "header"}
+    except (OSError, ValueError, KeyError) as exc:
+        raise ValueError(f"{path} is not a summary written by metrics.sql --out ({exc}).") from exc
+    if header.get("format") != FORMAT:
+        raise ValueError(f"{path} is not a summary written by metrics.sql --out.")
+    models = {}
+    for i, (name, meta) in enumerate(header.pop("models").items()):
+        tables = {}
+        for kind in ("table", "binned"):
+            if f"{i}_{kind}_scores" in arrays:
+                tables[kind] = ScoreTable(
+                    arrays[f"{i}_{kind}_scores"],
+                    arrays[f"{i}_{kind}_pos"],
+                    arrays[f"{i}_{kind}_neg"],
+                )
+        models[name] = ModelSummary(**meta, **tables)
+    header.pop("format")
+    return Summary(**header, models=models)
+
+
+def nan_to_none(value: float) -> float | None:
+    return None if value is None or (isinstance(value, float) and math.isnan(value)) else value

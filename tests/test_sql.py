@@ -1,0 +1,204 @@
+"""metrics.sql on DuckDB: the same numbers as the numpy library, from Parquet and CSV files.
+
+Random tables with ties, NULLs and NaNs, groups and weights are written to disk; the engine's
+AUC must equal :func:`metrics.roc_auc_score` exactly (unweighted), AP in all five methods and
+GAUC to 1e-12, and every kind of bad input must give exit status 2 and one line.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import metrics
+from metrics.sql import SQLInputError, load_summary, summarize
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def _table(seed: int = 0, n: int = 4000, nan: bool = True) -> pd.DataFrame:
+    rng = np.random.default_rng(seed)
+    y = (rng.random(n) < 0.3).astype(float)
+    t = pd.DataFrame(
+        {
+            "clicked": y,
+            "tied": np.round(rng.normal(size=n) + y, 1),
+            "smooth": rng.normal(size=n) + 0.5 * y,
+            "user": rng.integers(0, 150, n),
+            "w": rng.uniform(0.1, 3.0, n),
+        }
+    )
+    if nan:
+        t.loc[3, "tied"] = np.nan
+        t.loc[7, "clicked"] = np.nan
+        t.loc[11, "smooth"] = np.nan
+    return t
+
+
+def _usable(t: pd.DataFrame) -> pd.DataFrame:
+    return t.dropna().reset_index(drop=True)
+
+
+@pytest.mark.parametrize("fmt", ["parquet", "csv"])
+def test_equals_the_numpy_library(tmp_path, fmt):
+    t = _table()
+    path = tmp_path / f"t.{fmt}"
+    t.to_parquet(path) if fmt == "parquet" else t.to_csv(path, index=False)
+    s = summarize(str(path), "clicked", ["tied", "smooth"], group="user")
+    ok = _usable(t)
+    assert (s.rows, s.dropped) == (len(ok), 3)
+    for name in ("tied", "smooth"):
+        m = s.models[name]
+        assert m.auc == metrics.roc_auc_score(ok.clicked, ok[name])  # exact
+        for method in metrics.AP_METHODS:
+            want = metrics.average_precision_score(ok.clicked, ok[name], method=method)
+            assert m.ap(method) == pytest.approx(want, abs=1e-12), method
+        assert m.gauc == pytest.approx(
+            metrics.group_auc_score(ok.clicked, ok[name], ok.user), abs=1e-12
+        )
+        assert m.distinct_scores == ok[name].nunique()
+        counts = m.table.counts()
+        want = metrics.threshold_counts(ok.clicked, ok[name])
+        np.testing.assert_array_equal(counts.tps, want.tps)
+        np.testing.assert_array_equal(counts.fps, want.fps)
+
+
+def test_weighted(tmp_path):
+    t = _table(1)
+    t.to_parquet(tmp_path / "t.parquet")
+    s = summarize(str(tmp_path / "t.parquet"), "clicked", ["tied"], weight="w", group="user")
+    ok = t.dropna(subset=["clicked", "tied", "w", "user"])  # the columns it reads
+    m = s.models["tied"]
+    assert m.auc == pytest.approx(
+        metrics.roc_auc_score(ok.clicked, ok.tied, sample_weight=ok.w), abs=1e-12
+    )
+    assert m.ap() == pytest.approx(
+        metrics.average_precision_score(ok.clicked, ok.tied, sample_weight=ok.w), abs=1e-12
+    )
+    assert m.gauc == pytest.approx(
+        metrics.group_auc_score(ok.clicked, ok.tied, ok.user, sample_weight=ok.w), abs=1e-12
+    )
+    y, sc, w = m.table.weighted_rows()
+    assert metrics.roc_auc_score(y, sc, sample_weight=w) == pytest.approx(m.auc, abs=1e-12)
+
+
+def test_a_glob_of_files_and_the_binned_table_above_the_cap(tmp_path):
+    t = _table(2, nan=False)
+    t.iloc[:2000].to_parquet(tmp_path / "part-0.parquet")
+    t.iloc[2000:].to_parquet(tmp_path / "part-1.parquet")
+    s = summarize(str(tmp_path / "part-*.parquet"), "clicked", ["smooth"], cap=100, bins=50)
+    m = s.models["smooth"]
+    assert m.auc == metrics.roc_auc_score(t.clicked, t.smooth)
+    assert m.table is None
+    assert m.binned.pos.sum() == t.clicked.sum()
+    # No rate read off the binned table is off by more than the largest bin's share.
+    exact = metrics.threshold_counts(t.clicked, t.smooth)
+    binned = m.binned.counts()
+    for i, thr in enumerate(binned.thresholds):
+        j = np.searchsorted(-exact.thresholds, -thr, side="right") - 1
+        assert abs(binned.tps[i] - exact.tps[j]) / exact.n_pos <= m.bin_error + 1e-12
+    with pytest.raises(ValueError, match="--cap"):
+        m.ap("voc11")
+
+
+def test_labels_words_booleans_and_pos_label(tmp_path):
+    t = _table(3, nan=False)
+    words = t.assign(clicked=np.where(t.clicked == 1, "Yes", "No"))
+    words.to_parquet(tmp_path / "w.parquet")
+    s = summarize(str(tmp_path / "w.parquet"), "clicked", ["tied"])
+    assert s.positive == "yes"
+    assert s.models["tied"].auc == metrics.roc_auc_score(t.clicked, t.tied)
+    pets = t.assign(clicked=np.where(t.clicked == 1, "cat", "dog"))
+    pets.to_parquet(tmp_path / "p.parquet")
+    with pytest.raises(SQLInputError, match="pos-label"):
+        summarize(str(tmp_path / "p.parquet"), "clicked", ["tied"])
+    s = summarize(str(tmp_path / "p.parquet"), "clicked", ["tied"], pos_label="dog")
+    assert s.models["tied"].auc == metrics.roc_auc_score(t.clicked == 0, t.tied)
+    t.assign(clicked=t.clicked == 1).to_parquet(tmp_path / "b.parquet")
+    assert summarize(str(tmp_path / "b.parquet"), "clicked", ["tied"]).models["tied"].auc == (
+        metrics.roc_auc_score(t.clicked, t.tied)
+    )
+
+
+def _cli(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [sys.executable, "-m", "metrics.sql", *args],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+
+
+def test_cli_json_and_out(tmp_path):
+    t = _table(4)
+    t.to_parquet(tmp_path / "t.parquet")
+    out = tmp_path / "summary.npz"
+    r = _cli(str(tmp_path / "t.parquet"), "--label", "clicked", "--score", "tied",
+             "--score", "smooth", "--group", "user", "--json", "--out", str(out))  # fmt: skip
+    assert r.returncode == 0, r.stderr
+    got = json.loads(r.stdout)
+    ok = _usable(t)
+    assert got["rows"] == len(ok)
+    assert got["dropped"] == 3
+    assert set(got["models"]) == {"tied", "smooth"}
+    assert got["models"]["tied"]["auc"] == metrics.roc_auc_score(ok.clicked, ok.tied)
+    assert got["models"]["smooth"]["gauc"] == pytest.approx(
+        metrics.group_auc_score(ok.clicked, ok.smooth, ok.user), abs=1e-12
+    )
+    assert "[metrics.sql]" in r.stderr  # progress
+    loaded = load_summary(out)
+    assert loaded.to_json() == got
+    np.testing.assert_array_equal(loaded.models["tied"].table.pos, ok.groupby("tied").clicked.sum()
+                                  .sort_index(ascending=False).to_numpy())  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("change", "args", "message"),
+    [
+        (None, ["--label", "nope", "--score", "tied"], "no column 'nope'"),
+        ("text", ["--label", "clicked", "--score", "text"], "not a number"),
+        ("three", ["--label", "clicked", "--score", "tied"], "more than two values"),
+        ("one", ["--label", "clicked", "--score", "tied"], "one value only"),
+        ("null", ["--label", "clicked", "--score", "tied"], "NULL"),
+        ("broken", ["--label", "clicked", "--score", "tied"], "cannot read"),
+        ("missing", ["--label", "clicked", "--score", "tied"], "does not exist"),
+    ],
+)
+def test_cli_bad_input_exits_2_with_one_line(tmp_path, change, args, message):
+    t = _table(5, nan=False)
+    path = tmp_path / "t.parquet"
+    if change == "text":
+        t = t.assign(text=["a"] * len(t))
+    elif change == "three":
+        t.loc[:10, "clicked"] = 2.0
+    elif change == "one":
+        t["clicked"] = 0.0
+    elif change == "null":
+        t["clicked"] = np.nan
+    if change == "broken":
+        path.write_bytes(b"this is not parquet")
+    elif change != "missing":
+        t.to_parquet(path)
+    r = _cli(str(path), *args)
+    assert r.returncode == 2, r.stderr
+    lines = r.stderr.strip().splitlines()
+    errors = [line for line in lines if line.startswith("error:")]
+    assert len(errors) == 1
+    assert message in errors[0], errors[0]
+    assert "Traceback" not in r.stderr
+
+
+def test_import_metrics_stays_numpy_only():
+    code = (
+        "import sys, metrics, metrics.sql; "
+        "assert 'duckdb' not in sys.modules and 'pyspark' not in sys.modules, sys.modules.keys()"
+    )
+    r = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
