@@ -138,6 +138,23 @@ def test_active_sessions_come_from_the_session_manager(monkeypatch):
     assert budget.active_session_ids() is None
 
 
+def test_sweeping_on_a_server_closes_the_sessions_that_ended(monkeypatch):
+    from streamlit.runtime import Runtime
+
+    registry = budget.Registry(limit=10**9)
+    monkeypatch.setattr(budget, "REGISTRY", registry)
+    for key in ("left#1", "here#2"):
+        registry.store(key, key.split("#")[0])["upload"] = _frame(10, 5)
+        registry.set_size(key, 100)
+    closed = []
+    fake = SimpleNamespace(clear_user_info_for_session=closed.append)
+    monkeypatch.setattr(Runtime, "instance", classmethod(lambda cls: fake))
+    monkeypatch.setattr(budget, "active_session_ids", lambda: {"here"})
+    assert budget.sweep_ended() == ["left#1"]
+    assert closed == ["left"]  # Streamlit shuts it down now: its state goes too
+    assert registry.usage() == {"here#2": 100}
+
+
 # --- two sessions of the app -------------------------------------------------------------------
 
 

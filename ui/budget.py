@@ -17,7 +17,8 @@ their share, the least recently used sessions' uploads are dropped (the session 
 uploading is never the one dropped); on their next run those sessions show :data:`MESSAGE`
 and the sample dataset, and every other session keeps its view. A session's uploads are
 released when its browser disconnects: a background thread (and every :func:`touch`) sweeps
-the entries of sessions that Streamlit's session manager no longer lists as active.
+the entries of sessions that Streamlit's session manager no longer lists as active, and shuts
+those sessions down (Streamlit would otherwise keep their state two minutes for a reconnect).
 
 Counted bytes are not all a server holds (parsing, caches' copies, threads' heaps), so the
 registry also watches the process's resident memory: when a new upload is registered while
@@ -55,7 +56,12 @@ MESSAGE = (
 MB = 1024 * 1024
 HEADROOM_MB = 400
 
-_LOGGER = logging.getLogger("metrics_lens.budget")
+try:  # Streamlit's console handler and log level (logger.level, "info" by default)
+    from streamlit.logger import get_logger as _get_logger
+
+    _LOGGER = _get_logger("metrics_lens.budget")
+except ImportError:
+    _LOGGER = logging.getLogger("metrics_lens.budget")
 
 __all__ = [
     "MESSAGE",
@@ -63,6 +69,7 @@ __all__ = [
     "Registry",
     "budget_bytes",
     "nbytes",
+    "parsing",
     "session_key",
     "session_store",
     "set_size",
@@ -211,7 +218,11 @@ class Registry:
         target = self.limit
         if self._rss is not None and self._rss_limit is not None:
             rss_limit = self._rss_limit() if callable(self._rss_limit) else self._rss_limit
-            excess = self._rss() - int(rss_limit)
+            rss = self._rss()
+            if rss > int(rss_limit):  # measure what is live, not what a parse just freed
+                _release_memory()
+                rss = self._rss()
+            excess = rss - int(rss_limit)
             if excess > 0:
                 target = min(target, total - excess)
         return target
@@ -340,13 +351,35 @@ _sweeper: threading.Thread | None = None
 _cache_limited = False
 
 
+def _close_session(session_id: str) -> None:
+    """Shut an ended session down for good, as Streamlit does when its storage expires: its
+    state (whose widget callbacks may still hold a table) and files go now, not minutes later.
+    The runtime does this on its event loop; a browser that comes back gets a new session."""
+    try:
+        from streamlit.runtime import Runtime
+
+        Runtime.instance().clear_user_info_for_session(session_id)
+    except Exception:  # an internal API moved: the session expires in Streamlit's own time
+        _LOGGER.debug("budget: could not close session %s", session_id, exc_info=True)
+
+
+def sweep_ended() -> list[str]:
+    """Release the uploads of every session whose browser left, and close those sessions."""
+    active = active_session_ids()
+    if active is None:
+        return []
+    gone = REGISTRY.sweep(active)
+    for session_id in {_session_id(key) for key in gone}:
+        _close_session(session_id)
+    return gone
+
+
 def _sweep_forever() -> None:
     while True:
         time.sleep(SWEEP_SECONDS)
-        active = active_session_ids()
-        if active is None:
+        if active_session_ids() is None:
             return
-        REGISTRY.sweep(active)
+        sweep_ended()
 
 
 def _start_sweeper() -> None:
@@ -402,9 +435,7 @@ def touch() -> bool:
     """Call on every run: marks the session used, sweeps ended sessions, and says (once)
     whether this session's uploads were dropped for memory since its last run."""
     _limit_caches()
-    active = active_session_ids()
-    if active is not None:
-        REGISTRY.sweep(active)
+    sweep_ended()
     return REGISTRY.touch(session_key())
 
 
@@ -423,6 +454,18 @@ def set_size(size: int, file_id: str | None = None) -> list[str]:
             manager.remove_file(session_id, file_id)
 
     return REGISTRY.set_size(session_key(), size, on_drop)
+
+
+_parse_lock = threading.Semaphore(1)
+
+
+@contextlib.contextmanager
+def parsing():
+    """One upload parsed at a time: a parse briefly takes a few times the table's size, and a
+    class uploading at once would otherwise take all of those together (the CPU is shared
+    anyway)."""
+    with _parse_lock:
+        yield
 
 
 def forget_raw_file(file_id: str) -> None:

@@ -114,7 +114,8 @@ def _upload_widget() -> None:
         st.error(md(st.session_state["upload_error"], limit=2000))
         return
     try:
-        frame, notes = read_table(uploaded.name, uploaded.getvalue())
+        with budget.parsing():
+            frame, notes = read_table(uploaded.name, uploaded.getvalue())
     except LoadError as exc:
         st.session_state["upload_failed"] = file_id
         st.session_state["upload_error"] = str(exc)
