@@ -383,11 +383,18 @@ def _write_table(args: tuple[int, int, str]) -> str:
 
 
 def make_tables(n: int, rows: int, folder: Path) -> list[Path]:
-    jobs = [(rows, 1000 + i, str(folder / f"scores_{i:02d}.csv")) for i in range(n)]
-    if n <= 1:
-        return [Path(_write_table(j)) for j in jobs]
-    with ProcessPoolExecutor(max_workers=2) as pool:
-        return [Path(p) for p in pool.map(_write_table, jobs)]
+    """One table per uploader, a different seed each (kept in ``folder`` if already there)."""
+    folder.mkdir(parents=True, exist_ok=True)
+    paths = [folder / f"scores_{rows}_{i:02d}.csv" for i in range(n)]
+    jobs = [(rows, 1000 + i, str(p)) for i, p in enumerate(paths) if not p.exists()]
+    if not jobs:
+        return paths
+    if len(jobs) <= 1:
+        _write_table(jobs[0])
+    else:
+        with ProcessPoolExecutor(max_workers=2) as pool:
+            list(pool.map(_write_table, jobs))
+    return paths
 
 
 def percentile(values: list[float], q: float) -> float:
@@ -414,6 +421,7 @@ def run_class(
     ramp: float = 5.0,
     think: float = 5.0,
     settle: float = 12.0,
+    tables_dir: Path | None = None,
     log=print,
 ) -> dict:
     """Start a server, run the class, stop the server; returns the summary (see main)."""
@@ -422,7 +430,7 @@ def run_class(
     with tempfile.TemporaryDirectory(prefix="bench_load_") as tmp:
         folder = Path(tmp)
         t0 = time.monotonic()
-        tables = make_tables(uploaders, rows, folder) if uploaders else []
+        tables = make_tables(uploaders, rows, tables_dir or folder) if uploaders else []
         if tables:
             size = tables[0].stat().st_size / 2**20
             log(f"{uploaders} tables of {rows:,} rows (~{size:.0f} MB each) in "
@@ -503,7 +511,21 @@ def run_class(
         "rss_series": [(round(t, 1), round(mb)) for t, mb in sampler.samples[::4]],
         "sessions": sessions,
         "server_tracebacks": server_log.count("Traceback"),
+        "server_errors": _tracebacks(server_log),
+        "budget_drops": server_log.count("budget: dropped"),
+        "budget_releases": server_log.count("budget: released"),
     }
+
+
+def _tracebacks(text: str, limit: int = 5) -> list[str]:
+    """The last lines of each traceback in the server's log (the first few)."""
+    found = []
+    for chunk in text.split("Traceback (most recent call last):")[1:][:limit]:
+        lines = [ln for ln in chunk.splitlines() if ln.strip()]
+        body = [ln for ln in lines if ln.startswith("  ")]
+        tail = [ln for ln in lines if not ln.startswith("  ")][:2]
+        found.append("\n".join(body[-4:] + tail))
+    return found
 
 
 def report(summary: dict, log=print) -> None:
@@ -535,6 +557,12 @@ def report(summary: dict, log=print) -> None:
         f"sessions: {ok}/{len(s['sessions'])} ok ({numbers} show numbers, {dropped} the "
         f"'upload it again' message); server tracebacks in its log: {s['server_tracebacks']}"
     )
+    log(
+        f"budget log: {s['budget_drops']} uploads dropped for memory, "
+        f"{s['budget_releases']} sessions released when they ended"
+    )
+    for text in s["server_errors"]:
+        log("  server traceback:\n" + text)
     for x in s["sessions"]:
         if not x["ok"]:
             log(f"  user {x['user']}: errors {x['errors']} exceptions {x['exceptions'][:3]}")
@@ -552,6 +580,7 @@ def main() -> None:
         "--think", type=float, default=5, help="mean seconds a user waits between two clicks"
     )
     parser.add_argument("--json", type=Path, help="also write the summary here")
+    parser.add_argument("--tables", type=Path, help="keep (and reuse) the upload tables here")
     args = parser.parse_args()
     summary = run_class(
         args.users,
@@ -561,6 +590,7 @@ def main() -> None:
         args.budget_mb,
         args.ramp,
         args.think,
+        tables_dir=args.tables,
     )
     report(summary)
     if args.json:
