@@ -1,13 +1,13 @@
 # Two commands set everything up on a fresh machine with only python3:
 #   make run    the dashboard on a bundled dataset at http://localhost:8501
-#   make test   ruff and the whole test suite (installs Debian's chromium when missing)
+#   make test   ruff and the whole test suite (installs Debian's chromium and Java when missing)
 
 PYTHON ?= python3
 VENV := .venv
 PY := $(VENV)/bin/python
 PORT ?= 8501
 
-.PHONY: run test lint format bench samples clean chromium
+.PHONY: run test lint format bench samples clean chromium java
 
 $(VENV)/.runtime: requirements.txt
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -28,7 +28,13 @@ chromium:
 	  SUDO=$$( [ "$$(id -u)" = 0 ] || echo sudo ); \
 	  $$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq chromium; }
 
-test: $(VENV)/.dev chromium
+# The Spark tests need a Java runtime (17 or newer); install Debian's when there is none.
+java:
+	@command -v java >/dev/null 2>&1 || { \
+	  SUDO=$$( [ "$$(id -u)" = 0 ] || echo sudo ); \
+	  $$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq default-jre-headless; }
+
+test: $(VENV)/.dev chromium java
 	$(VENV)/bin/ruff check .
 	$(PY) -m pytest -q
 

@@ -128,12 +128,14 @@ class SparkEngine:
         self.spark.catalog.dropTempView(name)
 
     def arrays(self, sql: str) -> dict[str, np.ndarray]:
-        frame = self.spark.sql(sql).toPandas()
-        return {c: frame[c].to_numpy() for c in frame.columns}
+        frame = self.spark.sql(sql)
+        rows = frame.collect()
+        return {c: np.array([r[i] for r in rows]) for i, c in enumerate(frame.columns)}
 
     def cumulative(self, counts: str, n_rows: int) -> str:
         """Two-level running sums: range offsets computed here, windows per range."""
-        totals = self.rows(q.bucket_totals(counts, BUCKETS))
+        lo, hi = self.rows(f"SELECT MIN(s), MAX(s) FROM {counts}")[0]
+        totals = self.rows(q.bucket_totals(counts, BUCKETS, lo, hi))
         totals.sort()
         tp0 = fp0 = 0
         values = []
@@ -142,7 +144,7 @@ class SparkEngine:
             tp0 += pos
             fp0 += neg
         offsets = "SELECT * FROM VALUES " + ", ".join(values) + " AS offsets(bucket, tp0, fp0)"
-        return q.two_level_cumulative(counts, offsets, BUCKETS)
+        return q.two_level_cumulative(counts, offsets, BUCKETS, lo, hi)
 
     def plan(self, sql: str) -> str:
         return self.spark.sql(sql)._jdf.queryExecution().executedPlan().toString()
@@ -158,6 +160,7 @@ def local_spark(partitions: int = 4):
         SparkSession.builder.master("local[2]")
         .appName("metrics-lens")
         .config("spark.ui.enabled", "false")
+        .config("spark.ui.showConsoleProgress", "false")
         .config("spark.driver.host", "127.0.0.1")
         .config("spark.driver.bindAddress", "127.0.0.1")
         .config("spark.sql.shuffle.partitions", str(partitions))

@@ -94,23 +94,24 @@ def cumulative(counts: str) -> str:
     )
 
 
-def bucket_of(buckets: int) -> str:
-    """A score's range (0 = the highest scores), from ``lo`` and ``hi`` joined in."""
+def bucket_of(buckets: int, lo: float, hi: float) -> str:
+    """A score's range (0 = the highest scores) among ``buckets`` equal ranges of [lo, hi]."""
+    width = hi - lo if hi > lo else 1.0
     return (
-        f"CAST(FLOOR((hi - s) / (CASE WHEN hi > lo THEN hi - lo ELSE 1 END) * {buckets}) AS BIGINT)"
+        f"CAST(FLOOR((CAST({hi!r} AS DOUBLE) - s) / CAST({width!r} AS DOUBLE) * {buckets}) "
+        "AS BIGINT)"
     )
 
 
-def bucket_totals(counts: str, buckets: int) -> str:
-    """Per score range: positives and negatives (a few thousand rows at most)."""
+def bucket_totals(counts: str, buckets: int, lo: float, hi: float) -> str:
+    """Per score range: positives and negatives (``buckets + 1`` rows at most)."""
     return (
-        f"SELECT {bucket_of(buckets)} AS bucket, SUM(pos) AS pos, SUM(neg) AS neg "
-        f"FROM ({counts}) c CROSS JOIN (SELECT MIN(s) AS lo, MAX(s) AS hi FROM ({counts}) m) r "
-        "GROUP BY 1"
+        f"SELECT {bucket_of(buckets, lo, hi)} AS bucket, SUM(pos) AS pos, SUM(neg) AS neg "
+        f"FROM ({counts}) c GROUP BY 1"
     )
 
 
-def two_level_cumulative(counts: str, offsets: str, buckets: int) -> str:
+def two_level_cumulative(counts: str, offsets: str, buckets: int, lo: float, hi: float) -> str:
     """``cumulative`` without a window over the whole table: the positives and negatives above
     each score range come from ``offsets`` (bucket, tp0, fp0: computed from
     :func:`bucket_totals` off the engine), and those above each score within its range from a
@@ -121,8 +122,7 @@ SELECT b.s, b.pos, b.neg,
          AS tp,
        o.fp0 + SUM(b.neg) OVER (PARTITION BY b.bucket ORDER BY b.s DESC ROWS UNBOUNDED PRECEDING)
          AS fp
-FROM (SELECT c.s, c.pos, c.neg, {bucket_of(buckets)} AS bucket
-      FROM ({counts}) c CROSS JOIN (SELECT MIN(s) AS lo, MAX(s) AS hi FROM ({counts}) m) r) b
+FROM (SELECT c.s, c.pos, c.neg, {bucket_of(buckets, lo, hi)} AS bucket FROM ({counts}) c) b
 JOIN ({offsets}) o ON b.bucket = o.bucket
 """
 
