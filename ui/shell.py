@@ -21,7 +21,7 @@ from dataclasses import dataclass
 
 import streamlit as st
 
-from ui import budget, data, example_source, presentation, synthetic, thresholds
+from ui import budget, data, example_source, presentation, server_source, synthetic, thresholds
 from ui.loading import ColumnMapping, LoadError, guess_mapping, guess_pos_label, read_table
 from ui.numbers import plural
 from ui.roles import SCALES
@@ -41,7 +41,7 @@ PAGES = [
     ("pages/data.py", "Data", ":material/table:"),
 ]
 UPLOAD_TYPES = ["csv", "tsv", "txt", "gz", "parquet"]
-SOURCES = ["Sample dataset", "Upload", "Your example", "Synthetic"]
+SOURCES = ["Sample dataset", "Upload", "Server dataset", "Your example", "Synthetic"]
 NONE = "(none)"
 
 _inside = threading.local()
@@ -296,6 +296,8 @@ def _sidebar() -> data.Dataset:
             ds = example_source.example_dataset()
         elif source == "Synthetic":
             ds = synthetic.synthetic_dataset()
+        elif source == "Server dataset":
+            ds = server_source.server_dataset()
         elif source == "Upload":
             _upload_widget()
             current = st.session_state.get("upload_current")

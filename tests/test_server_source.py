@@ -1,0 +1,115 @@
+"""The Server dataset source: files only under the data directory, the engine's exact counts
+on every threshold view, summaries written by the CLI opening the same way."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+from streamlit.testing.v1 import AppTest
+
+import metrics
+from tests.apptest_utils import APP, figures
+from ui.server_source import OutsideRoot, sandboxed
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def _table(n: int = 5000, seed: int = 0) -> pd.DataFrame:
+    rng = np.random.default_rng(seed)
+    y = (rng.random(n) < 0.25).astype(int)
+    return pd.DataFrame(
+        {
+            "user_id": rng.integers(0, 200, n),
+            "clicked": y,
+            "model_a": np.round(rng.normal(size=n) + y, 2),
+            "model_b": rng.normal(size=n) + 0.5 * y,
+        }
+    )
+
+
+def test_paths_outside_the_data_directory_are_refused(tmp_path):
+    root = tmp_path / "data"
+    (root / "logs").mkdir(parents=True)
+    _table(100).to_parquet(root / "logs" / "a.parquet")
+    _table(100).to_parquet(root / "logs" / "b.parquet")
+    secret = tmp_path / "secret.csv"
+    secret.write_text("clicked,score\n1,0.5\n")
+    (root / "link.csv").symlink_to(secret)
+    assert [f.name for f in sandboxed("logs/*.parquet", root)] == ["a.parquet", "b.parquet"]
+    for pattern in ("../secret.csv", str(secret), "link.csv", "logs/../../secret.csv", "*/../../*"):
+        with pytest.raises(OutsideRoot, match="outside the data directory"):
+            sandboxed(pattern, root)
+    with pytest.raises(OutsideRoot, match="No file"):
+        sandboxed("logs/missing.parquet", root)
+
+
+def _open(root: Path, file: str) -> AppTest:
+    at = AppTest.from_file(APP, default_timeout=120)
+    at.run()
+    at.segmented_control(key="source").set_value("Server dataset").run()
+    at.selectbox(key="server_file").set_value(file).run()
+    assert not at.exception, at.exception
+    return at
+
+
+def test_the_pages_read_the_engines_exact_counts(tmp_path, monkeypatch):
+    root = tmp_path / "data"
+    root.mkdir()
+    t = _table()
+    t.to_parquet(root / "impressions.parquet")
+    monkeypatch.setenv("METRICS_LENS_DATA_DIR", str(root))
+    at = _open(root, "impressions.parquet")
+    assert at.selectbox(key="server_label").value == "clicked"
+    assert at.multiselect(key="server_scores").value == ["model_a", "model_b"]
+    assert at.selectbox(key="server_group").value == "user_id"
+    engine = next(d.value for d in at.dataframe if "GAUC" in d.value.columns)
+    row = engine.set_index("model").loc["model_b"]
+    assert row["AUC"] == metrics.roc_auc_score(t.clicked, t.model_b)
+    assert row["GAUC"] == pytest.approx(
+        metrics.group_auc_score(t.clicked, t.model_b, t.user_id), abs=1e-12
+    )
+    at.selectbox(key="server_model").set_value("model_a").run()
+    at.switch_page("pages/curves.py").run()
+    assert not at.exception, at.exception
+    names = " ".join(str(tr.get("name")) for f in figures(at) for tr in f["data"])
+    assert f"{metrics.roc_auc_score(t.clicked, t.model_a):.3f}" in names
+    assert f"{metrics.average_precision_score(t.clicked, t.model_a):.3f}" in names
+    at.switch_page("pages/ap_lab.py").run()
+    assert not at.exception, at.exception
+
+
+def test_a_summary_written_by_the_cli_opens_the_same_way(tmp_path, monkeypatch):
+    root = tmp_path / "data"
+    root.mkdir()
+    t = _table(seed=1)
+    t.to_parquet(tmp_path / "big.parquet")
+    r = subprocess.run(
+        [sys.executable, "-m", "metrics.sql", str(tmp_path / "big.parquet"), "--label",
+         "clicked", "--score", "model_a", "--out", str(root / "big.npz")],
+        cwd=ROOT, capture_output=True, text=True, timeout=120, env=dict(os.environ),
+    )  # fmt: skip
+    assert r.returncode == 0, r.stderr
+    monkeypatch.setenv("METRICS_LENS_DATA_DIR", str(root))
+    at = _open(root, "big.npz")
+    engine = next(d.value for d in at.dataframe if "AUC" in d.value.columns)
+    assert engine.loc[0, "AUC"] == metrics.roc_auc_score(t.clicked, t.model_a)
+
+
+def test_bad_files_and_columns_give_a_message(tmp_path, monkeypatch):
+    root = tmp_path / "data"
+    root.mkdir()
+    (root / "broken.parquet").write_bytes(b"not parquet")
+    t = _table().assign(clicked=0)
+    t.to_parquet(root / "one_class.parquet")
+    monkeypatch.setenv("METRICS_LENS_DATA_DIR", str(root))
+    at = _open(root, "broken.parquet")
+    assert any("Cannot read" in e.value for e in at.error)
+    at.selectbox(key="server_file").set_value("one_class.parquet").run()
+    assert not at.exception
+    assert any("one value only" in e.value for e in at.error)
