@@ -216,6 +216,7 @@ class Registry:
     def _target(self, total: int) -> int:
         """The counted bytes to get down to: the limit, lower by RSS over its own limit."""
         target = self.limit
+        self._reason = f"to stay within {self.limit / MB:.0f} MB of uploads"
         if self._rss is not None and self._rss_limit is not None:
             rss_limit = self._rss_limit() if callable(self._rss_limit) else self._rss_limit
             rss = self._rss()
@@ -223,8 +224,11 @@ class Registry:
                 _release_memory()
                 rss = self._rss()
             excess = rss - int(rss_limit)
-            if excess > 0:
-                target = min(target, total - excess)
+            if excess > 0 and total - excess < target:
+                target = total - excess
+                self._reason = (
+                    f"the server's memory ({rss / MB:.0f} MB) is over {int(rss_limit) / MB:.0f} MB"
+                )
         return target
 
     def _victims(self, protect: str) -> list[str]:
@@ -243,11 +247,10 @@ class Registry:
     def _drop_locked(self, key: str) -> list[Callable[[], None]]:
         entry = self._entries[key]
         _LOGGER.info(
-            "budget: dropped the uploads of session %s (%.0f MB, least recently used) to stay "
-            "within %.0f MB",
+            "budget: dropped the uploads of session %s (%.0f MB, least recently used): %s",
             key,
             entry.nbytes / MB,
-            self.limit / MB,
+            getattr(self, "_reason", ""),
         )
         entry.store.clear()
         entry.nbytes = 0
