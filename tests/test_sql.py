@@ -202,3 +202,60 @@ def test_import_metrics_stays_numpy_only():
     )
     r = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True)
     assert r.returncode == 0, r.stderr
+
+
+@pytest.mark.parametrize("weighted", [False, True])
+def test_gauc_weightings_and_the_per_group_table(tmp_path, weighted):
+    t = _table(6, nan=False)
+    t.loc[t.user == 3, "clicked"] = 1.0  # a group with only positives
+    t.loc[t.user == 4, "clicked"] = 0.0  # and one with only negatives
+    t.to_parquet(tmp_path / "t.parquet")
+    w = t.w if weighted else None
+    s = summarize(str(tmp_path / "t.parquet"), "clicked", ["tied"], group="user",
+                  weight="w" if weighted else None)  # fmt: skip
+    m = s.models["tied"]
+    want = metrics.group_auc_table(t.clicked, t.tied, t.user, sample_weight=w)
+    for weighting in ("impressions", "positives", "uniform"):
+        assert m.gauc_by[weighting] == pytest.approx(want.score(weighting), abs=1e-12)
+    assert m.groups_skipped_by["only positives"] >= 1
+    assert m.groups_skipped_by["only negatives"] >= 1
+    assert m.groups_skipped == want.n_skipped
+    np.testing.assert_array_equal(m.groups.group, want.group)
+    np.testing.assert_array_equal(m.groups.rows, want.rows)
+    np.testing.assert_array_equal(m.groups.reason, want.reason)
+    np.testing.assert_allclose(m.groups.positives, want.positives, rtol=1e-12)
+    np.testing.assert_allclose(m.groups.auc, want.auc, rtol=0, atol=1e-12)
+    if not weighted:
+        np.testing.assert_array_equal(m.groups.auc, want.auc)  # exact, NaN where skipped
+    # The summary file keeps the group table.
+    loaded = load_summary(s.save(tmp_path / "s.npz")).models["tied"]
+    np.testing.assert_array_equal(loaded.groups.reason, want.reason)
+    assert loaded.gauc_by == m.gauc_by
+
+
+def test_curves_confusion_and_weighted_rows(tmp_path):
+    t = _table(8, n=6000, nan=False)
+    t.to_parquet(tmp_path / "t.parquet")
+    s = summarize(str(tmp_path / "t.parquet"), "clicked", ["smooth", "tied"])
+    for name, m in s.models.items():
+        f = m.weighted_frame()
+        assert metrics.roc_auc_score(f.label, f.score, sample_weight=f.weight) == pytest.approx(
+            m.auc, abs=1e-12
+        )
+        for thr in (-1.0, 0.0, 0.37, 1.5):
+            got, want = m.confusion_at(thr), metrics.threshold_counts(t.clicked, t[name]).at(thr)
+            assert (got.tp, got.fp, got.tn, got.fn) == (want.tp, want.fp, want.tn, want.fn)
+        fpr, tpr, thr = m.roc_curve(max_points=500)
+        full = metrics.roc_curve(t.clicked, t[name])
+        assert len(fpr) <= 520 if len(full[0]) > 500 else len(fpr) == len(full[0])
+        assert (fpr[0], tpr[0], fpr[-1], tpr[-1]) == (full[0][0], full[1][0], 1.0, 1.0)
+        assert np.all(np.diff(fpr) >= 0)
+        # every kept point lies on the full curve
+        on = {(a, b) for a, b in zip(full[0], full[1], strict=True)}
+        assert all((a, b) in on for a, b in zip(fpr, tpr, strict=True))
+        p, r, pthr = m.precision_recall_curve(max_points=500)
+        full = metrics.precision_recall_curve(t.clicked, t[name])
+        assert len(p) == len(r) == len(pthr) + 1 <= 520
+        assert (p[0], r[0], p[-1], r[-1]) == (full[0][0], full[1][0], 1.0, 0.0)
+        on = {(a, b) for a, b in zip(full[0], full[1], strict=True)}
+        assert all((a, b) in on for a, b in zip(p, r, strict=True))

@@ -190,6 +190,58 @@ def _first_line(exc: BaseException) -> str:
     return text[0] if text else type(exc).__name__
 
 
+def _number(value) -> float | None:
+    return None if value is None or math.isnan(float(value)) else float(value)
+
+
+def _group_auc(eng, m: ModelSummary, k: int, weighted: bool, cap: int) -> None:
+    """GAUC in the three weightings, the skipped groups by reason and, for at most ``cap``
+    groups, the per-group table (:class:`metrics.groups.GroupAUC`) from a second pass."""
+    per_group = q.group_auc(eng.dialect, k, weighted)
+    row = eng.rows(q.gauc(f"({per_group}) t"))[0]
+    impressions, positives, uniform, used, only_pos, only_neg, zero = row
+    m.gauc = _number(impressions)
+    m.gauc_by = {
+        "impressions": _number(impressions),
+        "positives": _number(positives),
+        "uniform": _number(uniform),
+    }
+    skipped = {
+        "only positives": int(only_pos or 0),
+        "only negatives": int(only_neg or 0),
+        "zero weight": int(zero or 0),
+    }
+    m.groups_used, m.groups_skipped = int(used or 0), sum(skipped.values())
+    m.groups_skipped_by = skipped
+    if m.groups_used + m.groups_skipped <= cap:
+        a = eng.arrays(
+            "SELECT g, CAST(n AS BIGINT) AS n, pos, neg, CAST(twice_u AS DOUBLE) AS twice_u "
+            f"FROM ({per_group}) t"
+        )
+        m.groups = group_table(a["g"], a["n"], a["pos"], a["neg"], a["twice_u"], weighted)
+
+
+def group_table(ids, rows, pos, neg, twice_u, weighted: bool):
+    """A :class:`metrics.groups.GroupAUC` (sorted by group id) from the engine's per-group sums,
+    with the AUC and the reason a group is skipped computed as the numpy library does."""
+    from metrics.groups import GroupAUC
+
+    ids = np.asarray(ids)
+    if ids.dtype == object:
+        ids = ids.astype(str)
+    order = np.argsort(ids, kind="stable")
+    dtype = np.float64 if weighted else np.int64
+    pos, neg = np.asarray(pos, dtype)[order], np.asarray(neg, dtype)[order]
+    twice_u = np.asarray(twice_u, np.float64)[order]
+    defined = (pos > 0) & (neg > 0)
+    pairs = np.where(defined, pos * neg, 1)
+    auc = np.where(defined, twice_u / (2 * pairs), np.nan)
+    reason = np.select(
+        [defined, pos > 0, neg > 0], ["", "only positives", "only negatives"], "zero weight"
+    )
+    return GroupAUC(ids[order], np.asarray(rows, np.int64)[order], pos, neg, auc, reason)
+
+
 # --- the summary ---------------------------------------------------------------------------
 
 
@@ -353,9 +405,9 @@ def summarize(
             auc = twice_u / (2 * int(n_pos) * int(n_neg))  # exact integers, rounded once
         m = ModelSummary(
             score=name,
-            n_pos=float(n_pos),
-            n_neg=float(n_neg),
-            twice_u=float(twice_u),
+            n_pos=float(n_pos) if weighted else int(n_pos),
+            n_neg=float(n_neg) if weighted else int(n_neg),
+            twice_u=twice_u,  # an exact int (past 2**53 at 1e10 rows) when unweighted
             auc=float(auc),
             average_precision=float(ap_sum) / float(n_pos),
             distinct_scores=distinct,
@@ -373,9 +425,7 @@ def summarize(
         eng.drop(counts)
         if group is not None:
             say(f"{name}: GAUC over {group}")
-            gauc, used, skipped = eng.rows(q.gauc(d, k, weighted))[0]
-            m.gauc = None if gauc is None or math.isnan(float(gauc)) else float(gauc)
-            m.groups_used, m.groups_skipped = int(used or 0), int(skipped or 0)
+            _group_auc(eng, m, k, weighted, cap)
         models[name] = m
     say(f"done in {time.monotonic() - started:.1f} s")
     return Summary(

@@ -79,7 +79,10 @@ def per_score(k: int, weighted: bool, by_group: bool = False) -> str:
     """Per distinct score (per group and score with ``by_group``): positives, negatives."""
     pos, neg = class_sums(weighted)
     if by_group:
-        return f"SELECT g, s{k} AS s, {pos} AS pos, {neg} AS neg FROM clean GROUP BY g, s{k}"
+        return (
+            f"SELECT g, s{k} AS s, COUNT(*) AS n, {pos} AS pos, {neg} AS neg "
+            f"FROM clean GROUP BY g, s{k}"
+        )
     return f"SELECT s{k} AS s, {pos} AS pos, {neg} AS neg FROM clean GROUP BY s{k}"
 
 
@@ -146,14 +149,15 @@ FROM ({cumulative_table}) t
 
 
 def group_auc(d: Dialect, k: int, weighted: bool) -> str:
-    """Per group: rows (or weight), positives, negatives and AUC (NULL with one class)."""
+    """Per group: rows, positives, negatives (counts or weights) and 2U (any value with one
+    class; the AUC is undefined there)."""
     kind = "DOUBLE" if weighted else d.wide_int
     counts = per_score(k, weighted, by_group=True)
     return f"""
-SELECT g, SUM(pos) AS pos, SUM(neg) AS neg,
+SELECT g, SUM(n) AS n, SUM(pos) AS pos, SUM(neg) AS neg,
        SUM(CAST(pos AS {kind}) * (2 * CAST(below AS {kind}) + CAST(neg AS {kind}))) AS twice_u
 FROM (
-  SELECT g, pos, neg,
+  SELECT g, n, pos, neg,
          COALESCE(SUM(neg) OVER (PARTITION BY g ORDER BY s ASC
                   ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING), 0) AS below
   FROM ({counts}) c
@@ -162,18 +166,31 @@ GROUP BY g
 """
 
 
-def gauc(d: Dialect, k: int, weighted: bool) -> str:
-    """One row: GAUC weighted by impressions (rows, or weight), groups used and skipped."""
+def gauc(groups: str) -> str:
+    """One row from a per-group table (:func:`group_auc`): GAUC weighted by impressions (rows,
+    or weight), by positives and uniformly, as :func:`metrics.group_auc_score` weighs them; the
+    groups used, and those skipped for having only positives, only negatives or no weight."""
+    both = "pos > 0 AND neg > 0"
+    auc = "(CAST(twice_u AS DOUBLE) / (2 * CAST(pos AS DOUBLE) * CAST(neg AS DOUBLE)))"
+    impressions = "(CAST(pos AS DOUBLE) + CAST(neg AS DOUBLE))"
+    positives = "CAST(pos AS DOUBLE)"
+    one = "CAST(1 AS DOUBLE)"
+
+    def mean(weight: str) -> str:
+        return (
+            f"SUM(CASE WHEN {both} THEN {weight} * {auc} END) "
+            f"/ SUM(CASE WHEN {both} THEN {weight} END)"
+        )
+
     return f"""
-SELECT SUM(CASE WHEN pos > 0 AND neg > 0
-                THEN (CAST(pos AS DOUBLE) + CAST(neg AS DOUBLE))
-                     * (CAST(twice_u AS DOUBLE) / (2 * CAST(pos AS DOUBLE) * CAST(neg AS DOUBLE)))
-           END)
-       / SUM(CASE WHEN pos > 0 AND neg > 0 THEN CAST(pos AS DOUBLE) + CAST(neg AS DOUBLE) END)
-       AS gauc,
-       SUM(CASE WHEN pos > 0 AND neg > 0 THEN 1 ELSE 0 END) AS used,
-       SUM(CASE WHEN pos > 0 AND neg > 0 THEN 0 ELSE 1 END) AS skipped
-FROM ({group_auc(d, k, weighted)}) t
+SELECT {mean(impressions)} AS gauc_impressions,
+       {mean(positives)} AS gauc_positives,
+       {mean(one)} AS gauc_uniform,
+       SUM(CASE WHEN {both} THEN 1 ELSE 0 END) AS used,
+       SUM(CASE WHEN pos > 0 AND NOT (neg > 0) THEN 1 ELSE 0 END) AS only_positives,
+       SUM(CASE WHEN NOT (pos > 0) AND neg > 0 THEN 1 ELSE 0 END) AS only_negatives,
+       SUM(CASE WHEN NOT (pos > 0) AND NOT (neg > 0) THEN 1 ELSE 0 END) AS zero_weight
+FROM {groups}
 """
 
 

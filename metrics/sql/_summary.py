@@ -8,15 +8,17 @@ from __future__ import annotations
 
 import json
 import math
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field, fields
 from pathlib import Path
 
 import numpy as np
 
 from metrics.average_precision import AP_METHODS, ap_breakdown
 from metrics.curves import ThresholdCounts
+from metrics.groups import GroupAUC
 
 FORMAT = "metrics-lens-summary/1"
+_GROUP_COLUMNS = ("group", "rows", "positives", "negatives", "auc", "reason")
 
 
 @dataclass
@@ -59,12 +61,18 @@ class ModelSummary:
     distinct scores were at most the cap; otherwise ``binned`` is a table of score ranges (its
     ``scores`` the lowest score of each range) and ``bin_error`` the largest share of either
     class's weight in one range: no rate read off the binned table is off by more.
+
+    With a group column, ``gauc`` is the impressions-weighted GAUC, ``gauc_by`` holds it in the
+    three weightings of :func:`metrics.group_auc_score` ("impressions", "positives", "uniform"),
+    ``groups_skipped_by`` counts the skipped groups by reason ("only positives", "only
+    negatives", "zero weight"), and ``groups`` is the per-group table
+    (:class:`metrics.groups.GroupAUC`) when there were at most ``cap`` groups.
     """
 
     score: str
-    n_pos: float
-    n_neg: float
-    twice_u: float
+    n_pos: int | float
+    n_neg: int | float
+    twice_u: int | float
     auc: float
     average_precision: float
     distinct_scores: int
@@ -74,6 +82,9 @@ class ModelSummary:
     gauc: float | None = None
     groups_used: int | None = None
     groups_skipped: int | None = None
+    gauc_by: dict | None = None
+    groups_skipped_by: dict | None = None
+    groups: GroupAUC | None = None
 
     def ap(self, method: str = "step") -> float:
         """Average precision by any of the five methods (the exact table is needed but for
@@ -95,6 +106,47 @@ class ModelSummary:
     def display_table(self) -> ScoreTable:
         """The exact table, or the binned one above the cap."""
         return self.table if self.table is not None else self.binned
+
+    @property
+    def exact(self) -> bool:
+        """True when :meth:`display_table` is the exact per-score table (not score ranges)."""
+        return self.table is not None
+
+    def weighted_frame(self):
+        """A pandas frame of weighted rows ``(label, score, weight)``: one positive and one
+        negative row per score, weighted by its count, so that ``metrics.roc_auc_score(
+        f.label, f.score, sample_weight=f.weight)`` equals :attr:`auc` (and so on for every
+        metric of the numpy library that takes sample weights). Above the cap the rows are the
+        binned table's and only the threshold views are right (within :attr:`bin_error`)."""
+        import pandas as pd
+
+        y, s, w = self.display_table().weighted_rows()
+        return pd.DataFrame({"label": y.astype(np.int8), "score": s, "weight": w})
+
+    def confusion_at(self, threshold: float):
+        """The confusion matrix (:class:`metrics.Confusion`) for ``score >= threshold``.
+
+        Exact with the per-score table; above the cap, exact at the binned table's scores (the
+        lowest score of each range) and within :attr:`bin_error` of the true rates elsewhere."""
+        return self.display_table().counts().at(threshold)
+
+    def roc_curve(self, max_points: int = 2000) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """``(fpr, tpr, thresholds)`` thinned to about ``max_points`` points for display (the
+        areas use every point)."""
+        fpr, tpr, thr = self.display_table().counts().roc()
+        keep = _thin(fpr + tpr, max_points)
+        return fpr[keep], tpr[keep], thr[keep]
+
+    def precision_recall_curve(
+        self, max_points: int = 2000
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """``(precision, recall, thresholds)`` thinned to about ``max_points`` points for
+        display, in the order of :func:`metrics.precision_recall_curve` (increasing thresholds,
+        ``thresholds`` one shorter: the last point, recall 0, has none)."""
+        precision, recall, thr = self.display_table().counts().precision_recall()
+        along = (1.0 - recall) + np.linspace(0.0, 1.0, recall.size)  # recall decreases
+        keep = _thin(along, max_points)
+        return precision[keep], recall[keep], thr[keep[keep < thr.size]]
 
 
 @dataclass
@@ -127,11 +179,11 @@ class Summary:
         """Write a compact ``.npz``: the per-score tables and a JSON header."""
         path = Path(path)
         arrays = {}
-        header = {k: v for k, v in asdict(self).items() if k != "models"}
+        header = {f.name: getattr(self, f.name) for f in fields(self) if f.name != "models"}
         header["format"] = FORMAT
         header["models"] = {}
         for i, (name, m) in enumerate(self.models.items()):
-            meta = {k: v for k, v in asdict(m).items() if k not in ("table", "binned")}
+            meta = {k: getattr(m, k) for k in _META if k not in ("table", "binned", "groups")}
             header["models"][name] = meta
             for kind in ("table", "binned"):
                 t = getattr(m, kind)
@@ -139,10 +191,27 @@ class Summary:
                     arrays[f"{i}_{kind}_scores"] = t.scores
                     arrays[f"{i}_{kind}_pos"] = t.pos
                     arrays[f"{i}_{kind}_neg"] = t.neg
+            if m.groups is not None:
+                for column in _GROUP_COLUMNS:
+                    arrays[f"{i}_groups_{column}"] = getattr(m.groups, column)
         arrays["header"] = np.frombuffer(json.dumps(header, default=_plain).encode(), np.uint8)
         with path.open("wb") as f:
             np.savez_compressed(f, **arrays)
         return path
+
+
+_META = [f.name for f in fields(ModelSummary)]
+
+
+def _thin(along: np.ndarray, max_points: int) -> np.ndarray:
+    """Indices of about ``max_points`` points spread along a curve: ``along`` is a non-decreasing
+    position on it (0 to 2); the first and last points are always kept."""
+    n = along.size
+    if n <= max_points:
+        return np.arange(n)
+    cell = np.floor(along / along[-1] * (max_points - 2)) if along[-1] > 0 else np.zeros(n)
+    keep = np.flatnonzero(np.concatenate(([True], cell[1:] != cell[:-1])))
+    return np.union1d(keep, [0, n - 1])
 
 
 def _plain(value):
@@ -171,6 +240,8 @@ def load_summary(path: str | Path) -> Summary:
                     arrays[f"{i}_{kind}_pos"],
                     arrays[f"{i}_{kind}_neg"],
                 )
+        if f"{i}_groups_group" in arrays:
+            tables["groups"] = GroupAUC(*(arrays[f"{i}_groups_{c}"] for c in _GROUP_COLUMNS))
         models[name] = ModelSummary(**meta, **tables)
     header.pop("format")
     return Summary(**header, models=models)
