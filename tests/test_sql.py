@@ -259,3 +259,48 @@ def test_curves_confusion_and_weighted_rows(tmp_path):
         assert (p[0], r[0], p[-1], r[-1]) == (full[0][0], full[1][0], 1.0, 0.0)
         on = {(a, b) for a, b in zip(full[0], full[1], strict=True)}
         assert all((a, b) in on for a, b in zip(p, r, strict=True))
+
+
+def _ranking_table(seed: int = 9, n: int = 3000) -> pd.DataFrame:
+    rng = np.random.default_rng(seed)
+    t = pd.DataFrame(
+        {
+            "query": rng.integers(0, 120, n),
+            "grade": rng.choice([0, 0, 0, 1, 2, 3], n).astype(float),
+            "score": np.round(rng.normal(size=n), 1),  # many ties: row order decides
+        }
+    )
+    t.loc[t["query"] == 5, "grade"] = 0.0  # a query with no relevant row
+    t.loc[17, "score"] = np.nan
+    return t
+
+
+@pytest.mark.parametrize("fmt", ["parquet", "csv"])
+@pytest.mark.parametrize(
+    ("k", "gain", "denominator"),
+    [(10, "linear", "relevant"), (3, "exponential", "min_k"), (None, "linear", "relevant")],
+)
+def test_ranking_equals_the_numpy_library(tmp_path, fmt, k, gain, denominator):
+    from metrics.sql import ranking_summary
+
+    t = _ranking_table()
+    path = tmp_path / f"r.{fmt}"
+    t.to_parquet(path) if fmt == "parquet" else t.to_csv(path, index=False)
+    got = ranking_summary(str(path), "grade", "score", "query", k=k, gain=gain,
+                          denominator=denominator)  # fmt: skip
+    ok = t.dropna().reset_index(drop=True)
+    want = metrics.ranking_report(ok.grade, ok.score, ok["query"], k=k, gain=gain,
+                                  denominator=denominator)  # fmt: skip
+    assert (got.rows, got.dropped) == (len(ok), 1)
+    assert (got.n_queries, got.n_skipped) == (want.n_queries, want.n_skipped)
+    np.testing.assert_array_equal(got.report.query, want.query)
+    np.testing.assert_array_equal(got.report.n_relevant, want.n_relevant)
+    for metric in ("precision", "recall", "average_precision", "ndcg", "reciprocal_rank"):
+        np.testing.assert_allclose(getattr(got.report, metric), getattr(want, metric),
+                                   rtol=0, atol=1e-12, err_msg=metric)  # fmt: skip
+        assert got.means[metric] == pytest.approx(want.mean(metric), abs=1e-12)
+    small = ranking_summary(str(path), "grade", "score", "query", k=k, gain=gain,
+                            denominator=denominator, cap=10)  # fmt: skip
+    assert small.report is None
+    for metric, value in got.means.items():
+        assert small.means[metric] == pytest.approx(value, abs=1e-12)

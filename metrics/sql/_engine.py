@@ -52,12 +52,29 @@ class DuckDBEngine:
             self.con.execute(f"SET threads = {int(threads)}")
         self.con.execute("SET preserve_insertion_order = false")
 
-    def register(self, source: str) -> None:
+    def register(self, source: str, ordered: bool = False) -> None:
+        """The view ``src``; with ``ordered``, plus ``__file`` and ``__row``, the position of
+        each row in the files (for ties in row order)."""
         files = _files(source)
         paths = "[" + ", ".join("'" + f.replace("'", "''") + "'" for f in files) + "]"
-        reader = "read_parquet" if _is_parquet(files) else "read_csv_auto"
+        parquet = _is_parquet(files)
+        reader = "read_parquet" if parquet else "read_csv_auto"
+        select = f"SELECT * FROM {reader}({paths})"
+        if ordered and parquet:
+            select = (
+                "SELECT * EXCLUDE (filename, file_row_number), filename AS __file, "
+                f"file_row_number AS __row FROM {reader}({paths}, filename = true, "
+                "file_row_number = true)"
+            )
+        elif ordered:  # CSV: number the rows in the order they are read
+            self.con.execute("SET preserve_insertion_order = true")
+            select = (
+                "SELECT * EXCLUDE (filename), filename AS __file, "
+                "ROW_NUMBER() OVER (PARTITION BY filename) AS __row "
+                f"FROM {reader}({paths}, filename = true)"
+            )
         try:
-            self.con.execute(f"CREATE OR REPLACE VIEW src AS SELECT * FROM {reader}({paths})")
+            self.con.execute(f"CREATE OR REPLACE VIEW src AS {select}")
             self.con.execute("SELECT * FROM src LIMIT 0")
         except self._duckdb.Error as exc:
             raise SQLInputError(f"cannot read {source}: {_first_line(exc)}") from None
@@ -80,7 +97,8 @@ class DuckDBEngine:
         self.con.execute(f"DROP VIEW IF EXISTS {name}")
 
     def arrays(self, sql: str) -> dict[str, np.ndarray]:
-        return {k: np.asarray(v) for k, v in self.con.execute(sql).fetchnumpy().items()}
+        out = self.con.execute(sql).fetchnumpy().items()
+        return {k: v if isinstance(v, np.ma.MaskedArray) else np.asarray(v) for k, v in out}
 
     def cumulative(self, counts: str, n_rows: int) -> str:
         return q.cumulative(counts)
@@ -95,7 +113,7 @@ class SparkEngine:
             spark = local_spark()
         self.spark = spark
 
-    def register(self, source: str) -> None:
+    def register(self, source: str, ordered: bool = False) -> None:
         files = _files(source)
         reader = self.spark.read
         try:
@@ -105,6 +123,12 @@ class SparkEngine:
                 frame = reader.option("header", True).option("inferSchema", True).csv(files)
         except Exception as exc:
             raise SQLInputError(f"cannot read {source}: {_first_line(exc)}") from None
+        if ordered:  # the file, and an id increasing along each file's splits
+            from pyspark.sql import functions as F
+
+            frame = frame.withColumn("__file", F.input_file_name()).withColumn(
+                "__row", F.monotonically_increasing_id()
+            )
         frame.createOrReplaceTempView("src")
 
     def columns(self) -> dict[str, str]:
@@ -148,6 +172,15 @@ class SparkEngine:
 
     def plan(self, sql: str) -> str:
         return self.spark.sql(sql)._jdf.queryExecution().executedPlan().toString()
+
+
+def start_engine(engine: str, memory_limit: str | None = None, spark=None):
+    """A DuckDB connection (with ``memory_limit``) or Spark (``spark``, or local[2])."""
+    if engine == "duckdb":
+        return DuckDBEngine(memory_limit)
+    if engine == "spark":
+        return SparkEngine(spark)
+    raise SQLInputError(f"engine must be duckdb or spark, got {engine!r}.")
 
 
 def local_spark(partitions: int = 4):
@@ -340,12 +373,7 @@ def summarize(
     started = time.monotonic()
     if not scores:
         raise SQLInputError("give at least one score column (--score).")
-    if engine == "duckdb":
-        eng = DuckDBEngine(memory_limit)
-    elif engine == "spark":
-        eng = SparkEngine(spark)
-    else:
-        raise SQLInputError(f"engine must be duckdb or spark, got {engine!r}.")
+    eng = start_engine(engine, memory_limit, spark)
     d = eng.dialect
     say(f"reading {source} with {eng.name}")
     eng.register(source)

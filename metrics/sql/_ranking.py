@@ -1,0 +1,252 @@
+"""Per-query ranking metrics on an engine: P@k, R@k, MAP@k, NDCG@k and MRR.
+
+Each query's rows are ranked by descending score with ties in row order, as
+:mod:`metrics.ranking` ranks them: the engine numbers the rows as it reads them (file, then
+position in the file) and breaks ties on that number. One pass ranks the rows within each query
+(a window partitioned by query, so Spark spreads it over the cluster) and reduces them to one row
+per query: documents, relevant rows, hits in the top k, the sum of precision at each hit, the
+first hit's rank, DCG and ideal DCG. The per-query values, and so the means, are those of
+:func:`metrics.ranking_report` to the last bits of a floating-point sum.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import numpy as np
+
+from metrics.ranking import _DENOMINATORS, _GAINS, _REPORT_METRICS, RankingReport
+from metrics.sql import _queries as q
+from metrics.sql._engine import DEFAULT_CAP, NUMERIC, SQLInputError, start_engine
+
+
+@dataclass
+class RankingSummary:
+    """Query-grouped ranking metrics computed by an engine.
+
+    Attributes
+    ----------
+    rows, dropped : int
+        Rows used, and rows dropped for a NULL or NaN relevance, score or query.
+    n_queries, n_skipped : int
+        Queries, and queries with no relevant row (left out of every mean).
+    means : dict
+        ``{"precision", "recall", "average_precision", "ndcg", "reciprocal_rank"}``: the means
+        over the queries with a relevant row, as :meth:`metrics.RankingReport.mean` gives them.
+    report : metrics.RankingReport or None
+        The per-query values, when there are at most ``cap`` queries.
+    k : int or None
+    gain, denominator : str
+    """
+
+    rows: int
+    dropped: int
+    n_queries: int
+    n_skipped: int
+    means: dict
+    report: RankingReport | None
+    k: int | None
+    gain: str
+    denominator: str
+
+
+def _floats(values) -> np.ndarray:
+    """float64 with NaN for NULL (DuckDB gives masked arrays, Spark None)."""
+    if isinstance(values, np.ma.MaskedArray):
+        return np.ma.filled(values.astype(np.float64), np.nan)
+    return np.asarray(values, dtype=np.float64)
+
+
+def _per_query(d: q.Dialect, k: int | None, gain: str, denominator: str) -> str:
+    """One row per query from ``rclean`` (q, rel, s, f, r): the statistics of every metric."""
+    top = "TRUE" if k is None else f"rk <= {int(k)}"
+    itop = "TRUE" if k is None else f"irk <= {int(k)}"
+    g = "rel" if gain == "linear" else "(POWER(CAST(2 AS DOUBLE), rel) - CAST(1 AS DOUBLE))"
+    zero = "CAST(0 AS DOUBLE)"
+    return f"""
+WITH ranked AS (
+  SELECT q, rel, ROW_NUMBER() OVER (PARTITION BY q ORDER BY s DESC, f, r) AS rk FROM rclean
+), hits AS (
+  SELECT q, rel, rk, ROW_NUMBER() OVER (PARTITION BY q ORDER BY rk) AS nth
+  FROM ranked WHERE rel > 0
+), ideal AS (
+  SELECT q, rel, ROW_NUMBER() OVER (PARTITION BY q ORDER BY rel DESC, rk) AS irk FROM hits
+), docs AS (
+  SELECT q, COUNT(*) AS n_docs FROM ranked GROUP BY q
+), found AS (
+  SELECT q, COUNT(*) AS n_rel,
+         SUM(CASE WHEN {top} THEN 1 ELSE 0 END) AS hits_k,
+         SUM(CASE WHEN {top} THEN CAST(nth AS DOUBLE) / CAST(rk AS DOUBLE) ELSE {zero} END)
+           AS ap_sum,
+         MIN(rk) AS first_rank,
+         SUM(CASE WHEN {top} THEN {g} / LOG2(CAST(rk AS DOUBLE) + 1) ELSE {zero} END) AS dcg
+  FROM hits GROUP BY q
+), best AS (
+  SELECT q, SUM(CASE WHEN {itop} THEN {g} / LOG2(CAST(irk AS DOUBLE) + 1) ELSE {zero} END)
+           AS idcg
+  FROM ideal GROUP BY q
+)
+SELECT docs.q AS q, docs.n_docs AS n_docs, COALESCE(found.n_rel, 0) AS n_rel,
+       COALESCE(found.hits_k, 0) AS hits_k, found.ap_sum AS ap_sum,
+       found.first_rank AS first_rank, found.dcg AS dcg, best.idcg AS idcg
+FROM docs LEFT JOIN found ON docs.q = found.q LEFT JOIN best ON docs.q = best.q
+"""
+
+
+def _metric_sql(k: int | None, denominator: str) -> dict[str, str]:
+    """Each metric of one query from the per-query row (NULL when it has no relevant row)."""
+    rel = "n_rel > 0"
+    shown = "CAST(n_docs AS DOUBLE)" if k is None else f"CAST({int(k)} AS DOUBLE)"
+    divide = "CAST(n_rel AS DOUBLE)"
+    if denominator == "min_k" and k is not None:
+        divide = f"CAST(LEAST(n_rel, {int(k)}) AS DOUBLE)"
+    return {
+        "precision": f"CASE WHEN {rel} THEN CAST(hits_k AS DOUBLE) / {shown} END",
+        "recall": f"CASE WHEN {rel} THEN CAST(hits_k AS DOUBLE) / CAST(n_rel AS DOUBLE) END",
+        "average_precision": f"CASE WHEN {rel} THEN ap_sum / {divide} END",
+        "ndcg": f"CASE WHEN {rel} THEN dcg / idcg END",
+        "reciprocal_rank": f"CASE WHEN {rel} THEN 1 / CAST(first_rank AS DOUBLE) END",
+    }
+
+
+def ranking_summary(
+    source: str,
+    relevance: str,
+    score: str,
+    query: str,
+    *,
+    k: int | None = 10,
+    gain: str = "linear",
+    denominator: str = "relevant",
+    engine: str = "duckdb",
+    memory_limit: str | None = None,
+    spark=None,
+    cap: int = DEFAULT_CAP,
+    progress: Callable[[str], None] | None = None,
+) -> RankingSummary:
+    """Precision, recall, average precision and NDCG at ``k``, and reciprocal rank, per query.
+
+    The engine counterpart of :func:`metrics.ranking_report`, with the same definitions, ties
+    in row order (the order the engine reads the files in: sorted file names, then position) and
+    queries without a relevant row left out of the means.
+
+    Parameters
+    ----------
+    source : str
+        A Parquet or CSV file, or a glob of them.
+    relevance : str
+        The graded relevance column, >= 0 (a row is relevant when > 0).
+    score, query : str
+        The score column and the query (or user) id column.
+    k : int or None, default 10
+        Cut-off rank; None keeps each query's whole list.
+    gain : {"linear", "exponential"}, default "linear"
+    denominator : {"relevant", "min_k"}, default "relevant"
+        As in :func:`metrics.mean_average_precision`.
+    engine, memory_limit, spark, progress
+        As in :func:`metrics.sql.summarize`.
+    cap : int
+        Queries up to which the per-query report is returned (the means always are).
+
+    Returns
+    -------
+    RankingSummary
+
+    Raises
+    ------
+    SQLInputError
+        Missing or non-numeric columns, negative relevance, or no usable row.
+    """
+    if k is not None and (isinstance(k, bool) or not isinstance(k, int) or k < 1):
+        raise ValueError(f"k must be a positive int or None, got {k!r}.")
+    if gain not in _GAINS:
+        raise ValueError(f"gain must be one of {_GAINS}, got {gain!r}.")
+    if denominator not in _DENOMINATORS:
+        raise ValueError(f"denominator must be one of {_DENOMINATORS}, got {denominator!r}.")
+    say = progress or (lambda _line: None)
+    started = time.monotonic()
+    eng = start_engine(engine, memory_limit, spark)
+    d = eng.dialect
+    say(f"reading {source} with {eng.name}")
+    eng.register(source, ordered=True)
+    columns = eng.columns()
+    missing = [c for c in (relevance, score, query) if c not in columns]
+    if missing:
+        raise SQLInputError(
+            f"no column {', '.join(repr(c) for c in missing)} in {source}; it has "
+            + ", ".join(repr(c) for c in list(columns)[:20])
+            + "."
+        )
+    for c in (relevance, score):
+        if not any(columns[c].startswith(t) for t in NUMERIC):
+            raise SQLInputError(f"column {c!r} is {columns[c]}, not a number.")
+    rel, s, g = d.q(relevance), d.q(score), d.q(query)
+    eng.view(
+        "rclean",
+        f"SELECT {g} AS q, CAST({rel} AS DOUBLE) AS rel, CAST({s} AS DOUBLE) AS s, "
+        f"__file AS f, __row AS r FROM src "
+        f"WHERE {rel} IS NOT NULL AND NOT isnan(CAST({rel} AS DOUBLE)) "
+        f"AND {s} IS NOT NULL AND NOT isnan(CAST({s} AS DOUBLE)) AND {g} IS NOT NULL "
+        f"AND NOT (CAST({g} AS {d.string}) IN ('NaN', 'nan'))",
+    )
+    total = int(eng.rows("SELECT COUNT(*) FROM src")[0][0])
+    kept, lowest = eng.rows("SELECT COUNT(*), MIN(rel) FROM rclean")[0]
+    kept = int(kept)
+    say(f"{total:,} rows, {total - kept:,} dropped (NULL or NaN)")
+    if kept == 0:
+        raise SQLInputError(f"no usable row in {source}: every row has a NULL or NaN value.")
+    if lowest < 0:
+        raise SQLInputError(
+            f"the relevance column {relevance!r} has negative values; grades must be >= 0 "
+            "(0 = not relevant)."
+        )
+    say(f"ranking within each {query}")
+    per_query = _per_query(d, k, gain, denominator)
+    eng.view("per_query", per_query, materialize=True)
+    metric = _metric_sql(k, denominator)
+    n_queries, n_skipped, *means = eng.rows(
+        "SELECT COUNT(*), SUM(CASE WHEN n_rel > 0 THEN 0 ELSE 1 END), "
+        + ", ".join(f"AVG({metric[m]})" for m in _REPORT_METRICS)
+        + " FROM per_query"
+    )[0]
+    report = None
+    if n_queries <= cap:
+        a = eng.arrays(
+            "SELECT q, n_docs, n_rel, "
+            + ", ".join(f"{metric[m]} AS {m}" for m in _REPORT_METRICS)
+            + " FROM per_query"
+        )
+        ids = a["q"].astype(str) if a["q"].dtype == object else a["q"]
+        order = np.argsort(ids, kind="stable")
+        values = {m: _floats(a[m])[order] for m in _REPORT_METRICS}
+        report = RankingReport(
+            query=ids[order],
+            n_docs=np.asarray(a["n_docs"], np.int64)[order],
+            n_relevant=np.asarray(a["n_rel"], np.int64)[order],
+            **values,
+            k=k,
+            gain=gain,
+            denominator=denominator,
+        )
+        # The means as the numpy library takes them (the same values, summed in query order).
+        means = [float(np.nanmean(values[m])) if n_skipped < n_queries else None
+                 for m in _REPORT_METRICS]  # fmt: skip
+    eng.drop("per_query")
+    say(f"done in {time.monotonic() - started:.1f} s")
+    return RankingSummary(
+        rows=kept,
+        dropped=total - kept,
+        n_queries=int(n_queries),
+        n_skipped=int(n_skipped or 0),
+        means={
+            m: (math.nan if v is None else float(v))
+            for m, v in zip(_REPORT_METRICS, means, strict=True)
+        },
+        report=report,
+        k=k,
+        gain=gain,
+        denominator=denominator,
+    )
