@@ -66,13 +66,16 @@ class DuckDBEngine:
                 f"file_row_number AS __row FROM {reader}({paths}, filename = true, "
                 "file_row_number = true)"
             )
-        elif ordered:  # CSV: number the rows in the order they are read
+        elif ordered:  # CSV: loaded in file order into a table, whose rowid keeps that order
             self.con.execute("SET preserve_insertion_order = true")
-            select = (
-                "SELECT * EXCLUDE (filename), filename AS __file, "
-                "ROW_NUMBER() OVER (PARTITION BY filename) AS __row "
-                f"FROM {reader}({paths}, filename = true)"
-            )
+            try:
+                self.con.execute(
+                    "CREATE OR REPLACE TEMP TABLE src_rows AS SELECT * EXCLUDE (filename), "
+                    f"filename AS __file FROM {reader}({paths}, filename = true)"
+                )
+            except self._duckdb.Error as exc:
+                raise SQLInputError(f"cannot read {source}: {_first_line(exc)}") from None
+            select = "SELECT *, rowid AS __row FROM src_rows"
         try:
             self.con.execute(f"CREATE OR REPLACE VIEW src AS {select}")
             self.con.execute("SELECT * FROM src LIMIT 0")
