@@ -1,7 +1,8 @@
 """The load harness (bench/bench_load.py) on a real server: five users at once, three of them
 uploading while the budget has room for one upload only. No session may fail or show an
 exception; each ends on numbers or on the budget's "upload it again" message; the server's
-memory stays within the budget plus 500 MB."""
+memory stays within the budget plus 500 MB; when the browsers leave, their sessions' uploads
+are released (the server logs each release)."""
 
 from __future__ import annotations
 
@@ -22,7 +23,7 @@ def summary():
         budget_mb=BUDGET_MB,
         ramp=2,
         think=0.2,
-        settle=3,
+        settle=7,  # the budget sweeps ended sessions every 5 s
         log=lambda *a: None,
     )
 
@@ -43,3 +44,8 @@ def test_the_budget_dropped_older_uploads_and_held(summary):
     assert all(s["upload_s"] is not None for s in uploaders)
     assert any(s["saw_dropped"] for s in uploaders)  # only one upload fits: others were told
     assert summary["rss_peak_mb"] < BUDGET_MB + 500
+
+
+def test_sessions_that_ended_were_released(summary):
+    # every uploader's entry (dropped or not) is released once its browser has gone
+    assert summary["budget_releases"] == 3
