@@ -304,3 +304,25 @@ def test_ranking_equals_the_numpy_library(tmp_path, fmt, k, gain, denominator):
     assert small.report is None
     for metric, value in got.means.items():
         assert small.means[metric] == pytest.approx(value, abs=1e-12)
+
+
+def test_no_overflow_at_1e10_rows():
+    """2U at 1e10 rows passes 2**63: the 128-bit sum keeps it exact."""
+    from metrics.sql import _queries as q
+    from metrics.sql._engine import DuckDBEngine
+
+    eng = DuckDBEngine()
+    # Three distinct scores, 1e10 rows in all (counts as the per-score table would hold them).
+    pos = [3_000_000_000, 1_000_000_000, 1_000_000_001]
+    neg = [1_000_000_000, 2_000_000_000, 1_999_999_999]
+    eng.view("counts", "SELECT * FROM (VALUES (0.9, 3000000000, 1000000000), "
+                       "(0.5, 1000000000, 2000000000), (0.1, 1000000001, 1999999999)) "
+                       "c(s, pos, neg)")  # fmt: skip
+    n_neg = sum(neg)
+    twice_u, _ = eng.rows(q.areas(q.DUCKDB, q.cumulative("counts"), False, n_neg))[0]
+    below, want = n_neg, 0
+    for p, n in zip(pos, neg, strict=True):
+        below -= n
+        want += p * (2 * below + n)
+    assert want > 2**63
+    assert int(twice_u) == want

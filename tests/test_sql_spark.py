@@ -85,3 +85,39 @@ def test_no_window_runs_on_a_single_partition(tmp_path, spark):
     assert "SinglePartition" not in two_level
     # The check can fail: a plain running sum over the whole table is gathered on one partition.
     assert "SinglePartition" in eng.plan(q.cumulative("counts_0"))
+
+
+def test_spark_no_overflow_at_1e10_rows(spark):
+    eng = SparkEngine(spark)
+    eng.view("counts", "SELECT * FROM VALUES (0.9E0, 3000000000L, 1000000000L), "
+                       "(0.5E0, 1000000000L, 2000000000L), (0.1E0, 1000000001L, 1999999999L) "
+                       "AS c(s, pos, neg)")  # fmt: skip
+    pos = [3_000_000_000, 1_000_000_000, 1_000_000_001]
+    neg = [1_000_000_000, 2_000_000_000, 1_999_999_999]
+    twice_u, _ = eng.rows(q.areas(q.SPARK, eng.cumulative("counts", 3), False, sum(neg)))[0]
+    below, want = sum(neg), 0
+    for p, n in zip(pos, neg, strict=True):
+        below -= n
+        want += p * (2 * below + n)
+    assert want > 2**63
+    assert int(twice_u) == want
+
+
+def test_spark_ranking_equals_the_numpy_library(tmp_path, spark):
+    from metrics.sql import ranking_summary
+
+    rng = np.random.default_rng(3)
+    n = 800
+    t = pd.DataFrame(
+        {
+            "query": rng.integers(0, 40, n),
+            "grade": rng.choice([0, 0, 1, 2], n).astype(float),
+            "score": rng.normal(size=n),  # no ties: Spark's row order is the read order
+        }
+    )
+    path = str(tmp_path / "r.parquet")
+    t.to_parquet(path)
+    got = ranking_summary(path, "grade", "score", "query", k=5, engine="spark", spark=spark)
+    want = metrics.ranking_report(t.grade, t.score, t["query"], k=5)
+    for metric in ("precision", "recall", "average_precision", "ndcg", "reciprocal_rank"):
+        assert got.means[metric] == pytest.approx(want.mean(metric), abs=1e-12), metric

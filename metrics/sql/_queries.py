@@ -151,7 +151,9 @@ FROM ({cumulative_table}) t
 def group_auc(d: Dialect, k: int, weighted: bool) -> str:
     """Per group: rows, positives, negatives (counts or weights) and 2U (any value with one
     class; the AUC is undefined there)."""
-    kind = "DOUBLE" if weighted else d.wide_int
+    if not weighted:
+        return _group_auc_by_ranks(d, k)
+    kind = "DOUBLE"
     counts = per_score(k, weighted, by_group=True)
     return f"""
 SELECT g, SUM(n) AS n, SUM(pos) AS pos, SUM(neg) AS neg,
@@ -163,6 +165,30 @@ FROM (
   FROM ({counts}) c
 ) t
 GROUP BY g
+"""
+
+
+def _group_auc_by_ranks(d: Dialect, k: int) -> str:
+    """Unweighted per-group 2U from mid-ranks (Mann-Whitney), in one sort of the rows within each
+    group and no aggregation per (group, score): a row's mid-rank doubled is ``lt + 1 + le``,
+    ``lt`` the group's rows scoring below it and ``le`` those scoring at most as much, and
+    ``2U = sum over positives of (lt + 1 + le) - P (P + 1)``. Twice as fast as going through
+    per-(group, score) counts when most (group, score) pairs are distinct, as with users."""
+    # No frame: RANK() takes none (Spark refuses one), and COUNT(*)'s default frame with an
+    # ORDER BY is RANGE UNBOUNDED PRECEDING to CURRENT ROW, peers included, in both engines.
+    w = f"(PARTITION BY g ORDER BY s{k})"
+    return f"""
+SELECT g, n, pos, n - pos AS neg,
+       twice_rank - CAST(pos AS {d.wide_int}) * CAST(pos + 1 AS {d.wide_int}) AS twice_u
+FROM (
+  SELECT g, COUNT(*) AS n, CAST(SUM(y) AS BIGINT) AS pos,
+         SUM(CASE WHEN y = 1 THEN CAST(lt + 1 + le AS {d.wide_int})
+                  ELSE CAST(0 AS {d.wide_int}) END) AS twice_rank
+  FROM (
+    SELECT g, y, RANK() OVER {w} - 1 AS lt, COUNT(*) OVER {w} AS le FROM clean
+  ) r
+  GROUP BY g
+) t
 """
 
 
