@@ -436,7 +436,7 @@ def _scales_widget(ds: data.Dataset) -> None:
                 index=kinds.index(sc.kind),
                 format_func=SCALES.get,
                 key=key,
-                on_change=lambda m=model, k=key: thresholds.set_scale(ds, m, st.session_state[k]),
+                on_change=lambda m=model, k=key: thresholds.set_scale(m, st.session_state[k]),
             )
             value, rule = thresholds.default(ds, model)
             now = thresholds.current(ds, model)

@@ -66,8 +66,11 @@ def scale(ds: data.Dataset, model: str) -> Scale:
     return Scale(chosen, f"set by you (read as {SCALES[inferred.kind]}: {inferred.reason})")
 
 
-def set_scale(ds: data.Dataset, model: str, kind: str) -> None:
-    """Override a model's scale; its threshold goes back to the new scale's default."""
+def set_scale(model: str, kind: str) -> None:
+    """Override a model's scale; its threshold goes back to the new scale's default.
+
+    Takes no dataset: a widget callback holding one would keep an upload the memory budget
+    dropped alive until the session's next run."""
     st.session_state.setdefault("scales", {})[model] = kind
     st.session_state.setdefault("thresholds", {}).pop(model, None)
 
