@@ -320,28 +320,6 @@ def partial_auc(key: tuple, model: str, max_fpr: float, _ds: Dataset) -> float:
     )
 
 
-@st.cache_data(max_entries=16, ttl=UPLOAD_TTL, show_spinner="Comparing models...")
-def model_table(key: tuple, models: tuple[str, ...], n_resamples: int, _ds: Dataset):
-    from ui import summaries
-
-    y = _ds.labels_for(models[0])
-    scores = {m: _ds.score(m) for m in models}
-    specs = summaries.metric_specs(
-        probabilities=all(s.min() >= 0 and s.max() <= 1 for s in scores.values()),
-        groups=_ds.prepared.groups,
-    )
-    table, pairs = summaries.model_table(
-        y, scores, specs, weight=_ds.weight, n_resamples=n_resamples
-    )
-    found, pairs = summaries.verdicts(table, pairs, specs)
-    # The specs hold functions, which a cache cannot pickle: return what the page shows.
-    helps = {
-        s.name: ("higher" if s.higher_is_better else "lower") + " is better; " + s.help
-        for s in specs
-    }
-    return table, pairs, found, helps
-
-
 @st.cache_data(max_entries=16, ttl=UPLOAD_TTL, show_spinner=False)
 def delong_pairs(key: tuple, models: tuple[str, ...], _ds: Dataset):
     from ui import summaries

@@ -15,7 +15,7 @@ import pandas as pd
 import streamlit as st
 
 import metrics
-from ui.data import Dataset
+from ui.data import UPLOAD_TTL, Dataset
 
 BAND_GRID = np.linspace(0.0, 1.0, 101)
 THRESHOLD_POINTS = 120  # thresholds per model for the metric-vs-threshold bands
@@ -33,7 +33,7 @@ def _threshold_grid(s: np.ndarray, points: int) -> np.ndarray:
     return grid[::-1]
 
 
-@st.cache_data(max_entries=16, show_spinner="Resampling every model...")
+@st.cache_data(max_entries=16, ttl=UPLOAD_TTL, show_spinner="Resampling every model...")
 def model_table(
     key: tuple,
     models: tuple[str, ...],
@@ -66,7 +66,7 @@ def model_table(
     return table, pairs, found, helps
 
 
-@st.cache_data(max_entries=8, show_spinner="Resampling the curves...")
+@st.cache_data(max_entries=8, ttl=UPLOAD_TTL, show_spinner="Resampling the curves...")
 def curves(
     key: tuple, models: tuple[str, ...], n_resamples: int, _ds: Dataset
 ) -> metrics.FastBootstrap:
@@ -112,7 +112,7 @@ def decision_bands(fast: metrics.FastBootstrap, models) -> dict[str, tuple[np.nd
     }
 
 
-@st.cache_data(max_entries=16, show_spinner="Resampling the operating points...")
+@st.cache_data(max_entries=16, ttl=UPLOAD_TTL, show_spinner="Resampling the operating points...")
 def operating_intervals(
     key: tuple,
     models: tuple[str, ...],
@@ -149,7 +149,7 @@ def operating_intervals(
     return pd.DataFrame(rows)
 
 
-@st.cache_data(max_entries=16, show_spinner="Resampling users...")
+@st.cache_data(max_entries=16, ttl=UPLOAD_TTL, show_spinner="Resampling users...")
 def gauc_difference(
     key: tuple, a: str, b: str, weighting: str, n_resamples: int, _ds: Dataset
 ) -> metrics.BootstrapResult:
