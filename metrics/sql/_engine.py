@@ -10,6 +10,7 @@ import glob
 import math
 import os
 import sys
+import tempfile
 import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -51,6 +52,9 @@ class DuckDBEngine:
         if threads:
             self.con.execute(f"SET threads = {int(threads)}")
         self.con.execute("SET preserve_insertion_order = false")
+        # Spill under the system's temporary directory, not into the working directory (.tmp).
+        spill = os.path.join(tempfile.gettempdir(), f"metrics-lens-duckdb-{os.getpid()}")
+        self.con.execute("SET temp_directory = '" + spill.replace("'", "''") + "'")
 
     def register(self, source: str, ordered: bool = False) -> None:
         """The view ``src``; with ``ordered``, plus ``__file`` and ``__row``, the position of
