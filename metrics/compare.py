@@ -418,11 +418,7 @@ def roc_auc_ci(
     if problem is not None:
         warn_undefined(problem)
         return AUCInterval(auc, math.nan, math.nan, math.nan, alpha, n_pos, n_neg)
-    std_error = math.sqrt(placements.variance(0))
-    half = _normal_quantile(alpha) * std_error
-    return AUCInterval(
-        auc, std_error, max(0.0, auc - half), min(1.0, auc + half), alpha, n_pos, n_neg
-    )
+    return auc_interval_from_variance(auc, placements.variance(0), n_pos, n_neg, alpha=alpha)
 
 
 @dataclass(frozen=True)
@@ -553,9 +549,28 @@ def delong_test(
     if problem is not None:
         warn_undefined(problem)
         return DeLongResult(auc_a=auc_a, auc_b=auc_b, difference=difference, **undefined, **counts)
-    var_a = placements.variance(0)
-    var_b = placements.variance(1)
-    var_diff = placements.variance(0, 1)
+    return delong_from_variances(
+        auc_a, auc_b, placements.variance(0), placements.variance(1),
+        placements.variance(0, 1), n_pos, n_neg, alpha=alpha,
+    )  # fmt: skip
+
+
+def delong_from_variances(
+    auc_a: float,
+    auc_b: float,
+    var_a: float,
+    var_b: float,
+    var_diff: float,
+    n_pos: int,
+    n_neg: int,
+    *,
+    alpha: float = 0.05,
+) -> DeLongResult:
+    """The :class:`DeLongResult` of two AUCs whose DeLong variances (of each, and of their
+    difference) were computed elsewhere: by :func:`delong_test`, or by an engine that summed
+    the placements in SQL (:func:`metrics.sql.delong`)."""
+    alpha = _check_alpha(alpha)
+    difference = auc_a - auc_b
     std_error = math.sqrt(var_diff)
     if std_error > 0:
         z = difference / std_error
@@ -567,7 +582,7 @@ def delong_test(
         correlation = (var_a + var_b - var_diff) / (2.0 * math.sqrt(var_a * var_b))
         correlation = min(1.0, max(-1.0, correlation))
     else:
-        correlation = nan
+        correlation = math.nan
     return DeLongResult(
         auc_a=auc_a,
         auc_b=auc_b,
@@ -583,6 +598,19 @@ def delong_test(
         correlation=correlation,
         n_pos=n_pos,
         n_neg=n_neg,
+    )
+
+
+def auc_interval_from_variance(
+    auc: float, variance: float, n_pos: int, n_neg: int, *, alpha: float = 0.05
+) -> AUCInterval:
+    """The :class:`AUCInterval` of an AUC whose DeLong variance was computed elsewhere (as
+    :func:`roc_auc_ci` computes it from the rows)."""
+    alpha = _check_alpha(alpha)
+    std_error = math.sqrt(variance)
+    half = _normal_quantile(alpha) * std_error
+    return AUCInterval(
+        auc, std_error, max(0.0, auc - half), min(1.0, auc + half), alpha, n_pos, n_neg
     )
 
 

@@ -17,7 +17,7 @@ import pandas as pd
 import pytest
 
 import metrics
-from metrics.sql import SQLInputError, load_summary, summarize
+from metrics.sql import SQLInputError, delong, load_summary, summarize
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -326,3 +326,47 @@ def test_no_overflow_at_1e10_rows():
         want += p * (2 * below + n)
     assert want > 2**63
     assert int(twice_u) == want
+
+
+def _assert_delong_equals_the_rows(s, ok: pd.DataFrame, names) -> None:
+    """The engine's DeLong intervals and paired tests equal the numpy library's on the rows."""
+    y = ok.clicked.to_numpy()
+    for name in names:
+        want = metrics.roc_auc_ci(y, ok[name])
+        got = s.interval(name)
+        assert got.auc == want.auc  # exact: the positives' placements sum to 2U
+        assert got.std_error == pytest.approx(want.std_error, rel=1e-12)
+        assert (got.ci_low, got.ci_high) == pytest.approx((want.ci_low, want.ci_high), rel=1e-12)
+    for i, a in enumerate(names):
+        for b in names[i + 1 :]:
+            want = metrics.delong_test(y, ok[a], ok[b])
+            got = s.test(a, b)
+            assert got.difference == want.difference
+            assert got.std_error == pytest.approx(want.std_error, rel=1e-12)
+            assert got.p_value == pytest.approx(want.p_value, rel=1e-9, abs=1e-300)
+            assert got.correlation == pytest.approx(want.correlation, rel=1e-9)
+
+
+@pytest.mark.parametrize("fmt", ["parquet", "csv"])
+def test_delong_from_the_engine_equals_the_numpy_library(tmp_path, fmt):
+    t = _table(seed=3)
+    t["coarse"] = np.floor(t.smooth * 2)  # few distinct scores: heavy ties across both classes
+    t.loc[20, "coarse"] = -0.0  # groups with 0.0: one score, not two
+    path = tmp_path / f"t.{fmt}"
+    t.to_parquet(path) if fmt == "parquet" else t.to_csv(path, index=False)
+    names = ["tied", "smooth", "coarse"]
+    s = delong(str(path), "clicked", names)
+    ok = _usable(t)
+    assert (s.n_pos, s.n_neg) == (int(ok.clicked.sum()), int((ok.clicked == 0).sum()))
+    _assert_delong_equals_the_rows(s, ok, names)
+    same = delong(str(path), "clicked", ["tied", "tied"]).test("tied", "tied")
+    assert (same.difference, same.std_error, same.p_value) == (0.0, 0.0, 1.0)
+
+
+def test_delong_refuses_what_it_cannot_pair(tmp_path):
+    path = tmp_path / "t.parquet"
+    _table().to_parquet(path)
+    with pytest.raises(SQLInputError, match="no column 'nope'"):
+        delong(str(path), "clicked", ["tied", "nope"])
+    with pytest.raises(KeyError, match="no score column"):
+        delong(str(path), "clicked", ["tied"]).interval("smooth")

@@ -12,7 +12,7 @@ import pytest
 
 import metrics
 from metrics.sql import _queries as q
-from metrics.sql import local_spark, summarize
+from metrics.sql import delong, local_spark, summarize
 from metrics.sql._engine import SparkEngine
 
 
@@ -121,3 +121,13 @@ def test_spark_ranking_equals_the_numpy_library(tmp_path, spark):
     want = metrics.ranking_report(t.grade, t.score, t["query"], k=5)
     for metric in ("precision", "recall", "average_precision", "ndcg", "reciprocal_rank"):
         assert got.means[metric] == pytest.approx(want.mean(metric), abs=1e-12), metric
+
+
+def test_spark_delong_equals_the_numpy_library(tmp_path, spark):
+    from tests.test_sql import _assert_delong_equals_the_rows
+
+    t = _table()
+    path = str(tmp_path / "t.parquet")
+    t.to_parquet(path)
+    s = delong(path, "clicked", ["tied", "smooth"], engine="spark", spark=spark)
+    _assert_delong_equals_the_rows(s, t.dropna(), ["tied", "smooth"])

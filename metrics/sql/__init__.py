@@ -14,22 +14,31 @@ when an engine is started::
                   group="user_id", memory_limit="2GB")
     s.models["model_a"].auc, s.models["model_a"].gauc, s.models["model_a"].ap("voc11")
 
+DeLong's intervals and paired tests of the AUCs come from :func:`delong` (one more pass).
 Ranking metrics per query (P@k, R@k, MAP@k, NDCG@k, MRR) come from :func:`ranking_summary`.
 
 The command line does the same: ``python -m metrics.sql --help``.
 """
 
-from metrics.sql._engine import DEFAULT_CAP, SQLInputError, local_spark, summarize
+from metrics.sql._engine import DEFAULT_CAP, SQLInputError, delong, local_spark, summarize
 from metrics.sql._ranking import RankingSummary, ranking_summary
-from metrics.sql._summary import ModelSummary, ScoreTable, Summary, load_summary
+from metrics.sql._summary import (
+    DeLongSummary,
+    ModelSummary,
+    ScoreTable,
+    Summary,
+    load_summary,
+)
 
 __all__ = [
     "DEFAULT_CAP",
+    "DeLongSummary",
     "ModelSummary",
     "RankingSummary",
     "SQLInputError",
     "ScoreTable",
     "Summary",
+    "delong",
     "load_summary",
     "local_spark",
     "ranking_summary",

@@ -13,12 +13,13 @@ import sys
 import tempfile
 import time
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 
 from metrics.sql import _queries as q
-from metrics.sql._summary import ModelSummary, ScoreTable, Summary
+from metrics.sql._summary import DeLongSummary, ModelSummary, ScoreTable, Summary
 
 DEFAULT_CAP = 2_000_000  # distinct scores up to which the exact per-score table comes back
 DEFAULT_BINS = 100_000  # score ranges of the binned table above the cap
@@ -334,50 +335,21 @@ def _positive_condition(engine, label: str, kind: str, pos_label) -> tuple[str, 
     )
 
 
-def summarize(
-    source: str,
-    label: str,
-    scores: Sequence[str],
-    *,
-    group: str | None = None,
-    weight: str | None = None,
-    pos_label=None,
-    engine: str = "duckdb",
-    memory_limit: str | None = None,
-    spark=None,
-    cap: int = DEFAULT_CAP,
-    bins: int = DEFAULT_BINS,
-    progress: Callable[[str], None] | None = None,
-) -> Summary:
-    """Exact AUC, step AP, GAUC and per-score tables of every score column of ``source``.
+@dataclass
+class _Opened:
+    """A started engine with the view ``clean`` of the usable rows, and their class totals."""
 
-    Parameters
-    ----------
-    source : str
-        A Parquet or CSV file, or a glob of them.
-    label, scores, group, weight : column names
-    pos_label : optional
-        The positive class; needed for more than two label values or unfamiliar words.
-    engine : {"duckdb", "spark"}
-    memory_limit : str, optional
-        DuckDB's memory limit ("2GB"); it spills to disk beyond it.
-    spark : SparkSession, optional
-        For ``engine="spark"``: a session to use (a cluster, Spark Connect); local[2] if None.
-    cap : int
-        Distinct scores up to which the exact per-score table is returned (24 bytes each).
-    bins : int
-        Score ranges of the binned table returned above the cap.
-    progress : callable, optional
-        Called with a line of text at every step.
+    eng: object
+    total: int
+    kept: int
+    n_pos: int | float
+    n_neg: int | float
+    positive: str
+    weighted: bool
 
-    Raises
-    ------
-    SQLInputError
-        Missing columns, non-numeric scores, more than two label values without ``pos_label``,
-        no usable row, one class only, or an unreadable source; the message says what to do.
-    """
-    say = progress or (lambda _line: None)
-    started = time.monotonic()
+
+def _open(source, label, scores, group, weight, pos_label, engine, memory_limit, spark, say):
+    """Start the engine, check the columns and labels, and define ``clean``."""
     if not scores:
         raise SQLInputError("give at least one score column (--score).")
     eng = start_engine(engine, memory_limit, spark)
@@ -424,6 +396,55 @@ def summarize(
         raise SQLInputError(
             f"no {which} row (positive class {positive!r}): AUC and AP need both classes."
         )
+    return _Opened(eng, total, kept, n_pos, n_neg, positive, weighted)
+
+
+def summarize(
+    source: str,
+    label: str,
+    scores: Sequence[str],
+    *,
+    group: str | None = None,
+    weight: str | None = None,
+    pos_label=None,
+    engine: str = "duckdb",
+    memory_limit: str | None = None,
+    spark=None,
+    cap: int = DEFAULT_CAP,
+    bins: int = DEFAULT_BINS,
+    progress: Callable[[str], None] | None = None,
+) -> Summary:
+    """Exact AUC, step AP, GAUC and per-score tables of every score column of ``source``.
+
+    Parameters
+    ----------
+    source : str
+        A Parquet or CSV file, or a glob of them.
+    label, scores, group, weight : column names
+    pos_label : optional
+        The positive class; needed for more than two label values or unfamiliar words.
+    engine : {"duckdb", "spark"}
+    memory_limit : str, optional
+        DuckDB's memory limit ("2GB"); it spills to disk beyond it.
+    spark : SparkSession, optional
+        For ``engine="spark"``: a session to use (a cluster, Spark Connect); local[2] if None.
+    cap : int
+        Distinct scores up to which the exact per-score table is returned (24 bytes each).
+    bins : int
+        Score ranges of the binned table returned above the cap.
+    progress : callable, optional
+        Called with a line of text at every step.
+
+    Raises
+    ------
+    SQLInputError
+        Missing columns, non-numeric scores, more than two label values without ``pos_label``,
+        no usable row, one class only, or an unreadable source; the message says what to do.
+    """
+    say = progress or (lambda _line: None)
+    started = time.monotonic()
+    o = _open(source, label, scores, group, weight, pos_label, engine, memory_limit, spark, say)
+    eng, d, weighted, n_pos, n_neg = o.eng, o.eng.dialect, o.weighted, o.n_pos, o.n_neg
     models = {}
     for k, name in enumerate(scores):
         say(f"{name}: per-score counts")
@@ -467,11 +488,61 @@ def summarize(
         source=source,
         engine=eng.name,
         label=label,
-        positive=positive,
-        rows=kept,
-        dropped=total - kept,
+        positive=o.positive,
+        rows=o.kept,
+        dropped=o.total - o.kept,
         models=models,
         group=group,
         weight=weight,
         cap=cap,
     )
+
+
+def delong(
+    source: str,
+    label: str,
+    scores: Sequence[str],
+    *,
+    pos_label=None,
+    engine: str = "duckdb",
+    memory_limit: str | None = None,
+    spark=None,
+    progress: Callable[[str], None] | None = None,
+) -> DeLongSummary:
+    """DeLong's variances and covariances of the AUCs of every score column, from the rows.
+
+    Each model's per-score counts give its placements; one more pass joins every row to its
+    placement under each model and sums them, and their products, per class in exact integers.
+    The per-score tables alone cannot pair the models: the covariance needs both placements of
+    the same row. Unweighted, as :func:`metrics.delong_test`; a row with a NULL or NaN label or
+    score is dropped as in :func:`summarize`.
+
+    Returns
+    -------
+    DeLongSummary
+        ``.interval(model)`` and ``.test(a, b)`` give :class:`metrics.AUCInterval` and
+        :class:`metrics.DeLongResult`, equal to those the numpy library computes from the rows.
+    """
+    say = progress or (lambda _line: None)
+    o = _open(source, label, scores, None, None, pos_label, engine, memory_limit, spark, say)
+    eng = o.eng
+    for k, name in enumerate(scores):
+        say(f"{name}: placements")
+        eng.view(f"counts_{k}", q.per_score(k, False), materialize=True)
+        distinct = int(eng.rows(f"SELECT COUNT(*) FROM counts_{k}")[0][0])
+        cum = eng.cumulative(f"counts_{k}", distinct)
+        eng.view(f"place_{k}", q.placements(cum, o.n_pos, o.n_neg), materialize=True)
+    say("DeLong sums over every row")
+    result = eng.rows(q.placement_moments(eng.dialect, len(scores)))
+    for k in range(len(scores)):
+        eng.drop(f"place_{k}")
+        eng.drop(f"counts_{k}")
+    width = len(scores)
+    pairs = [(i, j) for i in range(width) for j in range(i, width)]
+    sums, products = {}, {}
+    for row in result:
+        c = int(row[0])
+        values = [int(v) for v in row[2:]]
+        sums[c] = values[:width]
+        products[c] = dict(zip(pairs, values[width:], strict=True))
+    return DeLongSummary(list(scores), int(o.n_pos), int(o.n_neg), sums, products)

@@ -229,3 +229,32 @@ FROM clean CROSS JOIN (SELECT MIN(s{k}) AS lo, MAX(s{k}) AS hi FROM clean) r
 GROUP BY CAST(FLOOR((s{k} - lo) / (CASE WHEN hi > lo THEN hi - lo ELSE 1 END) * {bins})
               AS BIGINT)
 """
+
+
+def placements(cumulative_table: str, n_pos: int, n_neg: int) -> str:
+    """Per score, twice the DeLong placement of a positive there (``t10``: the negatives below,
+    ties one half) and of a negative there (``t01``: the positives above, ties one half)."""
+    return (
+        f"SELECT s, CAST(2 * ({int(n_neg)} - fp) + neg AS BIGINT) AS t10, "
+        f"CAST(2 * tp - pos AS BIGINT) AS t01 FROM ({cumulative_table}) c"
+    )
+
+
+def placement_moments(d: Dialect, k_models: int) -> str:
+    """Per class: the rows, and the sums of every model's twice-placements and of every product
+    of two models' (the DeLong covariance), in the wide integer type: exact at 1e10 rows."""
+    picks = ", ".join(
+        f"CASE WHEN c.y = 1 THEN p{k}.t10 ELSE p{k}.t01 END AS a{k}" for k in range(k_models)
+    )
+    joins = " ".join(f"JOIN place_{k} p{k} ON c.s{k} = p{k}.s" for k in range(k_models))
+    wide = [f"CAST(a{k} AS {d.wide_int})" for k in range(k_models)]
+    sums = [f"SUM({wide[i]}) AS m{i}" for i in range(k_models)]
+    sums += [
+        f"SUM({wide[i]} * {wide[j]}) AS m{i}_{j}"
+        for i in range(k_models)
+        for j in range(i, k_models)
+    ]
+    return (
+        f"SELECT y, COUNT(*) AS n, {', '.join(sums)} "
+        f"FROM (SELECT c.y, {picks} FROM clean c {joins}) t GROUP BY y"
+    )

@@ -14,6 +14,7 @@ from pathlib import Path
 import numpy as np
 
 from metrics.average_precision import AP_METHODS, ap_breakdown
+from metrics.compare import auc_interval_from_variance, delong_from_variances
 from metrics.curves import ThresholdCounts
 from metrics.groups import GroupAUC
 
@@ -249,3 +250,63 @@ def load_summary(path: str | Path) -> Summary:
 
 def nan_to_none(value: float) -> float | None:
     return None if value is None or (isinstance(value, float) and math.isnan(value)) else value
+
+
+@dataclass
+class DeLongSummary:
+    """DeLong's placement sums for every score column, from one pass of the engine: exact
+    integers, so each AUC, its variance and every pairwise covariance are as the numpy library
+    computes them from the rows (:func:`metrics.roc_auc_ci`, :func:`metrics.delong_test`).
+
+    ``sums[c][i]`` is the sum of model ``i``'s twice-placements over the rows of class ``c``
+    (1 positive, 0 negative) and ``products[c][(i, j)]`` the sum of the products of models
+    ``i`` and ``j``'s, ``i <= j``.
+    """
+
+    models: list[str]
+    n_pos: int
+    n_neg: int
+    sums: dict[int, list[int]]
+    products: dict[int, dict[tuple[int, int], int]]
+
+    def _index(self, model: str) -> int:
+        if model not in self.models:
+            raise KeyError(f"no score column {model!r}; the summary has {self.models}.")
+        return self.models.index(model)
+
+    def auc(self, model: str) -> float:
+        # The positives' twice-placements sum to 2U; one integer division, rounded once.
+        return self.sums[1][self._index(model)] / (2 * self.n_pos * self.n_neg)
+
+    def _class_variance(self, c: int, i: int, j: int | None) -> int | float:
+        n = self.n_pos if c == 1 else self.n_neg
+        if n < 2:
+            return math.nan
+        p = self.products[c]
+        if j is None:
+            total, squares = self.sums[c][i], p[(i, i)]
+        else:
+            total = self.sums[c][i] - self.sums[c][j]
+            squares = p[(i, i)] - 2 * p[(min(i, j), max(i, j))] + p[(j, j)]
+        return (n * squares - total * total) / (n * (n - 1))  # exact integers, divided once
+
+    def variance(self, a: str, b: str | None = None) -> float:
+        """DeLong variance of AUC ``a``, or of AUC ``a`` minus AUC ``b``."""
+        i = self._index(a)
+        j = None if b is None else self._index(b)
+        s10 = self._class_variance(1, i, j) / (4.0 * self.n_neg**2)
+        s01 = self._class_variance(0, i, j) / (4.0 * self.n_pos**2)
+        return s10 / self.n_pos + s01 / self.n_neg
+
+    def interval(self, model: str, alpha: float = 0.05):
+        """The AUC with DeLong's standard error and interval (:class:`metrics.AUCInterval`)."""
+        return auc_interval_from_variance(
+            self.auc(model), self.variance(model), self.n_pos, self.n_neg, alpha=alpha
+        )
+
+    def test(self, a: str, b: str, alpha: float = 0.05):
+        """DeLong's test of AUC ``a`` against AUC ``b`` (:class:`metrics.DeLongResult`)."""
+        return delong_from_variances(
+            self.auc(a), self.auc(b), self.variance(a), self.variance(b), self.variance(a, b),
+            self.n_pos, self.n_neg, alpha=alpha,
+        )  # fmt: skip
