@@ -370,3 +370,19 @@ def test_delong_refuses_what_it_cannot_pair(tmp_path):
         delong(str(path), "clicked", ["tied", "nope"])
     with pytest.raises(KeyError, match="no score column"):
         delong(str(path), "clicked", ["tied"]).interval("smooth")
+
+
+def test_delong_of_one_model_from_its_per_score_table(tmp_path):
+    from metrics.sql import DeLongSummary
+
+    t = _table(seed=5)
+    path = tmp_path / "t.parquet"
+    t.to_parquet(path)
+    s = summarize(str(path), "clicked", ["tied", "smooth"])
+    ok = _usable(t)
+    for name in ("tied", "smooth"):
+        one = DeLongSummary.from_table(name, s.models[name].table)
+        _assert_delong_equals_the_rows(one, ok, [name])
+    weighted = summarize(str(path), "clicked", ["tied"], weight="w").models["tied"].table
+    with pytest.raises(ValueError, match="integer counts"):
+        DeLongSummary.from_table("tied", weighted)

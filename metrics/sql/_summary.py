@@ -269,6 +269,26 @@ class DeLongSummary:
     sums: dict[int, list[int]]
     products: dict[int, dict[tuple[int, int], int]]
 
+    @classmethod
+    def from_table(cls, model: str, table: ScoreTable) -> DeLongSummary:
+        """One model's DeLong sums from its exact per-score table (integer counts): the
+        placements depend on the score only, so no pass over the rows is needed. (Pairs of
+        models do need one: see :func:`metrics.sql.delong`.)"""
+        pos = np.asarray(table.pos)
+        neg = np.asarray(table.neg)
+        if pos.dtype.kind not in "iu" or neg.dtype.kind not in "iu":
+            raise ValueError("DeLong's variance needs integer counts: this table is weighted.")
+        n_pos, n_neg = int(pos.sum()), int(neg.sum())
+        # Exact integers: int64 while the largest sum fits, Python integers past it.
+        big = max(n_pos, n_neg) * (2 * (n_pos + n_neg)) ** 2 >= 2**62
+        pos, neg = (pos.astype(object), neg.astype(object)) if big else (pos, neg)
+        t10 = 2 * (n_neg - np.cumsum(neg)) + neg
+        t01 = 2 * np.cumsum(pos) - pos
+        sums = {1: [int((pos * t10).sum())], 0: [int((neg * t01).sum())]}
+        products = {1: {(0, 0): int((pos * t10 * t10).sum())},
+                    0: {(0, 0): int((neg * t01 * t01).sum())}}  # fmt: skip
+        return cls([model], n_pos, n_neg, sums, products)
+
     def _index(self, model: str) -> int:
         if model not in self.models:
             raise KeyError(f"no score column {model!r}; the summary has {self.models}.")
