@@ -11,13 +11,16 @@ import streamlit as st
 import metrics
 from metrics.calibration import calibration_curve
 from metrics.flips import flip_table
-from ui import band_charts, charts, data, shell, thresholds, uncertainty
+from ui import band_charts, charts, data, server_compare, shell, thresholds, uncertainty
 from ui.explain import explain, num
 from ui.safe import md
 from ui.show import chart, csv_download, rows_behind
 
 ds, model = shell.page_context()
 st.header("Compare models")
+if ds.engine is not None:  # a server dataset: the engine's sums, not the rows
+    server_compare.show(ds)
+    st.stop()
 
 models = shell.model_picker("Models", "compare_models", ds)
 if not models:

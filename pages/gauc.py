@@ -7,7 +7,7 @@ import streamlit as st
 
 import metrics
 from metrics.significance import bootstrap_p_value
-from ui import data, gauc_charts, shell, uncertainty
+from ui import data, gauc_charts, server_source, shell, uncertainty
 from ui.explain import explain, num
 from ui.numbers import plural
 from ui.safe import md
@@ -16,15 +16,19 @@ from ui.show import chart
 ds, model = shell.page_context()
 st.header("GAUC: per-user AUC")
 
-groups = ds.prepared.groups
-if groups is None:
+engine = ds.engine  # a server dataset: the engine's per-user sums, not the rows
+if engine is None and ds.prepared.groups is None:
     st.info(
         "GAUC needs a user or query id on every row. Map a user/query id column in the sidebar "
         '(Upload → Columns → User / query id), or pick the "Recommender clicks" sample.'
     )
     st.stop()
-
-group_col = ds.mapping.group or "user"
+if engine is not None:
+    engine_results = server_source.gauc_results(engine.summary)
+    if engine_results is None:
+        st.stop()
+group_col = engine.summary.group if engine is not None else ds.mapping.group or "user"
+weighted = (engine.summary.weight if engine is not None else ds.weight) is not None
 st.caption(
     f"**{md(model)}** on {md(ds.name)}, users = {md(group_col)}. GAUC is the ROC AUC of each "
     "user's own rows, averaged over the users that have both classes. Global AUC also compares "
@@ -60,7 +64,10 @@ weighting = st.radio(
     help="Every weighting skips the users with one class only: their AUC is undefined.",
 )
 
-results = {m: (data.areas(ds.key, m, ds)["auc"], _table(ds.key, m, ds)) for m in ds.models}
+if engine is not None:
+    results = engine_results
+else:
+    results = {m: (data.areas(ds.key, m, ds)["auc"], _table(ds.key, m, ds)) for m in ds.models}
 global_auc, table = results[model]
 gauc = gauc_charts.gauc_value(table, weighting)
 skipped = gauc_charts.skipped_counts(table)
@@ -135,7 +142,7 @@ explain(
     f"have no AUC and weight 0. Total weight {_count(total_weight)}. Global AUC "
     f"({_fmt(global_auc)}) compares all {_count(every)} positive-negative pairs, GAUC only "
     f"the {_count(within)} pairs within a user ({within / every:.1%} of them)."
-    + (" Rows and positives are sums of sample weights." if ds.weight is not None else ""),
+    + (" Rows and positives are sums of sample weights." if weighted else ""),
 )
 # The counted user with the most rows shows the per-user formula with its own numbers.
 big = int(np.argmax(np.where(table.defined, table.rows, -1)))
@@ -225,65 +232,72 @@ st.download_button(
 )
 
 st.subheader("Why GAUC differs: shift each user's scores")
-with st.container(border=True):
-    mode_col, strength_col = st.columns([1, 2])
-    mode = mode_col.radio(
-        "Offset per user",
-        list(gauc_charts.OFFSET_MODES),
-        format_func=gauc_charts.OFFSET_MODES.get,
-        key="gauc_offset_mode",
-    )
-    strength = strength_col.slider(
-        "Per-user offset strength",
-        -2.0,
-        2.0,
-        1.0,
-        step=0.25,
-        key="gauc_offset_strength",
-        help="Every row of a user gets the same offset: strength × the user's offset.",
-    )
-STRENGTHS = (-2.0, -1.5, -1.0, -0.5, 0.0, 0.5, 1.0, 1.5, 2.0)
-sweep, k, overall = _sweep(ds.key, model, mode, weighting, STRENGTHS, ds)
-base = sweep.set_index("strength").loc[0.0]
-if float(strength) in STRENGTHS:
-    now = sweep.set_index("strength").loc[float(strength)]
-else:  # between grid points: one more shift, cached on its own so the grid is not redone
-    now = _sweep(ds.key, model, mode, weighting, (float(strength),), ds)[0].iloc[0]
-left, right = st.columns(2)
-for col, name in ((left, "global AUC"), (right, "GAUC")):
-    delta = now[name] - base[name]
-    col.metric(
-        f"{'Global AUC' if name == 'global AUC' else f'GAUC ({weighting})'}, shifted",
-        _fmt(now[name]),
-        delta="unchanged" if delta == 0 else f"{delta:+.4f} vs no offset",
-        delta_color="off" if delta == 0 else "normal",
-        delta_arrow="off" if delta == 0 else "auto",
-    )
-st.caption(
-    "Adding the same offset to every row of a user keeps that user's order, so each AUC_u "
-    "and the GAUC stay exactly the same. Global AUC also compares rows of different users, "
-    "so it moves: a model can gain or lose global AUC by scoring whole users higher or lower, "
-    "without ranking any user's own items better."
-)
-chart(gauc_charts.offset_sweep_figure(sweep, strength=strength), key="gauc_sweep")
-if mode == "click_rate":
-    offset_tex = (
-        r"\text{offset}_u = \text{strength} \times (\text{click rate}_u - "
-        rf"\overline{{\text{{click rate}}}}) \times k,\quad \overline{{\text{{click rate}}}} = "
-        rf"{num(overall)},\ k = \frac{{\text{{sd(scores)}}}}{{\text{{sd(users' click rates)}}}}"
-        rf" = {num(k)}"
+if engine is not None:
+    st.info(
+        "Shifting each user's scores needs the rows, and a server dataset reaches this page as "
+        "the engine's per-user sums. Upload a sample of the table, or open the "
+        '"Recommender clicks" sample, to see global AUC move while GAUC stays put.'
     )
 else:
-    offset_tex = (
-        r"\text{offset}_u = \text{strength} \times z_u \times k,\quad z_u \sim N(0, 1)"
-        rf"\text{{ (random seed 0)}},\ k = \text{{sd(scores)}} = {num(k)}"
+    with st.container(border=True):
+        mode_col, strength_col = st.columns([1, 2])
+        mode = mode_col.radio(
+            "Offset per user",
+            list(gauc_charts.OFFSET_MODES),
+            format_func=gauc_charts.OFFSET_MODES.get,
+            key="gauc_offset_mode",
+        )
+        strength = strength_col.slider(
+            "Per-user offset strength",
+            -2.0,
+            2.0,
+            1.0,
+            step=0.25,
+            key="gauc_offset_strength",
+            help="Every row of a user gets the same offset: strength × the user's offset.",
+        )
+    STRENGTHS = (-2.0, -1.5, -1.0, -0.5, 0.0, 0.5, 1.0, 1.5, 2.0)
+    sweep, k, overall = _sweep(ds.key, model, mode, weighting, STRENGTHS, ds)
+    base = sweep.set_index("strength").loc[0.0]
+    if float(strength) in STRENGTHS:
+        now = sweep.set_index("strength").loc[float(strength)]
+    else:  # between grid points: one more shift, cached on its own so the grid is not redone
+        now = _sweep(ds.key, model, mode, weighting, (float(strength),), ds)[0].iloc[0]
+    left, right = st.columns(2)
+    for col, name in ((left, "global AUC"), (right, "GAUC")):
+        delta = now[name] - base[name]
+        col.metric(
+            f"{'Global AUC' if name == 'global AUC' else f'GAUC ({weighting})'}, shifted",
+            _fmt(now[name]),
+            delta="unchanged" if delta == 0 else f"{delta:+.4f} vs no offset",
+            delta_color="off" if delta == 0 else "normal",
+            delta_arrow="off" if delta == 0 else "auto",
+        )
+    st.caption(
+        "Adding the same offset to every row of a user keeps that user's order, so each AUC_u "
+        "and the GAUC stay exactly the same. Global AUC also compares rows of different users, "
+        "so it moves: a model can gain or lose global AUC by scoring whole users higher or lower, "
+        "without ranking any user's own items better."
     )
-explain(
-    "the offset",
-    [offset_tex, r"s'_i = s_i + \text{offset}_{u(i)}"],
-    note=f"The click rate is the share of {md(ds.positive_name)} rows. Strength {strength:g}: "
-    f"global AUC {_fmt(now['global AUC'])}, GAUC {_fmt(now['GAUC'])}.",
-)
+    chart(gauc_charts.offset_sweep_figure(sweep, strength=strength), key="gauc_sweep")
+    if mode == "click_rate":
+        offset_tex = (
+            r"\text{offset}_u = \text{strength} \times (\text{click rate}_u - "
+            rf"\overline{{\text{{click rate}}}}) \times k,\quad \overline{{\text{{click rate}}}} = "
+            rf"{num(overall)},\ k = \frac{{\text{{sd(scores)}}}}{{\text{{sd(users' click rates)}}}}"
+            rf" = {num(k)}"
+        )
+    else:
+        offset_tex = (
+            r"\text{offset}_u = \text{strength} \times z_u \times k,\quad z_u \sim N(0, 1)"
+            rf"\text{{ (random seed 0)}},\ k = \text{{sd(scores)}} = {num(k)}"
+        )
+    explain(
+        "the offset",
+        [offset_tex, r"s'_i = s_i + \text{offset}_{u(i)}"],
+        note=f"The click rate is the share of {md(ds.positive_name)} rows. Strength {strength:g}: "
+        f"global AUC {_fmt(now['global AUC'])}, GAUC {_fmt(now['GAUC'])}.",
+    )
 
 if len(results) > 1:
     st.subheader("Head to head: every user's AUC under two models")
@@ -304,7 +318,9 @@ if len(results) > 1:
         "rows."
     )
     try:
-        boot = uncertainty.gauc_difference(ds.key, name_a, name_b, weighting, 1000, ds)
+        boot = uncertainty.gauc_difference(
+            ds.key, name_a, name_b, weighting, 1000, (results[name_a][1], results[name_b][1])
+        )
     except ValueError as exc:  # a model with no user that has both classes
         st.info(md(f"No interval on the GAUC difference: {exc}", limit=400))
     else:

@@ -8,7 +8,7 @@ import streamlit as st
 
 import metrics
 from ui import multilabel_charts as mc
-from ui import shell
+from ui import server_source, shell
 from ui.explain import explain, num
 from ui.show import chart
 
@@ -39,6 +39,10 @@ preset = (
     or CURRENT
 )
 if preset == CURRENT:
+    if server_source.rows_needed(
+        ds, "Multi-label averaging", "The worked examples above work here."
+    ):
+        st.stop()
     problem = mc.problem_from_dataset(ds)
     if problem is None:
         st.info(

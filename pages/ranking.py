@@ -8,7 +8,7 @@ import numpy as np
 import streamlit as st
 
 from ui import ranking_charts as rc
-from ui import shell
+from ui import server_source, shell
 from ui.explain import explain
 from ui.numbers import plural
 from ui.safe import md
@@ -67,6 +67,12 @@ if source == "seed001":
         "below the 7 retrieved). Binary relevance."
     )
 else:
+    if server_source.rows_needed(
+        ds, "Ranking per query",
+        "On the command line, metrics.sql.ranking_summary computes P@k, MAP@k, NDCG@k and MRR "
+        "per query on the engine. The IR textbook example above works here.",
+    ):  # fmt: skip
+        st.stop()
     groups = ds.prepared.groups
     if groups is None:
         st.info(

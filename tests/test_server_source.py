@@ -113,3 +113,49 @@ def test_bad_files_and_columns_give_a_message(tmp_path, monkeypatch):
     at.selectbox(key="server_file").set_value("one_class.parquet").run()
     assert not at.exception
     assert any("one value only" in e.value for e in at.error)
+
+
+def test_gauc_and_compare_read_the_engines_sums(tmp_path, monkeypatch):
+    root = tmp_path / "data"
+    root.mkdir()
+    t = _table(n=6000, seed=2)
+    t.to_parquet(root / "impressions.parquet")
+    monkeypatch.setenv("METRICS_LENS_DATA_DIR", str(root))
+    at = _open(root, "impressions.parquet")
+    at.switch_page("pages/gauc.py").run()
+    assert not at.exception, at.exception
+    cards = {m.label: m.value for m in at.metric}
+    want = metrics.group_auc_score(t.clicked, t.model_a, t.user_id)
+    assert cards["GAUC (impressions)"] == f"{want:.4f}"
+    assert cards["Global AUC"] == f"{metrics.roc_auc_score(t.clicked, t.model_a):.4f}"
+    assert any("needs the rows" in i.value for i in at.info)  # the score-shift sweep
+    per_user = next(d.value for d in at.dataframe if "share of weight" in d.value.columns)
+    assert len(per_user) == t.user_id.nunique()
+    assert any("GAUC (impressions) of" in m.value for m in at.markdown)  # head to head
+
+    at.switch_page("pages/compare.py").run()
+    assert not at.exception, at.exception
+    shown = next(
+        d.value
+        for d in at.dataframe
+        if "GAUC" in d.value and not pd.api.types.is_numeric_dtype(d.value["AUC"])
+    ).set_index("model")
+    y = t.clicked.to_numpy()
+    for name in ("model_a", "model_b"):
+        ci = metrics.roc_auc_ci(y, t[name])
+        assert (
+            shown.loc[name, "AUC"]
+            .lstrip("★ ")
+            .startswith(f"{ci.auc:.4f}  [{ci.ci_low:.4f}, {ci.ci_high:.4f}]")
+        )
+    r = metrics.delong_test(y, t.model_a, t.model_b)
+    said = " ".join(m.value for m in at.markdown)
+    assert f"p = {r.p_value:.3g}" in said and "(DeLong)" in said
+    assert "(cluster bootstrap)" in said
+
+    at.switch_page("pages/ranking.py").run()
+    assert not at.exception, at.exception
+    assert any("needs the table's rows" in i.value for i in at.info)
+    at.switch_page("pages/multilabel.py").run()
+    assert not at.exception, at.exception
+    assert any("needs the table's rows" in i.value for i in at.info)

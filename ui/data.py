@@ -149,6 +149,9 @@ class Dataset:
     negative_name: str = "negative"
     slice: tuple[str, object] | None = None  # (column, value) when showing one category only
     rows_before_slice: int = 0
+    # A server dataset: the engine's summary behind the weighted per-score rows
+    # (ui.server_source.ServerTable); None for rows held in memory.
+    engine: object = field(default=None, repr=False)
 
     @property
     def models(self) -> tuple[str, ...]:

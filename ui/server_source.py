@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import glob
 import os
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
@@ -32,6 +33,22 @@ SUFFIXES = (".parquet", ".pq", ".csv", ".npz")
 MAX_LISTED = 200
 SAMPLE_ROWS = 20_000
 NONE = "(none)"
+
+
+@dataclass(frozen=True)
+class ServerTable:
+    """What a page needs of a server dataset beyond the chosen model's weighted rows: the
+    engine's summary of every model, and (for Parquet or CSV, not a summary file) the files and
+    mapping, for the one more pass DeLong's paired test makes."""
+
+    summary: object  # metrics.sql.Summary
+    paths: tuple[str, ...] = ()
+    stamps: tuple[float, ...] = ()
+    pos_label: str | None = None
+
+    @property
+    def has_rows(self) -> bool:
+        return bool(self.paths)
 
 
 class OutsideRoot(ValueError):
@@ -117,8 +134,9 @@ def summary(
     )  # fmt: skip
 
 
-def model_dataset(s, model: str, source_id: str) -> data.Dataset:
+def model_dataset(source: ServerTable, model: str, source_id: str) -> data.Dataset:
     """One model's per-score table as a weighted table the pages read like raw rows."""
+    s = source.summary
     m = s.models[model]
     table = m.display_table()
     y, scores, w = table.weighted_rows()
@@ -135,6 +153,7 @@ def model_dataset(s, model: str, source_id: str) -> data.Dataset:
         "scores, weighted by their counts.",
         positive_name=f"{s.label} = {s.positive}",
         negative_name=f"{s.label} ≠ {s.positive}",
+        engine=source,
     )
 
 
@@ -167,6 +186,7 @@ def server_dataset() -> data.Dataset | None:
         except ValueError as exc:
             st.error(md(str(exc), limit=600))
             return None
+        table = ServerTable(s)
     else:
         try:
             head = sample(paths, stamps)
@@ -201,9 +221,10 @@ def server_dataset() -> data.Dataset | None:
         except SQLInputError as exc:
             st.error(md(str(exc), limit=600))
             return None
+        table = ServerTable(s, paths, stamps, pos_label or None)
     model = st.selectbox("Model shown on the pages", list(s.models), key="server_model")
     _engine_table(s)
-    return model_dataset(s, model, source_id)
+    return model_dataset(table, model, source_id)
 
 
 def _engine_table(s) -> None:
@@ -230,3 +251,59 @@ def _engine_table(s) -> None:
                 f"threshold views read score ranges, so a rate there may be off by up to "
                 f"{worst:.2%}. AUC, AP and GAUC above are exact."
             )
+
+
+@st.cache_data(max_entries=8, show_spinner=False)
+def delong(
+    paths: tuple[str, ...],
+    stamps: tuple[float, ...],
+    label: str,
+    scores: tuple[str, ...],
+    pos_label: str | None,
+):
+    """DeLong's sums for every pair of models: one more pass of the engine over the files."""
+    from metrics.sql import delong as engine_delong
+
+    source = paths[0] if len(paths) == 1 else _source_text([Path(p) for p in paths])
+    return engine_delong(
+        source, label, list(scores), pos_label=pos_label,
+        memory_limit=os.environ.get("METRICS_LENS_SQL_MEMORY", "2GB"),
+    )  # fmt: skip
+
+
+def rows_needed(ds: data.Dataset, what: str, instead: str = "") -> bool:
+    """True (after saying so) when ``ds`` is a server dataset, whose rows ``what`` needs."""
+    if ds.engine is None:
+        return False
+    st.info(
+        f"{what} needs the table's rows, and a server dataset reaches the pages as the "
+        f"engine's per-score counts ({ds.engine.summary.rows:,} rows reduced to one line per "
+        "distinct score). Upload a sample of the table for this page, or pick a sample dataset."
+        + (f" {instead}" if instead else "")
+    )
+    return True
+
+
+def gauc_results(s) -> dict | None:
+    """Per model, (global AUC, per-user table) from the engine's summary; None, after saying
+    why, when the summary has no per-user table."""
+    if s.group is None:
+        st.info(
+            "GAUC needs a user or query id: pick one under Columns → User or query column in "
+            "the sidebar, and the engine adds per-user AUCs."
+        )
+        return None
+    missing = [name for name, m in s.models.items() if m.groups is None]
+    if missing:
+        st.info(
+            f"The engine kept no per-user table for {', '.join(missing)}: more users than its "
+            f"cap ({s.cap:,}). Its GAUC values, exact:"
+        )
+        rows = [
+            {"model": name, **(m.gauc_by or {}), "users counted": m.groups_used,
+             "users skipped": m.groups_skipped}
+            for name, m in s.models.items()
+        ]  # fmt: skip
+        st.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch")
+        return None
+    return {name: (m.auc, m.groups) for name, m in s.models.items()}

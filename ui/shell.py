@@ -337,14 +337,21 @@ def _sidebar() -> data.Dataset:
             thresholds.sync(ds)
             if st.session_state.get("model") not in ds.models:
                 st.session_state["model"] = ds.models[0]
-            st.selectbox(
-                "Class" if ds.mapping.per_class else "Model (score column)",
-                options=ds.models,
-                key="model",
-            )
+            if ds.engine is None:  # a server dataset has its own model picker
+                st.selectbox(
+                    "Class" if ds.mapping.per_class else "Model (score column)",
+                    options=ds.models,
+                    key="model",
+                )
             _scales_widget(ds)
-        n = len(ds.frame) - ds.prepared.n_dropped
-        st.caption(f"{plural(n, 'row')}, {plural(len(ds.frame.columns), 'column')}.")
+        if ds.engine is not None:
+            st.caption(
+                f"{plural(ds.engine.summary.rows, 'row')} on the server, read by the pages as "
+                f"{plural(len(ds.frame), 'weighted per-score row')}."
+            )
+        else:
+            n = len(ds.frame) - ds.prepared.n_dropped
+            st.caption(f"{plural(n, 'row')}, {plural(len(ds.frame.columns), 'column')}.")
         st.divider()
         presentation.sidebar_controls()
     _keep_last_good(ds)

@@ -151,15 +151,14 @@ def operating_intervals(
 
 @st.cache_data(max_entries=16, ttl=UPLOAD_TTL, show_spinner="Resampling users...")
 def gauc_difference(
-    key: tuple, a: str, b: str, weighting: str, n_resamples: int, _ds: Dataset
+    key: tuple, a: str, b: str, weighting: str, n_resamples: int, _tables: tuple
 ) -> metrics.BootstrapResult:
-    """The cluster bootstrap of GAUC for two models: whole users resampled, per-user AUCs
-    computed once; ``differences[(0, 1)]`` is GAUC(a) − GAUC(b)."""
-    groups = _ds.prepared.groups
-    tables = [
-        metrics.group_auc_table(_ds.labels_for(m), _ds.score(m), groups, sample_weight=_ds.weight)
-        for m in (a, b)
-    ]
+    """The cluster bootstrap of GAUC for two models from their per-user tables (the same users
+    in the same order): whole users resampled, per-user AUCs computed once;
+    ``differences[(0, 1)]`` is GAUC(a) − GAUC(b)."""
+    tables = list(_tables)
+    if not np.array_equal(tables[0].group, tables[1].group):
+        raise ValueError("the two models' per-user tables do not hold the same users.")
     return metrics.cluster_bootstrap(
         np.column_stack([t.auc for t in tables]),
         np.column_stack([t.weights(weighting) for t in tables]),

@@ -1,0 +1,194 @@
+"""Compare on a server dataset: what the engine's sums can test without the rows in memory.
+
+AUC: DeLong's interval of each model from its per-score counts, and DeLong's paired test of
+every pair from one more pass of the engine (each row joined to its placement under each model).
+GAUC: a cluster bootstrap of the per-user AUCs the engine returned. AP: the value only; its
+bootstrap resamples rows, which a server dataset does not hold.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+
+import numpy as np
+import pandas as pd
+import streamlit as st
+
+import metrics
+from metrics.significance import bootstrap_p_value
+from metrics.sql import DeLongSummary
+from ui import data, server_source, summaries
+from ui.safe import md
+from ui.show import csv_download
+
+# Rows up to which the paired DeLong pass runs without asking (about 5 s on two cores).
+AUTO_ROWS = 20_000_000
+GAUC_RESAMPLES = 1000
+HELPS = {
+    "AUC": "higher is better; 95% DeLong interval (normal, from the placement values).",
+    "AP": "higher is better; step sum, exact. No interval: its bootstrap needs the rows.",
+    "GAUC": "higher is better; impressions-weighted, 95% cluster-bootstrap interval over users.",
+}
+
+
+def _spec(name: str) -> summaries.MetricSpec:
+    return summaries.MetricSpec(name, fn=lambda *a, **k: math.nan, higher_is_better=True, help="")
+
+
+@st.cache_data(max_entries=8, show_spinner="Resampling users...")
+def _gauc_bootstrap(key: tuple, models: tuple[str, ...], _tables: list) -> metrics.BootstrapResult:
+    return metrics.cluster_bootstrap(
+        np.column_stack([t.auc for t in _tables]),
+        np.column_stack([t.weights("impressions") for t in _tables]),
+        n_resamples=GAUC_RESAMPLES,
+    )
+
+
+def comparison(
+    key: tuple, summary, models: list[str], paired: DeLongSummary | None
+) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """(models, pairs) in the layout of :func:`ui.summaries.model_table`: per model each
+    metric with ``low``/``high`` where an interval exists; per pair and metric the difference,
+    its interval, p-value and test."""
+    ms = [summary.models[m] for m in models]
+    table = pd.DataFrame({"model": models, "AUC": [m.auc for m in ms]})
+    intervals = []
+    for name, m in zip(models, ms, strict=True):
+        if paired is not None:
+            intervals.append(paired.interval(name))
+        elif summary.weight is None and m.table is not None:
+            intervals.append(DeLongSummary.from_table(name, m.table).interval(name))
+        else:
+            intervals.append(None)
+    if all(iv is not None for iv in intervals):
+        table["AUC low"] = [iv.ci_low for iv in intervals]
+        table["AUC high"] = [iv.ci_high for iv in intervals]
+    table["AP"] = [m.average_precision for m in ms]
+    boot = None
+    if all(m.groups is not None for m in ms):
+        table["GAUC"] = [m.gauc for m in ms]
+        if all(np.array_equal(ms[0].groups.group, m.groups.group) for m in ms):
+            boot = _gauc_bootstrap(key, tuple(models), [m.groups for m in ms])
+            table["GAUC low"] = [iv.ci_low for iv in boot.models]
+            table["GAUC high"] = [iv.ci_high for iv in boot.models]
+    pairs = []
+    for i, j in itertools.combinations(range(len(models)), 2):
+        for metric in [c for c in ("AUC", "AP", "GAUC") if c in table]:
+            row = {"metric": metric, "model A": models[i], "model B": models[j],
+                   "A − B": table.at[i, metric] - table.at[j, metric], "low": np.nan,
+                   "high": np.nan, "p-value": np.nan, "test": "none"}  # fmt: skip
+            if metric == "AUC" and paired is not None:
+                r = paired.test(models[i], models[j])
+                row.update(low=r.ci_low, high=r.ci_high, test="DeLong")
+                row["p-value"] = r.p_value
+            elif metric == "GAUC" and boot is not None:
+                d = boot.differences[(i, j)]
+                row.update(low=d.ci_low, high=d.ci_high, test="cluster bootstrap")
+                row["p-value"] = bootstrap_p_value(boot.replicates[:, i] - boot.replicates[:, j])
+            pairs.append(row)
+    columns = ["metric", "model A", "model B", "A − B", "low", "high", "p-value", "test"]
+    return table, pd.DataFrame(pairs, columns=columns)
+
+
+def _paired_delong(ds: data.Dataset, models: list[str]) -> DeLongSummary | None:
+    """The engine's DeLong pass over the files: automatic up to ``AUTO_ROWS`` rows, else on a
+    click; None where it cannot run (a summary file, weights, one model), after saying why."""
+    source = ds.engine
+    s = source.summary
+    if len(models) < 2:
+        return None
+    if not source.has_rows:
+        st.caption(
+            "A summary file holds per-score counts, not rows: DeLong's paired test of two AUCs "
+            "needs both models' placements of the same row. Open the Parquet or CSV files "
+            "themselves for it."
+        )
+        return None
+    if s.weight is not None:
+        st.caption("DeLong's test is unweighted; with a weight column only the values show.")
+        return None
+    asked = st.session_state.get("compare_server_delong") == (ds.engine.paths, tuple(models))
+    if s.rows > AUTO_ROWS and not asked:
+        st.write(
+            f"DeLong's paired test reads the {s.rows:,} rows once more, joining each to its "
+            "placement under every model."
+        )
+        if st.button("Run DeLong's paired test", key="compare_server_run"):
+            st.session_state["compare_server_delong"] = (ds.engine.paths, tuple(models))
+            st.rerun()
+        return None
+    try:
+        with st.spinner(f"{s.engine} pairs the models' placements, row by row..."):
+            return server_source.delong(
+                source.paths, source.stamps, s.label, tuple(models), source.pos_label
+            )
+    except ValueError as exc:  # SQLInputError: the files changed since the summary, say
+        st.error(md(f"DeLong's pass failed: {exc}", limit=400))
+        return None
+
+
+def show(ds: data.Dataset) -> None:
+    """The Compare page for a server dataset."""
+    s = ds.engine.summary
+    models = st.multiselect(
+        "Models", list(s.models), default=list(s.models), key="compare_server_models"
+    )
+    if not models:
+        st.info("Pick at least one model.")
+        return
+    st.caption(
+        f"{s.rows:,} rows reduced by {s.engine}: the page has each model's per-score counts "
+        "(and per-user AUCs), not the rows. AUC intervals are DeLong's, from those counts; "
+        "GAUC's come from resampling whole users; AP shows its exact value only, since its "
+        "bootstrap resamples rows. Upload a sample of the table for every metric's interval."
+    )
+    paired = _paired_delong(ds, models)
+    table, pairs = comparison(ds.key, s, models, paired)
+    specs = [_spec(name) for name in ("AUC", "AP", "GAUC") if name in table]
+    found, pairs = summaries.verdicts(table, pairs, specs)
+
+    def cell(row, name: str) -> str:
+        text = f"{row[name]:.4f}"
+        if f"{name} low" in row:
+            text += f"  [{row[f'{name} low']:.4f}, {row[f'{name} high']:.4f}]"
+        return ("★ " if found[name].best == row.name else "") + text
+
+    shown = table[["model"]].copy()
+    for spec in specs:
+        shown[spec.name] = table.apply(cell, axis=1, args=(spec.name,))
+    st.dataframe(
+        shown,
+        hide_index=True,
+        width="stretch",
+        column_config={
+            spec.name: st.column_config.TextColumn(spec.name, help=HELPS[spec.name])
+            for spec in specs
+        },
+        key="compare_server_table",
+    )
+    csv_download("Download the table (CSV)", table, "model_comparison.csv",
+                 key="compare_server_download")  # fmt: skip
+    if len(models) < 2:
+        return
+    st.subheader("Are the differences real?")
+    for row in pairs.to_dict("records"):
+        tested = not math.isnan(row["p-value"])
+        text = md(row["verdict"], limit=300)
+        if tested:
+            boot = row["test"] == "cluster bootstrap"
+            p, holm = (
+                f"< {1 / GAUC_RESAMPLES:.2g}" if boot and v == 0 else f"= {v:.3g}"
+                for v in (row["p-value"], row["Holm p"])
+            )
+            text += f" · p {p}, Holm p {holm} ({row['test']})"
+        st.markdown(f"- {text}")
+    st.caption(
+        "★ marks a model only where it is significantly best (Holm-corrected across the pairs "
+        "at 5%). AUC pairs: DeLong's test, whose covariance needs each row's placement under "
+        "both models: the engine joins every row to its models' per-score placements and sums "
+        "them in exact integers (metrics.sql.delong). GAUC pairs: both models' per-user AUCs "
+        f"over the same {GAUC_RESAMPLES} resamples of users. AP pairs are not tested here."
+    )
+    csv_download("Download the pairs (CSV)", pairs, "model_pairs.csv",
+                 key="compare_server_pairs_download")  # fmt: skip
