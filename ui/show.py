@@ -66,10 +66,12 @@ def chart(fig: go.Figure, *, key: str, name: str | None = None, where=None) -> N
 
 
 def csv_download(label: str, table: pd.DataFrame, name: str, *, key: str) -> None:
-    """A download button for ``table`` as CSV, spreadsheet formulas neutralised."""
+    """A download button for ``table`` as CSV, spreadsheet formulas neutralised. The CSV is
+    written when the button is clicked, not on every rerun (half a second per rerun for the
+    rows behind a cell of a 1M-row table)."""
     st.download_button(
         label,
-        data=neutralise_csv(table).to_csv(index=False).encode(),
+        data=lambda: neutralise_csv(table).to_csv(index=False).encode(),
         file_name=file_name(name),
         mime="text/csv",
         key=key,
