@@ -16,7 +16,7 @@ from metrics.thresholds import choose_threshold
 from ui import charts, data, shell, thresholds
 from ui.explain import explain, fraction, num
 from ui.safe import file_name, md
-from ui.show import chart, rows_behind
+from ui.show import chart, finish, rows_behind
 
 ds, model = shell.page_context()
 counts = data.threshold_counts(ds.key, model, ds)  # one sort per (data, model), cached
@@ -24,6 +24,43 @@ score = ds.score(model)
 low, high, step = thresholds.slider_range(ds, model)
 scale = thresholds.scale(ds, model)
 default_value, default_rule = thresholds.default(ds, model)
+
+
+@st.cache_resource(max_entries=64, ttl=data.UPLOAD_TTL, show_spinner=False)
+def _figures(
+    key: tuple,
+    model: str,
+    threshold: float,
+    normalize: str | None,
+    beta: float,
+    positive_name: str,
+    negative_name: str,
+    presentation: bool,
+    _counts,
+    _areas: dict,
+) -> dict:
+    """The page's four figures, shared by every session at the same threshold (a class opening
+    the page at once builds them once). Finished here, so that showing them changes nothing:
+    other sessions read the same objects."""
+    curve = [charts.ModelCurve(model, _counts, _areas["auc"], _areas["ap"])]
+    n = float(_counts.n_pos + _counts.n_neg)
+    figures = {
+        "matrix": charts.confusion_matrix_figure(
+            _counts.at(threshold),
+            normalize={"by actual": "true", "by predicted": "pred"}.get(normalize or ""),
+            positive_name=positive_name, negative_name=negative_name, height=270,
+        ),
+        "roc": charts.roc_figure(curve, threshold=threshold, height=300).update_layout(
+            showlegend=False, title=dict(text=f"ROC · AUC {_areas['auc']:.3f}", x=0)
+        ),
+        "pr": charts.pr_figure(
+            curve, prevalence=_counts.n_pos / n if n else 0.0, threshold=threshold, height=300
+        ).update_layout(showlegend=False, title=dict(text=f"PR · AP {_areas['ap']:.3f}", x=0)),
+        "rates": charts.rates_vs_threshold_figure(_counts, threshold=threshold, beta=beta),
+    }  # fmt: skip
+    for fig in figures.values():
+        finish(fig, presentation)
+    return figures
 
 
 def _set(value: float) -> None:
@@ -107,28 +144,15 @@ with matrix_col:
         key="threshold_normalize",
         label_visibility="collapsed",
     )
-    chart(
-        charts.confusion_matrix_figure(
-            c,
-            normalize={"by actual": "true", "by predicted": "pred"}.get(normalize or ""),
-            positive_name=ds.positive_name,
-            negative_name=ds.negative_name,
-            height=270,
-        ),
-        key="threshold_matrix",
-        name=f"confusion-matrix-{model}",
-    )
-areas = data.areas(ds.key, model, ds)
-curve = [charts.ModelCurve(model, counts, areas["auc"], areas["ap"])]
-prevalence = counts.n_pos / n_total if n_total else 0.0
+    figures = _figures(
+        ds.key, model, threshold, normalize, beta, ds.positive_name, ds.negative_name,
+        bool(st.session_state.get("presentation")), counts, data.areas(ds.key, model, ds),
+    )  # fmt: skip
+    chart(figures["matrix"], key="threshold_matrix", name=f"confusion-matrix-{model}")
 with roc_col:
-    fig = charts.roc_figure(curve, threshold=threshold, height=300)
-    fig.update_layout(showlegend=False, title=dict(text=f"ROC · AUC {areas['auc']:.3f}", x=0))
-    chart(fig, key="threshold_roc", name=f"roc-{model}")
+    chart(figures["roc"], key="threshold_roc", name=f"roc-{model}")
 with pr_col:
-    fig = charts.pr_figure(curve, prevalence=prevalence, threshold=threshold, height=300)
-    fig.update_layout(showlegend=False, title=dict(text=f"PR · AP {areas['ap']:.3f}", x=0))
-    chart(fig, key="threshold_pr", name=f"precision-recall-{model}")
+    chart(figures["pr"], key="threshold_pr", name=f"precision-recall-{model}")
 
 
 def _rate(value: float, defined: bool) -> str:
@@ -227,11 +251,7 @@ with st.container(border=True):
             f"{preset}: threshold {choice.threshold:.6g} (criterion value {choice.value:.4g})."
         )
 
-chart(
-    charts.rates_vs_threshold_figure(counts, threshold=threshold, beta=beta),
-    key="threshold_rates",
-    name=f"rates-vs-threshold-{model}",
-)
+chart(figures["rates"], key="threshold_rates", name=f"rates-vs-threshold-{model}")
 
 
 with st.expander("Rows behind the numbers", icon=":material/table_rows:"):

@@ -57,11 +57,19 @@ def _legend_below(fig: go.Figure) -> None:
 PRESENTATION_FONT = 18  # chart text in presentation mode (plotly sets its sizes inline)
 
 
+def finish(fig: go.Figure, presentation: bool) -> go.Figure:
+    """The legend below the plot, and in presentation mode text readable from the back of the
+    room. Once done, doing it again changes nothing (a figure shared between sessions is only
+    read)."""
+    _legend_below(fig)
+    if presentation and fig.layout.font.size != PRESENTATION_FONT:
+        fig.update_layout(font=dict(size=PRESENTATION_FONT))
+    return fig
+
+
 def chart(fig: go.Figure, *, key: str, name: str | None = None, where=None) -> None:
     """Show ``fig`` full width; ``name`` (default: the key) names the downloaded image."""
-    _legend_below(fig)
-    if st.session_state.get("presentation"):  # readable from the back of the room
-        fig.update_layout(font=dict(size=PRESENTATION_FONT))
+    finish(fig, bool(st.session_state.get("presentation")))
     (where or st).plotly_chart(fig, width="stretch", key=key, config=chart_config(name or key))
 
 
