@@ -150,7 +150,8 @@ def test_gauc_and_compare_read_the_engines_sums(tmp_path, monkeypatch):
         )
     r = metrics.delong_test(y, t.model_a, t.model_b)
     said = " ".join(m.value for m in at.markdown)
-    assert f"p = {r.p_value:.3g}" in said and "(DeLong)" in said
+    assert f"p = {r.p_value:.3g}" in said
+    assert "(DeLong)" in said
     assert "(cluster bootstrap)" in said
 
     at.switch_page("pages/ranking.py").run()
