@@ -169,6 +169,11 @@ def test_cli_json_and_out(tmp_path):
         ("null", ["--label", "clicked", "--score", "tied"], "NULL"),
         ("broken", ["--label", "clicked", "--score", "tied"], "cannot read"),
         ("missing", ["--label", "clicked", "--score", "tied"], "does not exist"),
+        (
+            None,
+            ["--label", "clicked", "--score", "tied", "--weight", "w", "--delong"],
+            "unweighted",
+        ),
     ],
 )
 def test_cli_bad_input_exits_2_with_one_line(tmp_path, change, args, message):
@@ -386,3 +391,24 @@ def test_delong_of_one_model_from_its_per_score_table(tmp_path):
     weighted = summarize(str(path), "clicked", ["tied"], weight="w").models["tied"].table
     with pytest.raises(ValueError, match="integer counts"):
         DeLongSummary.from_table("tied", weighted)
+
+
+def test_cli_delong(tmp_path):
+    t = _table(6)
+    t.to_parquet(tmp_path / "t.parquet")
+    r = _cli(str(tmp_path / "t.parquet"), "--label", "clicked", "--score", "tied",
+             "--score", "smooth", "--delong", "--json")  # fmt: skip
+    assert r.returncode == 0, r.stderr
+    got = json.loads(r.stdout)["delong"]
+    ok = _usable(t)
+    want = metrics.roc_auc_ci(ok.clicked, ok.smooth)
+    assert got["models"]["smooth"]["auc"] == want.auc
+    assert got["models"]["smooth"]["ci_low"] == pytest.approx(want.ci_low, rel=1e-12)
+    (pair,) = got["pairs"]
+    want = metrics.delong_test(ok.clicked, ok.tied, ok.smooth)
+    assert (pair["a"], pair["b"], pair["difference"]) == ("tied", "smooth", want.difference)
+    assert pair["p_value"] == pytest.approx(want.p_value, rel=1e-9)
+    text = _cli(str(tmp_path / "t.parquet"), "--label", "clicked", "--score", "tied",
+                "--score", "smooth", "--delong")  # fmt: skip
+    assert "tied - smooth:" in text.stdout
+    assert "(DeLong)" in text.stdout
