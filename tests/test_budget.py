@@ -86,6 +86,21 @@ def test_over_its_rss_limit_the_server_drops_older_uploads_by_the_excess():
     assert registry.usage() == {"a#1": 0, "b#2": 300, "c#3": 100}
 
 
+def test_room_is_made_before_a_parse_for_what_it_will_take():
+    rss = [700]
+    registry = budget.Registry(limit=2_000, rss=lambda: rss[0], rss_limit=1000)
+    for key in ("a#1", "b#2", "c#3"):
+        time.sleep(0.002)
+        registry.store(key)["x"] = key
+        assert registry.set_size(key, 200) == []
+    assert registry.make_room("d#4", 200) == []  # 700 + 200 fits under 1000
+    assert registry.make_room("d#4", 650) == ["a#1", "b#2"]  # 350 over: the two oldest go
+    assert registry.usage() == {"a#1": 0, "b#2": 0, "c#3": 200}
+    assert registry.make_room("c#3", 5_000) == []  # never the session that is uploading
+    rss[0] = 0
+    assert registry.make_room("d#4", 1_900) == ["c#3"]  # the counted limit, less what comes
+
+
 def test_a_drop_frees_the_table_and_runs_the_drop_callback():
     registry = budget.Registry(limit=1)
     frame = _frame(10_000, 1)

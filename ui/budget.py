@@ -68,6 +68,7 @@ __all__ = [
     "REGISTRY",
     "Registry",
     "budget_bytes",
+    "make_room",
     "nbytes",
     "parsing",
     "session_key",
@@ -213,17 +214,29 @@ class Registry:
         self._after_drop(callbacks)
         return victims
 
-    def _target(self, total: int) -> int:
-        """The counted bytes to get down to: the limit, lower by RSS over its own limit."""
-        target = self.limit
+    def make_room(self, key: str, incoming: int) -> list[str]:
+        """Before a parse that will take about ``incoming`` bytes: drop other sessions' uploads,
+        least recently used first, so that the counted uploads and the server's RSS, each plus
+        ``incoming``, stay within their limits (as far as dropping counted uploads can).
+        Returns the keys dropped."""
+        with self._lock:
+            victims = self._victims(protect=key, incoming=int(incoming))
+            callbacks = [self._drop_locked(k) for k in victims]
+        self._after_drop(callbacks)
+        return victims
+
+    def _target(self, total: int, incoming: int = 0) -> int:
+        """The counted bytes to get down to: the limit (less what is about to arrive), lower
+        by RSS over its own limit."""
+        target = self.limit - incoming
         self._reason = f"to stay within {self.limit / MB:.0f} MB of uploads"
         if self._rss is not None and self._rss_limit is not None:
             rss_limit = self._rss_limit() if callable(self._rss_limit) else self._rss_limit
             rss = self._rss()
-            if rss > int(rss_limit):  # measure what is live, not what a parse just freed
+            if rss + incoming > int(rss_limit):  # measure what is live, not what was just freed
                 _release_memory()
                 rss = self._rss()
-            excess = rss - int(rss_limit)
+            excess = rss + incoming - int(rss_limit)
             if excess > 0 and total - excess < target:
                 target = total - excess
                 self._reason = (
@@ -231,9 +244,9 @@ class Registry:
                 )
         return target
 
-    def _victims(self, protect: str) -> list[str]:
+    def _victims(self, protect: str, incoming: int = 0) -> list[str]:
         total = sum(e.nbytes for e in self._entries.values())
-        target = self._target(total)
+        target = self._target(total, incoming)
         victims = []
         for key, entry in sorted(self._entries.items(), key=lambda kv: kv[1].last_used):
             if total <= target:
@@ -457,6 +470,17 @@ def set_size(size: int, file_id: str | None = None) -> list[str]:
             manager.remove_file(session_id, file_id)
 
     return REGISTRY.set_size(session_key(), size, on_drop)
+
+
+# What a parse takes, as a multiple of the uploaded file: the table, its arrays, and the parser's
+# own copies for a moment (a 31 MB CSV of 1M rows: a 43 MB table and 31 MB of arrays).
+PARSE_FACTOR = 4
+
+
+def make_room(file_bytes: int) -> list[str]:
+    """Before parsing an upload of ``file_bytes``: drop other sessions' uploads, least recently
+    used first, so that the parse fits in the budget and under the RSS watch."""
+    return REGISTRY.make_room(session_key(), PARSE_FACTOR * int(file_bytes))
 
 
 _parse_lock = threading.Semaphore(1)

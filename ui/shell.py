@@ -115,6 +115,7 @@ def _upload_widget() -> None:
         return
     try:
         with budget.parsing():
+            budget.make_room(uploaded.size)  # room first: a class uploading at once peaks here
             frame, notes = read_table(uploaded.name, uploaded.getvalue())
     except LoadError as exc:
         st.session_state["upload_failed"] = file_id
