@@ -129,3 +129,28 @@ def test_prepare_label_problems():
     one = prepare(frame.iloc[:1], ColumnMapping(label="y", scores=("s",), pos_label=0))
     assert one.ok
     assert "one class only" in one.problems[-1].message
+
+
+def test_encodings_are_judged_on_the_whole_file_not_only_the_decoded_head():
+    from ui.loading import HEAD_BYTES
+
+    row = "0,0.25,café\n"
+    size = len(row.encode())
+    name = "name"
+    while (HEAD_BYTES - len(f"label,score,{name}\n")) % size != 11:  # cut inside the é
+        name += "_"
+    rows = HEAD_BYTES // size + 10
+    utf8 = (f"label,score,{name}\n" + row * rows).encode()
+    with pytest.raises(UnicodeDecodeError):
+        utf8[:HEAD_BYTES].decode("utf-8")
+    frame, notes = read_table("t.csv", utf8)
+    assert len(frame) == rows
+    assert set(frame[name]) == {"café"}
+    assert notes == []
+    # a Latin-1 byte past the head: the whole file is read as Latin-1, and said so
+    latin = utf8 + "1,0.75,caf\xe9\n".encode("latin-1")
+    frame, notes = read_table("t.csv", latin)
+    assert len(frame) == rows + 1
+    assert frame[name].iloc[-1] == "café"
+    assert frame[name].iloc[0] == "cafÃ©"  # the UTF-8 bytes, read as Latin-1
+    assert any("Latin-1" in n for n in notes)

@@ -91,17 +91,40 @@ def _decompress(name: str, data: bytes) -> bytes:
     return data
 
 
-def _decode(name: str, data: bytes, notes: list[str]) -> str:
+HEAD_BYTES = 1 << 20  # the start of a text file, decoded to sniff its delimiter and header
+LATIN_1_NOTE = "{name} is not valid UTF-8; it was read as Latin-1 (Western European)."
+
+
+def _decode_head(name: str, data: bytes, notes: list[str]) -> tuple[str, str]:
+    """(the first ``HEAD_BYTES`` of ``data`` as text, the encoding to read all of it with).
+
+    Only the head is decoded: the parser reads the bytes itself, so a large upload is not held
+    as text too (a Python copy, and four bytes a character inside a StringIO)."""
     if b"\x00" in data[:65536]:
         raise LoadError(
             f"{name} is not a text table (it contains binary data). Upload a CSV, TSV, "
             "gzip-compressed CSV or Parquet file."
         )
+    head = data[:HEAD_BYTES]
     try:
-        return data.decode("utf-8-sig")  # also drops a UTF-8 byte-order mark
+        return head.decode("utf-8-sig"), "utf-8-sig"  # also drops a UTF-8 byte-order mark
+    except UnicodeDecodeError as exc:
+        if len(head) < len(data) and exc.start >= len(head) - 3:  # a character cut at the end
+            return head[: exc.start].decode("utf-8-sig"), "utf-8-sig"
+        notes.append(LATIN_1_NOTE.format(name=name))
+        return head.decode("latin-1"), "latin-1"
+
+
+def _read_csv(
+    name: str, data: bytes, encoding: str, delimiter: str, decimal: str, notes: list[str]
+) -> pd.DataFrame:
+    """The table from the raw bytes; Latin-1 when UTF-8 fails past the decoded head."""
+    read = dict(sep=delimiter, decimal=decimal, header=0, dtype_backend="numpy_nullable")
+    try:
+        return pd.read_csv(io.BytesIO(data), encoding=encoding, **read)
     except UnicodeDecodeError:
-        notes.append(f"{name} is not valid UTF-8; it was read as Latin-1 (Western European).")
-        return data.decode("latin-1")
+        notes.append(LATIN_1_NOTE.format(name=name))
+        return pd.read_csv(io.BytesIO(data), encoding="latin-1", **read)
 
 
 def _sniff_delimiter(text: str) -> str:
@@ -154,8 +177,8 @@ def read_table(name: str, data: bytes) -> tuple[pd.DataFrame, list[str]]:
             raise LoadError(f"{name} looks like Parquet but cannot be read: {exc}") from None
         frame.columns = _dedupe_columns([str(c) for c in frame.columns], notes)
     else:
-        text = _decode(name, data, notes)
-        if not text.strip():
+        text, encoding = _decode_head(name, data, notes)
+        if not text.strip() and (len(data) <= HEAD_BYTES or data[HEAD_BYTES:].isspace()):
             raise LoadError(
                 f"{name} has no content. Upload a table with a header row and data rows."
             )
@@ -165,13 +188,7 @@ def read_table(name: str, data: bytes) -> tuple[pd.DataFrame, list[str]]:
         if decimal == ",":
             notes.append(f"{name} is semicolon-separated with decimal commas (0,5 read as 0.5).")
         try:
-            frame = pd.read_csv(
-                io.StringIO(text),
-                sep=delimiter,
-                decimal=decimal,
-                header=0,
-                dtype_backend="numpy_nullable",
-            )
+            frame = _read_csv(name, data, encoding, delimiter, decimal, notes)
         except pd.errors.ParserError as exc:
             match = re.search(r"Expected (\d+) fields in line (\d+), saw (\d+)", str(exc))
             detail = (
