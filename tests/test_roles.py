@@ -140,3 +140,11 @@ def test_default_threshold_without_positives_predicts_nothing():
     t = default_threshold("rank", np.zeros(3, bool), s)
     assert t > 3.0
     assert not (s >= t).any()
+
+
+def test_a_column_of_infinities_only_is_no_score():
+    frame = pd.DataFrame({"label": [0, 1, 0], "s": [np.inf, -np.inf, np.inf], "m": [0.1, 0.9, 0.3]})
+    roles = infer_roles(frame)
+    assert roles["s"].role == "ignore"
+    assert "infinities" in roles["s"].reason
+    assert guess_mapping(frame).scores == ("m",)

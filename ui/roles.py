@@ -265,6 +265,8 @@ def _other_role(name: str, series: pd.Series) -> ColumnRole:
             "ignore", f"the same value ({present.iloc[0]!s:.40}) in every row: ranks nothing"
         )
     numbers = _as_numbers(series)
+    if numbers is not None and numbers.size == 0:
+        return ColumnRole("ignore", "no finite number (only infinities): not a score")
     reason = _timestamp_reason(name, series, numbers)
     if reason is not None:
         return ColumnRole("ignore", reason)
