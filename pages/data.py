@@ -46,34 +46,6 @@ summary.insert(
 editable = ds.source_id.startswith("upload:") and not ds.mapping.per_class
 
 
-def _apply_roles(columns: list[str], before: dict[str, str]) -> None:
-    """Turn the edited roles into the sidebar's mapping widgets (read on the next run)."""
-    edits = st.session_state["data_roles"]["edited_rows"]
-    after = dict(before)
-    changed = []
-    for row, change in edits.items():
-        if "role" in change and change["role"] in ROLES:
-            after[columns[int(row)]] = change["role"]
-            changed.append(columns[int(row)])
-    # One label, one group, one weight: the column just given the role takes it.
-    for role in ("label", "group", "weight"):
-        holders = [c for c in columns if after[c] == role]
-        if len(holders) > 1:
-            keep = next((c for c in reversed(changed) if after[c] == role), holders[0])
-            for c in holders:
-                if c != keep:
-                    after[c] = "ignore"
-    label = next((c for c in columns if after[c] == "label"), None)
-    if label is None:
-        st.session_state["data_roles_error"] = "A table needs a label column: one stays."
-        return
-    st.session_state["map_label"] = label
-    st.session_state["map_group"] = next((c for c in columns if after[c] == "group"), "(none)")
-    st.session_state["map_weight"] = next((c for c in columns if after[c] == "weight"), "(none)")
-    st.session_state["map_scores"] = [c for c in columns if after[c] == "score"]
-    st.session_state["map_slices"] = [c for c in columns if after[c] == "slice"]
-
-
 st.subheader("Columns")
 st.caption(
     "Each column's role and why it was guessed. Ids, row numbers, timestamps, constant columns "
@@ -97,7 +69,7 @@ if editable:
         disabled=[c for c in summary.columns if c != "role"],
         column_config=column_config,
         key="data_roles",
-        on_change=_apply_roles,
+        on_change=shell.apply_role_edits,
         args=(summary["column"].tolist(), roles),
     )
 else:

@@ -30,12 +30,12 @@ SEED = f"lessons_seed_{key}"
 st.session_state.setdefault(SEED, 0)
 new_col.button(
     "New example", key="lessons_new", icon=":material/casino:", width="stretch",
-    on_click=lambda: st.session_state.update({SEED: st.session_state[SEED] + 1}),
+    on_click=shell.add_to_state, args=(SEED, 1),
 )  # fmt: skip
 first_col.button(
     "First example", key="lessons_first", width="stretch",
     disabled=st.session_state[SEED] == 0,
-    on_click=lambda: st.session_state.update({SEED: 0}),
+    on_click=shell.set_state, kwargs={SEED: 0},
 )  # fmt: skip
 seed = int(st.session_state[SEED])
 exercise = lessons.BY_KEY[key].make(seed)

@@ -33,11 +33,6 @@ GAIN_HELP = [
 ]
 
 
-def _use_dataset(key: str) -> None:
-    st.session_state["source"] = "Sample dataset"
-    st.session_state["dataset"] = key
-
-
 @st.cache_data(max_entries=64, show_spinner=False)
 def _report(key: tuple, model: str, k: int, gain: str, denominator: str, _data: rc.RankingInput):
     return rc.report(_data, model, k=k, gain=gain, denominator=denominator)
@@ -83,8 +78,8 @@ else:
         st.button(
             'Use the "Search ranking" sample',
             key="ranking_use_sample",
-            on_click=_use_dataset,
-            args=("query_ranking",),
+            on_click=shell.set_state,
+            kwargs={"source": "Sample dataset", "dataset": "query_ranking"},
             icon=":material/format_list_numbered:",
         )
         st.stop()

@@ -47,10 +47,6 @@ if st.session_state.get(f"{KEY}_for") != owner:  # a new table or model starts a
 st.session_state[KEY] = int(min(max(st.session_state.get(KEY, 0), 0), w.n_steps))
 
 
-def _move(delta: int) -> None:
-    st.session_state[KEY] = int(min(max(st.session_state[KEY] + delta, 0), w.n_steps))
-
-
 pos_name, neg_name = ds.positive_name, ds.negative_name
 # One projector screen: less empty space above the title (this page only; the header bar
 # keeps its room).
@@ -61,12 +57,14 @@ title_col, prev_col, next_col, jump_col = st.columns(
 with title_col:
     st.subheader(f"Step through · {md(model)}", anchor=False)
 prev_col.button(
-    "Previous", key="step_through_prev", on_click=_move, args=(-1,), shortcut="Left",
+    "Previous", key="step_through_prev", shortcut="Left",
+    on_click=shell.add_to_state, args=(KEY, -1, 0, w.n_steps),
     icon=":material/arrow_back:", width="stretch", disabled=st.session_state[KEY] == 0,
     help="Raise the threshold to the previous distinct score (← key).",
 )  # fmt: skip
 next_col.button(
-    "Next", key="step_through_next", on_click=_move, args=(1,), shortcut="Right",
+    "Next", key="step_through_next", shortcut="Right",
+    on_click=shell.add_to_state, args=(KEY, 1, 0, w.n_steps),
     icon=":material/arrow_forward:", width="stretch", type="primary",
     disabled=st.session_state[KEY] == w.n_steps,
     help="Lower the threshold to the next distinct score (→ key); tied rows cross together.",

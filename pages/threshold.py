@@ -13,10 +13,10 @@ import pandas as pd
 import streamlit as st
 
 from metrics.thresholds import choose_threshold
-from ui import charts, data, shell, thresholds
+from ui import data, shell, show, thresholds
 from ui.explain import explain, fraction, num
 from ui.safe import file_name, md
-from ui.show import chart, finish, rows_behind
+from ui.show import chart, rows_behind
 
 ds, model = shell.page_context()
 counts = data.threshold_counts(ds.key, model, ds)  # one sort per (data, model), cached
@@ -24,47 +24,6 @@ score = ds.score(model)
 low, high, step = thresholds.slider_range(ds, model)
 scale = thresholds.scale(ds, model)
 default_value, default_rule = thresholds.default(ds, model)
-
-
-@st.cache_resource(max_entries=64, ttl=data.UPLOAD_TTL, show_spinner=False)
-def _figures(
-    key: tuple,
-    model: str,
-    threshold: float,
-    normalize: str | None,
-    beta: float,
-    positive_name: str,
-    negative_name: str,
-    presentation: bool,
-    _counts,
-    _areas: dict,
-) -> dict:
-    """The page's four figures, shared by every session at the same threshold (a class opening
-    the page at once builds them once). Finished here, so that showing them changes nothing:
-    other sessions read the same objects."""
-    curve = [charts.ModelCurve(model, _counts, _areas["auc"], _areas["ap"])]
-    n = float(_counts.n_pos + _counts.n_neg)
-    figures = {
-        "matrix": charts.confusion_matrix_figure(
-            _counts.at(threshold),
-            normalize={"by actual": "true", "by predicted": "pred"}.get(normalize or ""),
-            positive_name=positive_name, negative_name=negative_name, height=270,
-        ),
-        "roc": charts.roc_figure(curve, threshold=threshold, height=300).update_layout(
-            showlegend=False, title=dict(text=f"ROC · AUC {_areas['auc']:.3f}", x=0)
-        ),
-        "pr": charts.pr_figure(
-            curve, prevalence=_counts.n_pos / n if n else 0.0, threshold=threshold, height=300
-        ).update_layout(showlegend=False, title=dict(text=f"PR · AP {_areas['ap']:.3f}", x=0)),
-        "rates": charts.rates_vs_threshold_figure(_counts, threshold=threshold, beta=beta),
-    }  # fmt: skip
-    for fig in figures.values():
-        finish(fig, presentation)
-    return figures
-
-
-def _set(value: float) -> None:
-    thresholds.set_threshold(model, float(min(max(value, low), high)))
 
 
 st.subheader(f"Threshold · {md(model)}", anchor=False)
@@ -100,7 +59,7 @@ with slider_col:
             pct = st.slider("Flag the top percent", 0.1, 100.0, 10.0, step=0.1, key="threshold_pct")
             wanted = pct / 100 * n_total
         i = min(int(np.searchsorted(flagged_at, wanted - 1e-9)), len(counts) - 1)
-        _set(counts.thresholds[i])
+        thresholds.set_clamped(model, low, high, counts.thresholds[i])
     else:
         # The shared value lives in ui.thresholds (presets and other pages set it); the slider
         # has its own key, set from it on every run and written back when moved.
@@ -112,7 +71,8 @@ with slider_col:
             step=step,
             format="%.3f" if scale.kind == "probability" else "%.4g",
             key="threshold_slider",
-            on_change=lambda: _set(st.session_state["threshold_slider"]),
+            on_change=thresholds.set_clamped,
+            args=(model, low, high, None, "threshold_slider"),
             help=f"Default {default_value:.4g}: {default_rule}. Past the highest score nothing "
             "is predicted positive.",
         )
@@ -144,7 +104,7 @@ with matrix_col:
         key="threshold_normalize",
         label_visibility="collapsed",
     )
-    figures = _figures(
+    figures = show.threshold_figures(
         ds.key, model, threshold, normalize, beta, ds.positive_name, ds.negative_name,
         bool(st.session_state.get("presentation")), counts, data.areas(ds.key, model, ds),
     )  # fmt: skip
@@ -240,8 +200,8 @@ with st.container(border=True):
         "Apply",
         key="threshold_apply",
         disabled=choice.threshold is None,
-        on_click=_set,
-        args=(choice.threshold if choice.threshold is not None else 0.0,),
+        on_click=thresholds.set_clamped,
+        args=(model, low, high, choice.threshold if choice.threshold is not None else 0.0),
         width="stretch",
     )
     if choice.threshold is None:

@@ -148,3 +148,30 @@ def test_a_column_of_infinities_only_is_no_score():
     assert roles["s"].role == "ignore"
     assert "infinities" in roles["s"].reason
     assert guess_mapping(frame).scores == ("m",)
+
+
+def test_editing_roles_on_the_data_page_sets_the_sidebar_mapping():
+    from streamlit.testing.v1 import AppTest
+
+    def script():
+        import streamlit as st
+
+        from ui import shell
+
+        columns = ["y", "a", "b", "user"]
+        before = {"y": "label", "a": "score", "b": "score", "user": "group"}
+        edits = st.session_state.get("edits", {})
+        st.session_state["data_roles"] = {"edited_rows": edits}
+        shell.apply_role_edits(columns, before)
+
+    at = AppTest.from_function(script)
+    at.session_state["edits"] = {2: {"role": "label"}, 3: {"role": "slice"}}
+    at.run()
+    assert not at.exception, at.exception
+    assert at.session_state["map_label"] == "b"  # the column just made the label takes it
+    assert at.session_state["map_scores"] == ["a"]
+    assert at.session_state["map_group"] == "(none)"
+    assert at.session_state["map_slices"] == ["user"]
+    at.session_state["edits"] = {0: {"role": "score"}}
+    at.run()
+    assert at.session_state["data_roles_error"] == "A table needs a label column: one stays."

@@ -24,7 +24,7 @@ import streamlit as st
 from ui import budget, data, example_source, presentation, server_source, synthetic, thresholds
 from ui.loading import ColumnMapping, LoadError, guess_mapping, guess_pos_label, read_table
 from ui.numbers import plural
-from ui.roles import SCALES
+from ui.roles import ROLES, SCALES
 from ui.safe import md
 
 PAGES = [
@@ -548,3 +548,49 @@ def page_context(*, require_usable: bool = True) -> tuple[data.Dataset, str | No
         st.info("The data cannot be used yet: the sidebar says what to fix.")
         st.stop()
     return ds, st.session_state["model"]
+
+
+def set_state(**values) -> None:
+    """A widget callback that sets session-state keys (defined here, not in a page: see
+    :func:`apply_role_edits`)."""
+    st.session_state.update(values)
+
+
+def add_to_state(key: str, delta: int, low: int | None = None, high: int | None = None) -> None:
+    """A widget callback that moves an integer in session state by ``delta``, within bounds."""
+    value = st.session_state.get(key, 0) + delta
+    if low is not None:
+        value = max(value, low)
+    if high is not None:
+        value = min(value, high)
+    st.session_state[key] = int(value)
+
+
+def apply_role_edits(columns: list[str], before: dict[str, str]) -> None:
+    """The Data page's role editor callback: turn the edited roles into the sidebar's mapping
+    widgets (read on the next run). Widget callbacks live in ui modules: a page's function
+    would keep the page's globals, its dataset among them, alive in the session's widget state."""
+    edits = st.session_state["data_roles"]["edited_rows"]
+    after = dict(before)
+    changed = []
+    for row, change in edits.items():
+        if "role" in change and change["role"] in ROLES:
+            after[columns[int(row)]] = change["role"]
+            changed.append(columns[int(row)])
+    # One label, one group, one weight: the column just given the role takes it.
+    for role in ("label", "group", "weight"):
+        holders = [c for c in columns if after[c] == role]
+        if len(holders) > 1:
+            keep = next((c for c in reversed(changed) if after[c] == role), holders[0])
+            for c in holders:
+                if c != keep:
+                    after[c] = "ignore"
+    label = next((c for c in columns if after[c] == "label"), None)
+    if label is None:
+        st.session_state["data_roles_error"] = "A table needs a label column: one stays."
+        return
+    st.session_state["map_label"] = label
+    st.session_state["map_group"] = next((c for c in columns if after[c] == "group"), "(none)")
+    st.session_state["map_weight"] = next((c for c in columns if after[c] == "weight"), "(none)")
+    st.session_state["map_scores"] = [c for c in columns if after[c] == "score"]
+    st.session_state["map_slices"] = [c for c in columns if after[c] == "slice"]

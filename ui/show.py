@@ -14,6 +14,8 @@ import pandas as pd
 import plotly.graph_objects as go
 import streamlit as st
 
+from ui import charts
+from ui.data import UPLOAD_TTL
 from ui.safe import file_name, neutralise_csv
 
 FIGURE_FORMATS = ("png", "svg")
@@ -106,3 +108,41 @@ def rows_behind(frame: pd.DataFrame, positions, what: str, *, key: str) -> None:
         f"rows_{what}.csv",
         key=f"{key}_download",
     )
+
+
+@st.cache_resource(max_entries=64, ttl=UPLOAD_TTL, show_spinner=False)
+def threshold_figures(
+    key: tuple,
+    model: str,
+    threshold: float,
+    normalize: str | None,
+    beta: float,
+    positive_name: str,
+    negative_name: str,
+    presentation: bool,
+    _counts,
+    _areas: dict,
+) -> dict:
+    """The Threshold page's four figures, shared by every session at the same threshold (a
+    class opening the page at once builds them once). Finished here, so that showing them
+    changes nothing: other sessions read the same objects. (Defined here, not in the page: a
+    page's function keeps the page's globals, its dataset among them, alive.)"""
+    curve = [charts.ModelCurve(model, _counts, _areas["auc"], _areas["ap"])]
+    n = float(_counts.n_pos + _counts.n_neg)
+    figures = {
+        "matrix": charts.confusion_matrix_figure(
+            _counts.at(threshold),
+            normalize={"by actual": "true", "by predicted": "pred"}.get(normalize or ""),
+            positive_name=positive_name, negative_name=negative_name, height=270,
+        ),
+        "roc": charts.roc_figure(curve, threshold=threshold, height=300).update_layout(
+            showlegend=False, title=dict(text=f"ROC · AUC {_areas['auc']:.3f}", x=0)
+        ),
+        "pr": charts.pr_figure(
+            curve, prevalence=_counts.n_pos / n if n else 0.0, threshold=threshold, height=300
+        ).update_layout(showlegend=False, title=dict(text=f"PR · AP {_areas['ap']:.3f}", x=0)),
+        "rates": charts.rates_vs_threshold_figure(_counts, threshold=threshold, beta=beta),
+    }  # fmt: skip
+    for fig in figures.values():
+        finish(fig, presentation)
+    return figures

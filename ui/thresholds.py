@@ -92,6 +92,17 @@ def set_threshold(model: str, value: float) -> None:
         st.session_state.setdefault("thresholds", {})[model] = float(value)
 
 
+def set_clamped(
+    model: str, low: float, high: float, value: float | None = None, key: str | None = None
+) -> None:
+    """Set the model's threshold to ``value`` (or the widget ``key``'s value) within
+    [low, high]. A widget callback lives here, not in a page: a page's function would keep the
+    page's globals, its dataset among them, alive in the session's widget state."""
+    if key is not None:
+        value = st.session_state[key]
+    set_threshold(model, float(min(max(value, low), high)))
+
+
 def reset(model: str) -> None:
     st.session_state.setdefault("thresholds", {}).pop(model, None)
 
