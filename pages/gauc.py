@@ -11,7 +11,7 @@ from ui import data, gauc_charts, server_source, shell, uncertainty
 from ui.explain import explain, num
 from ui.numbers import plural
 from ui.safe import md
-from ui.show import chart
+from ui.show import chart, csv_download
 
 ds, model = shell.page_context()
 st.header("GAUC: per-user AUC")
@@ -222,13 +222,11 @@ st.caption(
     f"{plural(n_users, 'user')}, {table.n_skipped:,} skipped (weight 0). Click a column to sort."
     + (f" Showing the {MAX_SHOWN:,} users with the most rows." if len(users) > MAX_SHOWN else "")
 )
-st.download_button(
+csv_download(
     f"Download the per-user table ({plural(n_users, 'user')}, CSV)",
-    data=lambda: users.to_csv(index=False).encode(),
-    file_name=f"gauc_{model}.csv",
-    mime="text/csv",
+    users,
+    f"gauc_{model}.csv",
     key="gauc_download",
-    icon=":material/download:",
 )
 
 st.subheader("Why GAUC differs: shift each user's scores")

@@ -6,17 +6,17 @@ on the ROC and PR curves are on screen together; the rates, presets and tables f
 
 from __future__ import annotations
 
+import functools
 import math
 
 import numpy as np
-import pandas as pd
 import streamlit as st
 
 from metrics.thresholds import choose_threshold
 from ui import data, shell, show, thresholds
 from ui.explain import explain, fraction, num
-from ui.safe import file_name, md
-from ui.show import chart, rows_behind
+from ui.safe import md
+from ui.show import chart, csv_download, rows_behind
 
 ds, model = shell.page_context()
 counts = data.threshold_counts(ds.key, model, ds)  # one sort per (data, model), cached
@@ -237,17 +237,9 @@ with st.expander("Rows behind the numbers", icon=":material/table_rows:"):
     rows_behind(ds.frame, ds.positions(mask), cell.split(":")[0], key="threshold_rows")
 
 
-def _threshold_table_csv() -> bytes:
-    every = counts.confusion().as_dict(beta=beta)
-    table = pd.DataFrame({"threshold": counts.thresholds, **every})
-    return table.rename(columns={"f_beta": f"f{beta:g}"}).to_csv(index=False).encode()
-
-
-st.download_button(
+csv_download(
     f"Download the threshold table ({len(counts):,} thresholds, CSV)",
-    data=_threshold_table_csv,
-    file_name=file_name(f"thresholds_{model}.csv"),
-    mime="text/csv",
+    functools.partial(thresholds.threshold_table, counts, beta),
+    f"thresholds_{model}.csv",
     key="threshold_download",
-    icon=":material/download:",
 )

@@ -8,7 +8,9 @@ hover, or on tap on a phone) cannot cover it.
 
 from __future__ import annotations
 
+import functools
 import re
+from collections.abc import Callable
 
 import pandas as pd
 import plotly.graph_objects as go
@@ -75,18 +77,27 @@ def chart(fig: go.Figure, *, key: str, name: str | None = None, where=None) -> N
     (where or st).plotly_chart(fig, width="stretch", key=key, config=chart_config(name or key))
 
 
-def csv_download(label: str, table: pd.DataFrame, name: str, *, key: str) -> None:
-    """A download button for ``table`` as CSV, spreadsheet formulas neutralised. The CSV is
-    written when the button is clicked, not on every rerun (half a second per rerun for the
-    rows behind a cell of a 1M-row table)."""
+def csv_download(
+    label: str, table: pd.DataFrame | Callable[[], pd.DataFrame], name: str, *, key: str
+) -> None:
+    """A download button for ``table`` (or what a callable returns) as CSV, spreadsheet
+    formulas neutralised. The CSV is written when the button is clicked, not on every rerun
+    (half a second per rerun for the rows behind a cell of a 1M-row table). A callable must
+    not be defined in a page: Streamlit keeps it with the session, and a page's function keeps
+    the page's globals, its dataset among them, alive."""
     st.download_button(
         label,
-        data=lambda: neutralise_csv(table).to_csv(index=False).encode(),
+        data=functools.partial(_csv_bytes, table),
         file_name=file_name(name),
         mime="text/csv",
         key=key,
         icon=":material/download:",
     )
+
+
+def _csv_bytes(table: pd.DataFrame | Callable[[], pd.DataFrame]) -> bytes:
+    frame = table() if callable(table) else table
+    return neutralise_csv(frame).to_csv(index=False).encode()
 
 
 MAX_ROWS_SHOWN = 1_000

@@ -14,6 +14,7 @@ import math
 from dataclasses import replace
 
 import numpy as np
+import pandas as pd
 import streamlit as st
 
 from ui import data
@@ -125,3 +126,10 @@ def slider_range(ds: data.Dataset, model: str) -> tuple[float, float, float]:
         hi = high + max(step, span / 100)
     hi = math.ceil(hi / step) * step
     return lo, hi, step
+
+
+def threshold_table(counts, beta: float) -> pd.DataFrame:
+    """Every rate at every distinct threshold (the Threshold page's download)."""
+    every = counts.confusion().as_dict(beta=beta)
+    table = pd.DataFrame({"threshold": counts.thresholds, **every})
+    return table.rename(columns={"f_beta": f"f{beta:g}"})
