@@ -116,6 +116,20 @@ def _metric_value(page, label: str) -> str:
     return card.locator('[data-testid="stMetricValue"]').inner_text().strip()
 
 
+def _expect_metric_at_slider(page, slider, label: str, value_at, timeout: float = 20) -> None:
+    """The card shows ``value_at(t)`` for the threshold ``t`` the slider shows, once the server
+    and the slider have settled (after fast key presses either may still be catching up)."""
+    card = page.locator('[data-testid="stMetric"]', has_text=label).first
+    deadline = time.monotonic() + timeout
+    while True:
+        want = value_at(float(slider.input_value()))
+        got = card.locator('[data-testid="stMetricValue"]').inner_text().strip()
+        if got == want:
+            return
+        assert time.monotonic() < deadline, f"{label}: {got} on screen, {want} at the slider"
+        page.wait_for_timeout(250)
+
+
 def _expect_metric(page, label: str, value: str) -> None:
     """The card shows ``value`` (retrying while a rerun is still on its way)."""
     from playwright.sync_api import expect
@@ -253,9 +267,10 @@ def test_upload_mapping_keyboard_and_model_switch_in_a_real_browser(server, page
     for _ in range(20):
         page.keyboard.press("ArrowLeft")
     _wait_for_app(page)
-    t = float(slider.input_value())
-    c = metrics.confusion_at_threshold(y, x, t, pos_label=True)
-    _expect_metric(page, "Precision", f"{c.precision:.3f}")
+    _expect_metric_at_slider(
+        page, slider, "Precision",
+        lambda t: f"{metrics.confusion_at_threshold(y, x, t, pos_label=True).precision:.3f}",
+    )  # fmt: skip
 
     # Switch the model, then read the areas off the Curves page legend.
     _choose(page, "Model (score column)", "model_z")
