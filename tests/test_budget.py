@@ -116,6 +116,60 @@ def test_a_drop_frees_the_table_and_runs_the_drop_callback():
     assert freed == ["raw file"]
 
 
+def test_runs_collect_cycles_while_uploads_are_held_or_memory_grew(monkeypatch):
+    """Streamlit's collection after every run is off; ours runs when memory matters."""
+    from streamlit import config
+
+    assert config.get_option("runner.postScriptGC") is False  # .streamlit/config.toml
+    collections = []
+    monkeypatch.setattr(budget.gc, "collect", lambda *a: collections.append(1) or 0)
+    rss = [500 * MB]
+    monkeypatch.setattr(budget, "process_rss", lambda: rss[0])
+    registry = budget.Registry(limit=10 * MB)
+    monkeypatch.setattr(budget, "REGISTRY", registry)
+
+    assert budget.collect_garbage()  # the first run: nothing measured yet
+    assert not budget.collect_garbage()  # sample data only, memory flat: no collection
+    rss[0] += budget.GROWTH_MB * MB - 1
+    assert not budget.collect_garbage()
+    rss[0] += 1
+    assert budget.collect_garbage()  # grew by GROWTH_MB since the last collection
+    rss[0] -= 200 * MB  # memory went back: growth is measured from the lower mark
+    assert not budget.collect_garbage()
+    rss[0] += budget.GROWTH_MB * MB
+    assert budget.collect_garbage()
+    registry.store("a#1")["upload"] = _frame(100, 3)
+    registry.set_size("a#1", 1000)
+    assert budget.collect_garbage()
+    assert budget.collect_garbage()
+    registry.release("a#1")
+    rss[0] = 0  # memory cannot be read: collect as Streamlit would
+    before = len(collections)
+    assert budget.collect_garbage()
+    assert budget.collect_garbage()
+    assert len(collections) == before + 2
+
+
+def test_a_cycle_holding_a_table_is_freed_by_the_next_run_that_collects():
+    class Node:
+        pass
+
+    node = Node()
+    node.self, node.table = node, np.zeros(1_000_000)
+    alive = weakref.ref(node)
+    budget.REGISTRY.store("cycle#1")["x"] = 1
+    budget.REGISTRY.set_size("cycle#1", 1)
+    try:
+        del node
+        gc.disable()  # no automatic collection may beat the run to it
+        assert alive() is not None
+        assert budget.collect_garbage()
+        assert alive() is None
+    finally:
+        gc.enable()
+        budget.REGISTRY.release("cycle#1")
+
+
 def test_limit_comes_from_the_environment(monkeypatch):
     monkeypatch.delenv(budget.ENV_VAR, raising=False)
     assert budget.budget_bytes() == 1024 * MB  # the documented default: 1 GB

@@ -480,6 +480,7 @@ def _leave_legacy_pages_mode() -> None:
 
 
 def run_app() -> None:
+    budget.collect_garbage()  # the garbage of earlier runs, stopped ones included
     _leave_legacy_pages_mode()
     st.set_page_config(page_title="Metrics Lens", page_icon=":material/insights:", layout="wide")
     _read_query_params()
