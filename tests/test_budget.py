@@ -130,7 +130,7 @@ def test_runs_collect_cycles_while_uploads_are_held_or_memory_grew(monkeypatch):
     monkeypatch.setattr(budget, "_collected_rss", 0)  # a fresh server: nothing measured yet
 
     assert budget.collect_garbage()  # the first run
-    assert not budget.collect_garbage()  # sample data only, memory flat: no collection
+    assert not budget.collect_garbage()  # sample data, memory flat: none
     rss[0] += budget.GROWTH_MB * MB - 1
     assert not budget.collect_garbage()
     rss[0] += 1
@@ -141,8 +141,10 @@ def test_runs_collect_cycles_while_uploads_are_held_or_memory_grew(monkeypatch):
     assert budget.collect_garbage()
     registry.store("a#1")["upload"] = _frame(100, 3)
     registry.set_size("a#1", 1000)
+    assert budget.collect_garbage()  # every run's end while one is held
     assert budget.collect_garbage()
-    assert budget.collect_garbage()
+    assert not budget.collect_garbage(uploads=False)  # a start after a finished run
+    assert budget.collect_garbage(uploads=True)  # a start after a stopped run
     registry.release("a#1")
     rss[0] = 0  # memory cannot be read: collect as Streamlit would
     before = len(collections)

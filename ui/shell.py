@@ -480,7 +480,9 @@ def _leave_legacy_pages_mode() -> None:
 
 
 def run_app() -> None:
-    budget.collect_garbage()  # the garbage of earlier runs, stopped ones included
+    # A run stopped by a newer one (a click during a long page) left its frames to collect.
+    budget.collect_garbage(uploads=st.session_state.get("_run_unfinished", False))
+    st.session_state["_run_unfinished"] = True
     _leave_legacy_pages_mode()
     st.set_page_config(page_title="Metrics Lens", page_icon=":material/insights:", layout="wide")
     _read_query_params()
@@ -511,6 +513,8 @@ def run_app() -> None:
         st.navigation(pages).run()
     finally:
         del _inside.dataset
+    st.session_state["_run_unfinished"] = False  # not reached when the run was stopped
+    budget.collect_garbage()
 
 
 def page_context(*, require_usable: bool = True) -> tuple[data.Dataset, str | None]:
