@@ -92,7 +92,11 @@ class _SortedModel:
     """
 
     def __init__(self, y: np.ndarray, s: np.ndarray) -> None:
-        self.buffers: dict = {}
+        # One scratch dict per class: the padded counts a block leaves in a buffer are read
+        # after the other class's pass, so the two passes must never share one (they would,
+        # keyed by shape alone, whenever positives and negatives are equally many).
+        self.pos_buffers: dict = {}
+        self.neg_buffers: dict = {}
         self.n = y.size
         pos, neg = np.flatnonzero(y), np.flatnonzero(~y)
         self.pos_order = pos[np.argsort(-s[pos], kind="stable")]
@@ -128,7 +132,8 @@ def _prefix(
     Returns (within-run prefix of shape (B, m), running totals before each run (B, m / _K),
     the padded ordered counts (B, m), valid until the next block).
     ``E[k]``, the sum of the first k ordered columns, is ``within[:, k] + before[:, k // _K]``.
-    ``buffers`` keeps the zero-padded input between blocks of the same shape.
+    ``buffers`` keeps the zero-padded input between blocks of the same shape; it must belong to
+    this ``order`` alone, since the returned padded counts are read after other passes.
     """
     b = counts.shape[0]
     m = -(-(order.size + 1) // _K) * _K
@@ -186,8 +191,8 @@ class _Block:
 
 
 def _block(model: _SortedModel, counts: np.ndarray, w: np.ndarray | None, dtype) -> _Block:
-    pp = _prefix(counts, model.pos_order, w, dtype, model.buffers)
-    np_ = _prefix(counts, model.neg_order, w, dtype, model.buffers)
+    pp = _prefix(counts, model.pos_order, w, dtype, model.pos_buffers)
+    np_ = _prefix(counts, model.neg_order, w, dtype, model.neg_buffers)
     tp = _at(pp, model.ends)
     n_neg = _at(np_, np.array([model.neg_order.size]))[:, 0]
     fp_ge = _at(np_, model.ge)
