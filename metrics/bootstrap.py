@@ -485,6 +485,35 @@ def _thread_pool(m: int):
     return ThreadPoolExecutor(max_workers=workers), threadpool_limits(1, user_api="blas")
 
 
+class _GroupDraws:
+    """Resample counts that draw whole groups: each row counts as often as its group was drawn.
+
+    The groups are drawn as :func:`cluster_bootstrap` draws them (one count per distinct group,
+    in sorted order), so for the same seed both resample the same users.
+    """
+
+    def __init__(self, groups: Any, n: int, seed: Any, method: str) -> None:
+        g = np.asarray(groups)
+        if g.ndim != 1 or g.size != n:
+            raise ValueError(f"groups needs one value per row ({n} rows), got shape {g.shape}.")
+        try:
+            _, self.inverse = np.unique(g, return_inverse=True)
+        except TypeError:
+            raise ValueError(
+                "groups mixes values that cannot be compared (for example numbers and "
+                "strings); make the group ids one type."
+            ) from None
+        self.inverse = self.inverse.reshape(-1)
+        n_groups = int(self.inverse.max()) + 1 if n else 0
+        self.draws = _Draws(np.zeros(n_groups, dtype=bool), seed, method, stratified=False)
+
+    def block(self, size: int) -> np.ndarray:
+        c = self.draws.block(size)
+        if c.dtype != np.uint8 and c.size and c.max() < 256:
+            c = c.astype(np.uint8)
+        return np.take(c, self.inverse, axis=1)
+
+
 # --- the public function ------------------------------------------------------------------------
 
 
@@ -584,6 +613,7 @@ def fast_paired_bootstrap(
     interval: str = "percentile",
     max_fpr: float | None = None,
     ks: bool = False,
+    groups: Any = None,
 ) -> FastBootstrap:
     """Paired bootstrap intervals of AUC, AP and threshold metrics, sorting each model once.
 
@@ -630,6 +660,14 @@ def fast_paired_bootstrap(
     ks : bool, default False
         Adds ``"ks"``: the Kolmogorov-Smirnov statistic max |TPR − FPR|, as
         :func:`metrics.ks_statistic`.
+    groups : array-like of shape (n_samples,), optional
+        The unit rows belong to (a user, a query, a patient). Rows of one group are not
+        independent, so a resample draws whole groups: each group a Poisson(1) number of times,
+        or ``n_groups`` groups with replacement for ``"multinomial"`` (``stratified`` does not
+        apply), and every row counts as often as its group was drawn. Every metric, interval,
+        band and pairwise difference is then a cluster bootstrap. For the same draws the
+        replicates equal :func:`metrics.paired_bootstrap` on rows weighted by their group's
+        count. BCa is not applied (its jackknife would leave out groups, not rows).
 
     Returns
     -------
@@ -695,8 +733,12 @@ def fast_paired_bootstrap(
     replicates = out.replicates
     # A resample holds about n rows (exactly n when multinomial): float32 sums stay exact.
     dtype = np.float32 if w is None and 4 * n < _EXACT_FLOAT32 else np.float64
-    draws = _Draws(y, seed, counts, stratified)
-    _upper(dtype), _upper(np.float64)  # made once, before any thread reads them
+    if groups is None:
+        draws = _Draws(y, seed, counts, stratified)
+    else:
+        draws = _GroupDraws(groups, n, seed, counts)
+        dtype = np.float64 if w is not None else dtype
+    _upper(np.float32), _upper(np.float64)  # made once, before any thread reads them
     pool, limits = _thread_pool(m)
     block = max(1, min(n_resamples, _BLOCK_CELLS // n))
     starts = range(0, n_resamples, block)
@@ -708,6 +750,11 @@ def fast_paired_bootstrap(
             size = min(block, n_resamples - first)
             rows = slice(first, first + size)
             c = draws.block(size) if pending is None else pending.result()
+            if groups is not None and w is None:
+                # A resample holds as many rows as its drawn groups: float32 stays exact below
+                # 2**24 of them, which a few large groups drawn often can exceed.
+                most = int(c.sum(axis=1, dtype=np.int64).max()) if c.size else 0
+                dtype = np.float32 if most < _EXACT_FLOAT32 else np.float64
             if drawer is not None and i + 1 < len(starts):
                 pending = drawer.submit(draws.block, min(block, n_resamples - starts[i + 1]))
             if means:
@@ -725,7 +772,7 @@ def fast_paired_bootstrap(
 
     results = {name: _result(estimates[name], replicates[name], alpha) for name in names}
     bca: tuple[str, ...] = ()
-    if interval == "bca" and w is None and y.any() and not y.all():
+    if interval == "bca" and w is None and groups is None and y.any() and not y.all():
         results["roc_auc"] = _with_bca(results["roc_auc"], auc_jackknife(y, arrays))
         bca = ("roc_auc",)
     dropped = results["roc_auc"].n_dropped

@@ -91,3 +91,39 @@ def test_fast_bootstrap_weighted_and_poisson_agree_with_paired_bootstrap(t, seed
         np.testing.assert_allclose(
             fast.results[name].replicates, slow.replicates, rtol=1e-12, atol=1e-12, err_msg=name
         )
+
+
+@SETTINGS
+@given(
+    binary_tables(groups=True), st.integers(0, 2**16), st.sampled_from(["poisson", "multinomial"])
+)
+def test_fast_bootstrap_with_groups_equals_rows_weighted_by_group_draws(t, seed, counts):
+    from metrics.compare import _Draws
+
+    n_resamples = 10
+    fast = _quiet(
+        fast_paired_bootstrap,
+        t.y,
+        *t.scores,
+        n_resamples=n_resamples,
+        seed=seed,
+        counts=counts,
+        groups=t.groups,
+    )
+    # The oracle: draw each distinct group (sorted) as cluster_bootstrap does, weight its rows.
+    ids, inverse = np.unique(t.groups, return_inverse=True)
+    drawn = _Draws(np.zeros(ids.size, bool), seed, counts, False).block(n_resamples)
+    for name, metric in (
+        ("roc_auc", roc_auc_score),
+        ("average_precision", average_precision_score),
+    ):
+        expected = np.array(
+            [
+                [
+                    _quiet(metric, t.y, s, sample_weight=drawn[r][inverse].astype(float))
+                    for s in t.scores
+                ]
+                for r in range(n_resamples)
+            ]
+        )
+        assert np.array_equal(fast.results[name].replicates, expected, equal_nan=True), name
