@@ -10,6 +10,7 @@ from metrics.areas import auc, average_precision_score, roc_auc_score
 from metrics.average_precision import AP_METHOD_SOURCES, AP_METHODS, APBreakdown, ap_breakdown
 from metrics.bootstrap import FastBootstrap, cluster_bootstrap, fast_paired_bootstrap
 from metrics.calibration import brier_score_loss, calibration_curve, log_loss
+from metrics.clustered import ClusteredAUC, clustered_auc_test
 from metrics.compare import (
     AUCInterval,
     BootstrapInterval,
@@ -89,6 +90,7 @@ __all__ = [
     "BestModel",
     "BootstrapInterval",
     "BootstrapResult",
+    "ClusteredAUC",
     "Confusion",
     "CostCurve",
     "DeLongResult",
@@ -113,6 +115,7 @@ __all__ = [
     "brier_score_loss",
     "calibration_curve",
     "cluster_bootstrap",
+    "clustered_auc_test",
     "confusion_at_threshold",
     "confusion_matrix_at_thresholds",
     "cumulative_gain_curve",
