@@ -14,6 +14,9 @@ when an engine is started::
                   group="user_id", memory_limit="2GB")
     s.models["model_a"].auc, s.models["model_a"].gauc, s.models["model_a"].ap("voc11")
 
+``source`` is a path, a glob (expanded once, by Python) or a list of files read exactly as
+given. ``memory_limit`` is checked by :func:`memory_limit` (a number and a unit, 16MB-1000TB).
+
 DeLong's intervals and paired tests of the AUCs come from :func:`delong` (one more pass).
 Ranking metrics per query (P@k, R@k, MAP@k, NDCG@k, MRR) come from :func:`ranking_summary`.
 
@@ -21,6 +24,7 @@ The command line does the same: ``python -m metrics.sql --help``.
 """
 
 from metrics.sql._engine import DEFAULT_CAP, SQLInputError, delong, local_spark, summarize
+from metrics.sql._inputs import memory_limit
 from metrics.sql._ranking import RankingSummary, ranking_summary
 from metrics.sql._summary import (
     DeLongSummary,
@@ -41,6 +45,7 @@ __all__ = [
     "delong",
     "load_summary",
     "local_spark",
+    "memory_limit",
     "ranking_summary",
     "summarize",
 ]

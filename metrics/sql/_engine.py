@@ -6,9 +6,9 @@ back, and in Spark's case how the running sums avoid a window over the whole tab
 
 from __future__ import annotations
 
-import glob
 import math
 import os
+import re
 import sys
 import tempfile
 import time
@@ -19,6 +19,16 @@ from pathlib import Path
 import numpy as np
 
 from metrics.sql import _queries as q
+from metrics.sql._inputs import (
+    Sources,
+    SQLInputError,
+    describe,
+    literal,
+    resolve_files,
+)
+from metrics.sql._inputs import (
+    memory_limit as checked_memory_limit,
+)
 from metrics.sql._summary import DeLongSummary, ModelSummary, ScoreTable, Summary
 
 DEFAULT_CAP = 2_000_000  # distinct scores up to which the exact per-score table comes back
@@ -32,8 +42,13 @@ TRUE_WORDS = {"1", "1.0", "true", "yes", "y", "t", "positive", "pos"}
 FALSE_WORDS = {"0", "0.0", "false", "no", "n", "f", "negative", "neg"}
 
 
-class SQLInputError(ValueError):
-    """The source, its columns or its labels cannot give the metrics asked for."""
+Source = str | os.PathLike | Sequence[str | os.PathLike]  # a path or glob, or a list of files
+
+
+def nested(kind: str) -> bool:
+    """True for a list, array, struct, map or union column type (DuckDB or Spark spelling)."""
+    kind = kind.upper()
+    return kind.endswith("]") or kind.startswith(("STRUCT", "MAP", "UNION", "ARRAY", "LIST"))
 
 
 # --- engines ---------------------------------------------------------------------------------
@@ -47,21 +62,25 @@ class DuckDBEngine:
         import duckdb
 
         self._duckdb = duckdb
+        self.sources: Sources | None = None
+        limit = checked_memory_limit(memory_limit) if memory_limit is not None else None
         self.con = duckdb.connect()
-        if memory_limit:
-            self.con.execute(f"SET memory_limit = '{memory_limit}'")
+        if limit:
+            self.con.execute("SET memory_limit = ?", [limit])
         if threads:
-            self.con.execute(f"SET threads = {int(threads)}")
+            self.con.execute("SET threads = ?", [int(threads)])
         self.con.execute("SET preserve_insertion_order = false")
         # Spill under the system's temporary directory, not into the working directory (.tmp).
         spill = os.path.join(tempfile.gettempdir(), f"metrics-lens-duckdb-{os.getpid()}")
-        self.con.execute("SET temp_directory = '" + spill.replace("'", "''") + "'")
+        self.con.execute("SET temp_directory = ?", [spill])
 
-    def register(self, source: str, ordered: bool = False) -> None:
-        """The view ``src``; with ``ordered``, plus ``__file`` and ``__row``, the position of
-        each row in the files (for ties in row order)."""
-        files = _files(source)
-        paths = "[" + ", ".join("'" + f.replace("'", "''") + "'" for f in files) + "]"
+    def register(self, source: Source, ordered: bool = False) -> None:
+        """The view ``src`` of exactly the files ``source`` names (see
+        :func:`metrics.sql._inputs.resolve_files`); with ``ordered``, plus ``__file`` and
+        ``__row``, the position of each row in the files (for ties in row order)."""
+        files = resolve_files(source)
+        self.sources = Sources(files)
+        paths = "[" + ", ".join(literal(p) for p in self.sources.paths) + "]"
         parquet = _is_parquet(files)
         reader = "read_parquet" if parquet else "read_csv_auto"
         select = f"SELECT * FROM {reader}({paths})"
@@ -79,33 +98,45 @@ class DuckDBEngine:
                     f"filename AS __file FROM {reader}({paths}, filename = true)"
                 )
             except self._duckdb.Error as exc:
-                raise SQLInputError(f"cannot read {source}: {_first_line(exc)}") from None
+                said = self._explain(exc, f"cannot read {describe(source)}: ")
+                raise SQLInputError(said) from None
             select = "SELECT *, rowid AS __row FROM src_rows"
         try:
             self.con.execute(f"CREATE OR REPLACE VIEW src AS {select}")
             self.con.execute("SELECT * FROM src LIMIT 0")
         except self._duckdb.Error as exc:
-            raise SQLInputError(f"cannot read {source}: {_first_line(exc)}") from None
+            raise SQLInputError(f"cannot read {describe(source)}: {_first_line(exc)}") from None
+
+    def _explain(self, exc: BaseException, prefix: str = "") -> str:
+        """One line for an engine error: a CSV cell that is not a number names its file, line,
+        column and value, and says how to fix it."""
+        return _csv_cell_error(str(exc), self.sources) or prefix + _first_line(exc)
 
     def columns(self) -> dict[str, str]:
-        return {r[0]: str(r[1]).upper() for r in self.con.execute("DESCRIBE src").fetchall()}
+        return {r[0]: str(r[1]).upper() for r in self.rows("DESCRIBE src")}
 
     def rows(self, sql: str) -> list[tuple]:
         try:
             return self.con.execute(sql).fetchall()
         except self._duckdb.Error as exc:
-            raise SQLInputError(_first_line(exc)) from None
+            raise SQLInputError(self._explain(exc)) from None
 
     def view(self, name: str, sql: str, materialize: bool = False) -> None:
         kind = "TEMP TABLE" if materialize else "TEMP VIEW"
-        self.con.execute(f"CREATE OR REPLACE {kind} {name} AS {sql}")
+        try:
+            self.con.execute(f"CREATE OR REPLACE {kind} {name} AS {sql}")
+        except self._duckdb.Error as exc:
+            raise SQLInputError(self._explain(exc)) from None
 
     def drop(self, name: str) -> None:
         self.con.execute(f"DROP TABLE IF EXISTS {name}")
         self.con.execute(f"DROP VIEW IF EXISTS {name}")
 
     def arrays(self, sql: str) -> dict[str, np.ndarray]:
-        out = self.con.execute(sql).fetchnumpy().items()
+        try:
+            out = self.con.execute(sql).fetchnumpy().items()
+        except self._duckdb.Error as exc:
+            raise SQLInputError(self._explain(exc)) from None
         return {k: v if isinstance(v, np.ma.MaskedArray) else np.asarray(v) for k, v in out}
 
     def cumulative(self, counts: str, n_rows: int) -> str:
@@ -120,17 +151,22 @@ class SparkEngine:
         if spark is None:
             spark = local_spark()
         self.spark = spark
+        self.sources: Sources | None = None
 
-    def register(self, source: str, ordered: bool = False) -> None:
-        files = _files(source)
+    def register(self, source: Source, ordered: bool = False) -> None:
+        """The view ``src`` of exactly the files ``source`` names (Hadoop's reader expands
+        globs and braces in a path: a path that holds one is read through a link)."""
+        files = resolve_files(source)
+        self.sources = Sources(files)
+        paths = self.sources.paths
         reader = self.spark.read
         try:
             if _is_parquet(files):
-                frame = reader.parquet(*files)
+                frame = reader.parquet(*paths)
             else:
-                frame = reader.option("header", True).option("inferSchema", True).csv(files)
+                frame = reader.option("header", True).option("inferSchema", True).csv(paths)
         except Exception as exc:
-            raise SQLInputError(f"cannot read {source}: {_first_line(exc)}") from None
+            raise SQLInputError(f"cannot read {describe(source)}: {_first_line(exc)}") from None
         if ordered:  # the file, and an id increasing along each file's splits
             from pyspark.sql import functions as F
 
@@ -183,7 +219,12 @@ class SparkEngine:
 
 
 def start_engine(engine: str, memory_limit: str | None = None, spark=None):
-    """A DuckDB connection (with ``memory_limit``) or Spark (``spark``, or local[2])."""
+    """A DuckDB connection (with ``memory_limit``) or Spark (``spark``, or local[2]).
+
+    ``memory_limit`` is checked by :func:`metrics.sql._inputs.memory_limit` whichever the engine
+    (Spark ignores it), so a bad setting is refused the same way everywhere."""
+    if memory_limit is not None:
+        memory_limit = checked_memory_limit(memory_limit)
     if engine == "duckdb":
         return DuckDBEngine(memory_limit)
     if engine == "spark":
@@ -210,16 +251,33 @@ def local_spark(partitions: int = 4):
     )
 
 
-def _files(source: str) -> list[str]:
-    files = sorted(glob.glob(source)) if any(c in source for c in "*?[") else [source]
-    if not files:
-        raise SQLInputError(f"no file matches {source}.")
-    for f in files:
-        if not Path(f).is_file():
-            raise SQLInputError(f"{f} does not exist or is not a file.")
-        if not os.access(f, os.R_OK):
-            raise SQLInputError(f"{f} cannot be read (permissions).")
-    return files
+_CSV_LINE = re.compile(r"CSV Error on Line: (\d+)")
+_CSV_CELL = re.compile(
+    r'Error when converting column "(.*?)"\. Could not convert string "(.*?)" to \'(\w+)\''
+)
+_CSV_FILE = re.compile(r"^\s*file = (.*)$", re.MULTILINE)
+_CSV_SAMPLE = re.compile(r"^\s*sample_size = (\d+)", re.MULTILINE)
+
+
+def _csv_cell_error(text: str, sources: Sources | None) -> str | None:
+    """DuckDB's many-line CSV conversion error as one line naming the file, the line, the column
+    and the value, and saying how to fix it; None for any other error."""
+    line, cell = _CSV_LINE.search(text), _CSV_CELL.search(text)
+    if not (line and cell):
+        return None
+    column, value, kind = cell.groups()
+    where = _CSV_FILE.search(text)
+    file = where.group(1).strip() if where else ""
+    if sources is not None and file in sources.paths:
+        file = sources.files[sources.paths.index(file)]
+    sample = _CSV_SAMPLE.search(text)
+    read = f"the first {int(sample.group(1)):,} rows" if sample else "the first rows"
+    shown = value if len(value) <= 40 else value[:40] + "..."
+    return (
+        f"{Path(file).name or 'the CSV file'}, line {int(line.group(1)):,}: column {column!r} "
+        f"holds {shown!r}, not a number ({read} were read as {kind}); fix that cell, or empty it "
+        "(an empty cell is missing and its row is dropped)."
+    )
 
 
 def _is_parquet(files: Sequence[str]) -> bool:
@@ -304,8 +362,8 @@ def _positive_condition(engine, label: str, kind: str, pos_label) -> tuple[str, 
                 raise SQLInputError(
                     f"--pos-label {pos_label!r} is not a number, but {label!r} holds numbers."
                 ) from None
-            return f"CAST({col} AS DOUBLE) = {q.literal(number)}", str(pos_label)
-        return f"LOWER(CAST({col} AS {d.string})) = {q.literal(str(pos_label).lower())}", str(
+            return f"CAST({col} AS DOUBLE) = {d.literal(number)}", str(pos_label)
+        return f"LOWER(CAST({col} AS {d.string})) = {d.literal(str(pos_label).lower())}", str(
             pos_label
         )
     if len(values) == 1 and pos_label is None:
@@ -323,12 +381,12 @@ def _positive_condition(engine, label: str, kind: str, pos_label) -> tuple[str, 
         return f"{col}", "true"
     if numeric:
         top = max(float(v) for v in values)
-        return f"CAST({col} AS DOUBLE) = {q.literal(top)}", f"{top:g}"
+        return f"CAST({col} AS DOUBLE) = {d.literal(top)}", f"{top:g}"
     words = {str(v).strip().lower() for v in values}
     positive = words & TRUE_WORDS
     if len(positive) == 1 and words - positive <= FALSE_WORDS:
         word = positive.pop()
-        return f"LOWER(TRIM(CAST({col} AS {d.string}))) = {q.literal(word)}", word
+        return f"LOWER(TRIM(CAST({col} AS {d.string}))) = {d.literal(word)}", word
     shown = ", ".join(repr(v) for v in values)
     raise SQLInputError(
         f"the label column {label!r} holds {shown}: pass --pos-label with the positive class."
@@ -354,18 +412,25 @@ def _open(source, label, scores, group, weight, pos_label, engine, memory_limit,
         raise SQLInputError("give at least one score column (--score).")
     eng = start_engine(engine, memory_limit, spark)
     d = eng.dialect
-    say(f"reading {source} with {eng.name}")
+    name = describe(source)
+    say(f"reading {name} with {eng.name}")
     eng.register(source)
     columns = eng.columns()
     wanted = [label, *scores] + [c for c in (group, weight) if c]
     missing = [c for c in wanted if c not in columns]
     if missing:
         raise SQLInputError(
-            f"no column {', '.join(repr(c) for c in missing)} in {source}; it has "
+            f"no column {', '.join(repr(c) for c in missing)} in {name}; it has "
             + ", ".join(repr(c) for c in list(columns)[:20])
             + ("..." if len(columns) > 20 else "")
             + "."
         )
+    for role, c in (("label", label), ("group", group)):
+        if c is not None and nested(columns[c]):
+            raise SQLInputError(
+                f"the {role} column {c!r} is {columns[c]}: a list or struct, not one value per "
+                f"row; pick a column of plain values for the {role}."
+            )
     for c in [*scores, *([weight] if weight else [])]:
         if not any(columns[c].startswith(t) for t in NUMERIC):
             raise SQLInputError(
@@ -384,7 +449,7 @@ def _open(source, label, scores, group, weight, pos_label, engine, memory_limit,
     say(f"{total:,} rows, {total - kept:,} dropped (NULL or NaN)")
     if kept == 0:
         raise SQLInputError(
-            f"no usable row in {source}: every row has a NULL or NaN label, score"
+            f"no usable row in {name}: every row has a NULL or NaN label, score"
             + (", group" if group else "")
             + (" or weight" if weight else "")
             + "."
@@ -400,7 +465,7 @@ def _open(source, label, scores, group, weight, pos_label, engine, memory_limit,
 
 
 def summarize(
-    source: str,
+    source: Source,
     label: str,
     scores: Sequence[str],
     *,
@@ -418,14 +483,17 @@ def summarize(
 
     Parameters
     ----------
-    source : str
-        A Parquet or CSV file, or a glob of them.
+    source : str, path or list of paths
+        A Parquet or CSV file, or a glob of them (expanded once, by Python); or a list of
+        files, read exactly as given and never expanded again (the dashboard passes the files
+        its sandbox approved).
     label, scores, group, weight : column names
     pos_label : optional
         The positive class; needed for more than two label values or unfamiliar words.
     engine : {"duckdb", "spark"}
     memory_limit : str, optional
-        DuckDB's memory limit ("2GB"); it spills to disk beyond it.
+        DuckDB's memory limit: a number and a unit ("2GB", "1.5GiB"), 16MB to 1000TB; it
+        spills to disk beyond it.
     spark : SparkSession, optional
         For ``engine="spark"``: a session to use (a cluster, Spark Connect); local[2] if None.
     cap : int
@@ -438,8 +506,10 @@ def summarize(
     Raises
     ------
     SQLInputError
-        Missing columns, non-numeric scores, more than two label values without ``pos_label``,
-        no usable row, one class only, or an unreadable source; the message says what to do.
+        Missing columns, non-numeric scores, a list or struct label or group, more than two
+        label values without ``pos_label``, no usable row, one class only, an empty or
+        unreadable source, a CSV cell that is not a number, or a bad ``memory_limit``; the
+        message says what to do.
     """
     say = progress or (lambda _line: None)
     started = time.monotonic()
@@ -485,7 +555,7 @@ def summarize(
         models[name] = m
     say(f"done in {time.monotonic() - started:.1f} s")
     return Summary(
-        source=source,
+        source=describe(source),
         engine=eng.name,
         label=label,
         positive=o.positive,
@@ -499,7 +569,7 @@ def summarize(
 
 
 def delong(
-    source: str,
+    source: Source,
     label: str,
     scores: Sequence[str],
     *,
@@ -513,6 +583,7 @@ def delong(
 
     Each model's per-score counts give its placements; one more pass joins every row to its
     placement under each model and sums them, and their products, per class in exact integers.
+    ``source`` and the options are as in :func:`summarize`.
     The per-score tables alone cannot pair the models: the covariance needs both placements of
     the same row. Unweighted, as :func:`metrics.delong_test`; a row with a NULL or NaN label or
     score is dropped as in :func:`summarize`.

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from metrics.sql._inputs import literal as _string_literal
+
 
 @dataclass(frozen=True)
 class Dialect:
@@ -23,18 +25,26 @@ class Dialect:
             return "`" + column.replace("`", "``") + "`"
         return '"' + column.replace('"', '""') + '"'
 
+    def literal(self, value: object) -> str:
+        """A SQL literal of this dialect (see :func:`literal`)."""
+        return literal(value, self)
+
 
 DUCKDB = Dialect("duckdb", "HUGEINT", "VARCHAR")
 SPARK = Dialect("spark", "DECIMAL(38, 0)", "STRING")
 
 
-def literal(value: object) -> str:
-    """A SQL literal for a label value: numbers as DOUBLE, everything else as a string."""
+def literal(value: object, d: Dialect | None = None) -> str:
+    """A SQL literal for a label value: numbers as DOUBLE, everything else as a string quoted
+    for the dialect ``d`` (DuckDB when None; Spark escapes a backslash in a string)."""
     if isinstance(value, bool):
         return "TRUE" if value else "FALSE"
     if isinstance(value, (int, float)):
-        return f"CAST({float(value)!r} AS DOUBLE)"
-    return "'" + str(value).replace("'", "''") + "'"
+        number = float(value)
+        if number != number or number in (float("inf"), float("-inf")):
+            return f"CAST({_string_literal(repr(number))} AS DOUBLE)"
+        return f"CAST({number!r} AS DOUBLE)"
+    return _string_literal(str(value), "spark" if d is not None and d.name == "spark" else "duckdb")
 
 
 def clean(

@@ -20,7 +20,15 @@ import numpy as np
 
 from metrics.ranking import _DENOMINATORS, _GAINS, _REPORT_METRICS, RankingReport
 from metrics.sql import _queries as q
-from metrics.sql._engine import DEFAULT_CAP, NUMERIC, SQLInputError, start_engine
+from metrics.sql._engine import (
+    DEFAULT_CAP,
+    NUMERIC,
+    Source,
+    SQLInputError,
+    describe,
+    nested,
+    start_engine,
+)
 
 
 @dataclass
@@ -113,7 +121,7 @@ def _metric_sql(k: int | None, denominator: str) -> dict[str, str]:
 
 
 def ranking_summary(
-    source: str,
+    source: Source,
     relevance: str,
     score: str,
     query: str,
@@ -135,8 +143,9 @@ def ranking_summary(
 
     Parameters
     ----------
-    source : str
-        A Parquet or CSV file, or a glob of them.
+    source : str, path or list of paths
+        A Parquet or CSV file, a glob of them, or a list of files read exactly as given (as in
+        :func:`metrics.sql.summarize`).
     relevance : str
         The graded relevance column, >= 0 (a row is relevant when > 0).
     score, query : str
@@ -170,15 +179,21 @@ def ranking_summary(
     started = time.monotonic()
     eng = start_engine(engine, memory_limit, spark)
     d = eng.dialect
-    say(f"reading {source} with {eng.name}")
+    name = describe(source)
+    say(f"reading {name} with {eng.name}")
     eng.register(source, ordered=True)
     columns = eng.columns()
     missing = [c for c in (relevance, score, query) if c not in columns]
     if missing:
         raise SQLInputError(
-            f"no column {', '.join(repr(c) for c in missing)} in {source}; it has "
+            f"no column {', '.join(repr(c) for c in missing)} in {name}; it has "
             + ", ".join(repr(c) for c in list(columns)[:20])
             + "."
+        )
+    if nested(columns[query]):
+        raise SQLInputError(
+            f"the query column {query!r} is {columns[query]}: a list or struct, not one value "
+            "per row; pick a column of plain ids."
         )
     for c in (relevance, score):
         if not any(columns[c].startswith(t) for t in NUMERIC):
@@ -197,7 +212,7 @@ def ranking_summary(
     kept = int(kept)
     say(f"{total:,} rows, {total - kept:,} dropped (NULL or NaN)")
     if kept == 0:
-        raise SQLInputError(f"no usable row in {source}: every row has a NULL or NaN value.")
+        raise SQLInputError(f"no usable row in {name}: every row has a NULL or NaN value.")
     if lowest < 0:
         raise SQLInputError(
             f"the relevance column {relevance!r} has negative values; grades must be >= 0 "
