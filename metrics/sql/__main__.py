@@ -9,22 +9,68 @@ Prints a readable summary, or with ``--json`` one JSON object on stdout::
 ``"delong": {"models": {"<score>": {"auc", "std_error", "ci_low", "ci_high"}}, "pairs": [{"a",
 "b", "difference", "std_error", "z", "p_value", "ci_low", "ci_high"}]}``: DeLong's 95% intervals
 and paired tests, as :func:`metrics.sql.delong`. ``--out SUMMARY`` also writes the
-per-score tables to a file the dashboard opens instantly. Progress goes to stderr. Bad input
-exits with status 2 and one line saying what to fix.
+per-score tables to a file the dashboard opens instantly; it refuses to replace an existing
+file unless ``--force``, and never replaces an input file. Progress goes to stderr (held for
+the first second, so that a quick refusal is the only line). Bad input exits with status 2 and
+one line on stderr saying what to fix.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
-import time
+import tempfile
+import threading
+from pathlib import Path
 
 from metrics.sql._engine import DEFAULT_BINS, DEFAULT_CAP, SQLInputError, delong, summarize
+from metrics.sql._inputs import memory_limit, resolve_files
+
+HOLD = 1.0  # seconds of progress held back, so that a quick refusal prints one line only
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str):  # one line, not the usage block
+        print(f"error: {message} (python -m metrics.sql --help)", file=sys.stderr)
+        raise SystemExit(2)
+
+
+class _Progress:
+    """Progress lines on stderr, held for the first ``HOLD`` seconds: dropped if the run fails
+    by then (its one error line is all that shows), printed once it runs longer or succeeds."""
+
+    def __init__(self) -> None:
+        self._held: list[str] | None = []
+        self._lock = threading.Lock()
+        self._timer = threading.Timer(HOLD, self.release)
+        self._timer.daemon = True
+        self._timer.start()
+
+    def __call__(self, line: str) -> None:
+        text = f"[metrics.sql] {line}"
+        with self._lock:
+            if self._held is not None:
+                self._held.append(text)
+                return
+        print(text, file=sys.stderr, flush=True)
+
+    def release(self) -> None:
+        with self._lock:
+            held, self._held = self._held, None
+        for text in held or ():
+            print(text, file=sys.stderr, flush=True)
+
+    def drop(self) -> None:
+        self._timer.cancel()
+        with self._lock:
+            if self._held is not None:
+                self._held = []
 
 
 def _parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(
+    p = _Parser(
         prog="python -m metrics.sql",
         description="Exact AUC, average precision and GAUC of a Parquet or CSV table, on "
         "DuckDB (default) or Spark.",
@@ -48,55 +94,112 @@ def _parser() -> argparse.ArgumentParser:
     )  # fmt: skip
     p.add_argument("--json", action="store_true", help="print one JSON object on stdout")
     p.add_argument("--out", help="write the summary (per-score tables) to this .npz file")
+    p.add_argument("--force", action="store_true", help="let --out replace an existing file")
     return p
+
+
+def _check_out(out: str, inputs: list[str], force: bool) -> Path:
+    """``--out`` before any work: a file that can be created, not a directory, not an input,
+    and replaced only with ``--force``."""
+    path = Path(out)
+    if path.is_dir():
+        raise SQLInputError(f"--out {out} is a directory: give a file name such as summary.npz.")
+    parent = path.parent
+    if not parent.is_dir():
+        raise SQLInputError(f"--out {out}: the directory {parent} does not exist; create it first.")
+    if path.exists():
+        for f in inputs:
+            if os.path.samefile(path, f):
+                raise SQLInputError(
+                    f"--out {out} is an input file: writing the summary would destroy the data; "
+                    "give another file name."
+                )
+        if not force:
+            raise SQLInputError(
+                f"--out {out} exists: pass --force to replace it, or give another file name."
+            )
+    return path
+
+
+def _write(summary, path: Path) -> Path:
+    """Write through a temporary file in the same directory, then rename: a failed write (a
+    full disk) leaves no half file and no replaced one. A device or pipe is written in place."""
+    if path.exists() and not path.is_file():
+        return summary.save(path)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".part")
+    os.close(fd)
+    try:
+        summary.save(tmp)
+        os.replace(tmp, path)
+    finally:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+    return path
 
 
 def main(argv: list[str] | None = None) -> int:
     args = _parser().parse_args(argv)
-    last = [0.0]
-
-    def progress(line: str) -> None:
-        now = time.monotonic()
-        print(f"[metrics.sql] {line}", file=sys.stderr, flush=True)
-        last[0] = now
-
-    if args.delong and args.weight:
-        print("error: DeLong's test is unweighted: drop --weight or --delong.", file=sys.stderr)
-        return 2
+    progress = _Progress()
     try:
-        summary = summarize(
-            args.source,
-            args.label,
-            args.score,
-            group=args.group,
-            weight=args.weight,
-            pos_label=args.pos_label,
-            engine=args.engine,
-            memory_limit=args.memory_limit,
-            cap=args.cap,
-            bins=args.bins,
-            progress=progress,
-        )
-        if args.out:
-            path = summary.save(args.out)
-            progress(f"summary written to {path}")
-        tests = None
-        if args.delong:
-            tests = _delong_json(
-                delong(args.source, args.label, args.score, pos_label=args.pos_label,
-                       engine=args.engine, memory_limit=args.memory_limit, progress=progress)
-            )  # fmt: skip
+        code = _run(args, progress)
     except SQLInputError as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 2
+        code = _fail(progress, str(exc))
     except ImportError as exc:
-        print(f"error: {exc}; install it (make test installs pyspark and Java)", file=sys.stderr)
-        return 2
+        code = _fail(progress, f"{exc}; install it (make test installs pyspark and Java)")
+    except OSError as exc:
+        code = _fail(progress, f"{exc.strerror or exc} ({exc.filename or 'no file name'})")
+    if code == 0:
+        progress.release()
+    return code
+
+
+def _fail(progress: _Progress, message: str) -> int:
+    progress.drop()
+    print("error: " + " ".join(message.split()), file=sys.stderr, flush=True)
+    return 2
+
+
+def _run(args, progress) -> int:
+    if args.delong and args.weight:
+        raise SQLInputError("DeLong's test is unweighted: drop --weight or --delong.")
+    limit = memory_limit(args.memory_limit, what="--memory-limit")
+    if args.cap < 0 or args.bins < 1:
+        raise SQLInputError("--cap must be 0 or more and --bins 1 or more.")
+    inputs = resolve_files(args.source)
+    out = _check_out(args.out, inputs, args.force) if args.out else None
+    summary = summarize(
+        inputs,  # exactly the files checked above, never globbed again
+        args.label,
+        args.score,
+        group=args.group,
+        weight=args.weight,
+        pos_label=args.pos_label,
+        engine=args.engine,
+        memory_limit=limit,
+        cap=args.cap,
+        bins=args.bins,
+        progress=progress,
+    )
+    summary.source = args.source  # as the user named it (a glob stays a glob)
+    tests = None
+    if args.delong:
+        tests = _delong_json(
+            delong(inputs, args.label, args.score, pos_label=args.pos_label,
+                   engine=args.engine, memory_limit=limit, progress=progress)
+        )  # fmt: skip
+    if out is not None:
+        try:
+            _write(summary, out)
+        except OSError as exc:
+            raise SQLInputError(
+                f"cannot write the summary to {out}: {exc.strerror or exc}."
+            ) from None
+        progress(f"summary written to {out}")
     if args.json:
-        out = summary.to_json()
+        result = summary.to_json()
         if tests is not None:
-            out["delong"] = tests
-        print(json.dumps(out))
+            result["delong"] = tests
+        print(json.dumps(result))
         return 0
     print(
         f"{summary.rows:,} rows ({summary.dropped:,} dropped), positive class {summary.positive!r}"

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import json
 import math
+import re
+import zipfile
 from dataclasses import dataclass, field, fields
 from pathlib import Path
 
@@ -221,16 +223,41 @@ def _plain(value):
     raise TypeError(f"cannot write {type(value).__name__} in a summary")
 
 
-def load_summary(path: str | Path) -> Summary:
-    """Open a summary written by ``python -m metrics.sql ... --out PATH``."""
+MAX_SUMMARY_BYTES = 1 << 30  # uncompressed; 2e6 distinct scores cost 48 MB a model
+
+
+def load_summary(path: str | Path, *, max_bytes: int = MAX_SUMMARY_BYTES) -> Summary:
+    """Open a summary written by ``python -m metrics.sql ... --out PATH``.
+
+    The file is checked before use: at most ``max_bytes`` once uncompressed, no pickled object,
+    the header's keys and value types exactly those :meth:`Summary.save` writes, and every array
+    named, shaped and typed as it writes them. Anything else raises ValueError with a sentence.
+    """
+    name = Path(path).name
     try:
+        with zipfile.ZipFile(path) as z:
+            size = sum(i.file_size for i in z.infolist())
+        if size > max_bytes:
+            raise _Refused(
+                f"{name} would take {size / 2**20:,.0f} MB once uncompressed, more than "
+                f"{max_bytes / 2**20:,.0f} MB: not a summary this server opens."
+            )
         with np.load(path, allow_pickle=False) as data:
-            header = json.loads(bytes(data["header"]).decode())
+            if "header" not in data.files:
+                raise _Refused(f"{name} has no header: not a summary written by metrics.sql --out.")
+            raw = data["header"]
+            if raw.dtype != np.uint8 or raw.ndim != 1:
+                raise _Refused(f"{name}'s header is not JSON text.")
+            header = json.loads(bytes(raw).decode())
             arrays = {k: data[k] for k in data.files if k != "header"}
-    except (OSError, ValueError, KeyError) as exc:
-        raise ValueError(f"{path} is not a summary written by metrics.sql --out ({exc}).") from exc
-    if header.get("format") != FORMAT:
-        raise ValueError(f"{path} is not a summary written by metrics.sql --out.")
+    except _Refused as exc:
+        raise ValueError(str(exc)) from None
+    except (OSError, ValueError, KeyError, EOFError, zipfile.BadZipFile) as exc:
+        reason = " ".join(str(exc).split())[:200]
+        raise ValueError(
+            f"{name} is not a summary written by metrics.sql --out ({reason})."
+        ) from None
+    _check_summary(name, header, arrays)
     models = {}
     for i, (name, meta) in enumerate(header.pop("models").items()):
         tables = {}
@@ -246,6 +273,125 @@ def load_summary(path: str | Path) -> Summary:
         models[name] = ModelSummary(**meta, **tables)
     header.pop("format")
     return Summary(**header, models=models)
+
+
+class _Refused(Exception):
+    pass
+
+
+_NUMBER = (int, float)
+
+
+def _is_number(v) -> bool:
+    return isinstance(v, _NUMBER) and not isinstance(v, bool)
+
+
+def _is_count(v) -> bool:
+    return isinstance(v, int) and not isinstance(v, bool) and v >= 0
+
+
+# What Summary.save writes: header key -> check of its value.
+_HEADER = {
+    "format": lambda v: v == FORMAT,
+    "source": lambda v: isinstance(v, str),
+    "engine": lambda v: v in ("duckdb", "spark"),
+    "label": lambda v: isinstance(v, str),
+    "positive": lambda v: isinstance(v, str),
+    "rows": _is_count,
+    "dropped": _is_count,
+    "group": lambda v: v is None or isinstance(v, str),
+    "weight": lambda v: v is None or isinstance(v, str),
+    "cap": _is_count,
+    "extra": lambda v: isinstance(v, dict),
+    "models": lambda v: isinstance(v, dict) and len(v) > 0,
+}
+_MODEL = {
+    "score": lambda v: isinstance(v, str),
+    "n_pos": lambda v: _is_number(v) and v >= 0,
+    "n_neg": lambda v: _is_number(v) and v >= 0,
+    "twice_u": _is_number,
+    "auc": _is_number,
+    "average_precision": _is_number,
+    "distinct_scores": _is_count,
+    "bin_error": _is_number,
+    "gauc": lambda v: v is None or _is_number(v),
+    "groups_used": lambda v: v is None or _is_count(v),
+    "groups_skipped": lambda v: v is None or _is_count(v),
+    "gauc_by": lambda v: (
+        v is None or (isinstance(v, dict) and all(x is None or _is_number(x) for x in v.values()))
+    ),
+    "groups_skipped_by": lambda v: (
+        v is None or (isinstance(v, dict) and all(_is_count(x) for x in v.values()))
+    ),
+}
+_TABLE_KINDS = {"scores": "f", "pos": "iuf", "neg": "iuf"}
+_GROUP_KINDS = {"group": "iufUSb", "rows": "iu", "positives": "iuf", "negatives": "iuf",
+                "auc": "f", "reason": "U"}  # fmt: skip
+_ARRAY = re.compile(r"^(\d+)_(table|binned|groups)_(\w+)$")
+
+
+def _check_summary(name: str, header, arrays: dict[str, np.ndarray]) -> None:
+    """Raise ValueError (a sentence) unless ``header`` and ``arrays`` are as save writes them."""
+
+    def refuse(what: str) -> None:
+        raise ValueError(f"{name} is not a summary written by metrics.sql --out: {what}.")
+
+    if not isinstance(header, dict):
+        refuse("its header is not a JSON object")
+    if header.get("format") != FORMAT:
+        refuse(f"its format is {str(header.get('format'))[:40]!r}, not {FORMAT!r}")
+    keys = set(header)
+    if keys != set(_HEADER):
+        extra, missing = sorted(keys - set(_HEADER)), sorted(set(_HEADER) - keys)
+        refuse(
+            "its header has "
+            + "; ".join(
+                p
+                for p in (
+                    f"unknown keys {', '.join(repr(k[:40]) for k in extra[:5])}" if extra else "",
+                    f"no {', '.join(repr(k) for k in missing)}" if missing else "",
+                )
+                if p
+            )
+        )
+    for key, ok in _HEADER.items():
+        if not ok(header[key]):
+            refuse(f"{key!r} is {str(header[key])[:40]!r}, which is not what it should hold")
+    models = header["models"]
+    for i, (model, meta) in enumerate(models.items()):
+        if not isinstance(meta, dict) or set(meta) != set(_MODEL):
+            refuse(f"model {model[:40]!r} does not have exactly the fields a summary writes")
+        for key, ok in _MODEL.items():
+            if not ok(meta[key]):
+                refuse(f"model {model[:40]!r}: {key!r} is {str(meta[key])[:40]!r}")
+        kinds = []
+        for kind, columns in (("table", _TABLE_KINDS), ("binned", _TABLE_KINDS),
+                              ("groups", _GROUP_KINDS)):  # fmt: skip
+            present = [c for c in columns if f"{i}_{kind}_{c}" in arrays]
+            if not present:
+                continue
+            if len(present) != len(columns):
+                refuse(f"model {model[:40]!r}'s {kind} lacks some of its arrays")
+            length = None
+            for c, allowed in columns.items():
+                a = arrays[f"{i}_{kind}_{c}"]
+                if a.ndim != 1 or a.dtype.kind not in allowed:
+                    refuse(f"array {i}_{kind}_{c} is {a.dtype} of shape {a.shape}")
+                if length is not None and a.size != length:
+                    refuse(f"model {model[:40]!r}'s {kind} arrays differ in length")
+                length = a.size
+            kinds.append(kind)
+        if "table" not in kinds and "binned" not in kinds:
+            refuse(f"model {model[:40]!r} has no per-score table")
+    for key in arrays:
+        m = _ARRAY.match(key)
+        known = (
+            m
+            and int(m.group(1)) < len(models)
+            and (m.group(3) in (_GROUP_KINDS if m.group(2) == "groups" else _TABLE_KINDS))
+        )
+        if not known:
+            refuse(f"it holds an unknown array {key[:40]!r}")
 
 
 def nan_to_none(value: float) -> float | None:
