@@ -43,6 +43,30 @@ def holm_adjust(p_values) -> np.ndarray:
     return out
 
 
+P_FLOOR = 0.001  # below this a p-value is shown as "p < 0.001"
+
+
+def format_p(p: float, *, floor: float = P_FLOOR, name: str = "p") -> str:
+    """A p-value as people read it: ``"p = 0.0123"``, or ``"p < 0.001"`` below ``floor``.
+
+    The one formatter for every p-value shown. ``floor`` can be raised where a test cannot
+    resolve smaller values (a bootstrap of B resamples cannot tell p below 1 / B apart from 0).
+
+    Examples
+    --------
+    >>> format_p(0.0123), format_p(0.0), format_p(3e-22), format_p(0.004, floor=1 / 200)
+    ('p = 0.0123', 'p < 0.001', 'p < 0.001', 'p < 0.005')
+    >>> format_p(0.325, name="Holm-adjusted p"), format_p(float("nan"))
+    ('Holm-adjusted p = 0.325', 'p not computed')
+    """
+    if p is None or not np.isfinite(p):
+        return f"{name} not computed"
+    floor = max(float(floor), P_FLOOR)
+    if p < floor:
+        return f"{name} < {floor:.2g}"
+    return f"{name} = {p:.3g}"
+
+
 def bootstrap_p_value(replicates) -> float:
     """Two-sided p-value for "the difference is 0" from bootstrap replicates of a difference.
 
@@ -143,8 +167,8 @@ def best_model(
             leader,
             leader,
             adjusted,
-            f"{names[leader]} is best: better than every other model, Holm-adjusted "
-            f"p ≤ {worst:.3g}",
+            f"{names[leader]} is best: better than every other model, every "
+            f"{format_p(worst, name='Holm-adjusted p').replace(' = ', ' ≤ ')}",
         )
     weakest = max(against, key=against.get)
     return BestModel(
@@ -152,7 +176,7 @@ def best_model(
         leader,
         adjusted,
         f"no significant difference: {names[leader]} leads, but against {names[weakest]} the "
-        f"Holm-adjusted p is {worst:.3g} (≥ {alpha:g})",
+        f"{format_p(worst, name='Holm-adjusted p')} (≥ {alpha:g})",
     )
 
 
@@ -183,7 +207,7 @@ def pair_verdict(
     if adjusted_p >= alpha or difference == 0:
         return (
             f"no significant difference on {metric} ({name_a} − {name_b} = {difference:+.4f}, "
-            f"Holm-adjusted p = {adjusted_p:.3g})"
+            f"{format_p(adjusted_p, name='Holm-adjusted p')})"
         )
     winner = name_a if (difference > 0) == higher_is_better else name_b
     text = f"{winner} is better on {metric} by {abs(difference):.3f}"

@@ -11,7 +11,8 @@ import streamlit as st
 import metrics
 from metrics.calibration import calibration_curve
 from metrics.flips import flip_table
-from ui import band_charts, charts, data, server_compare, shell, thresholds, uncertainty
+from metrics.significance import format_p
+from ui import band_charts, charts, data, server_compare, shell, summaries, thresholds, uncertainty
 from ui.explain import explain, num
 from ui.safe import md
 from ui.show import chart, csv_download, rows_behind
@@ -51,6 +52,16 @@ with st.container(border=True):
         help="Adds the McClish-standardised partial AUC over FPR in [0, this] (0.5 = chance, "
         "1 = perfect), as medicine and fraud teams report it; 0 leaves it out.",
     )  # fmt: skip
+    group_column = ds.mapping.group if ds.prepared.groups is not None else None
+    independent = group_column is not None and middle.toggle(
+        "Rows are independent",
+        value=False,
+        key="compare_rows_independent",
+        help=f"Off (the default): rows of one {group_column} are not independent, so every "
+        f"interval and test resamples whole {group_column} values (a cluster bootstrap). On: "
+        "treat every row as independent, only if you know the column does not group them.",
+    )  # fmt: skip
+    clustered = group_column is not None and not independent
     wanted = n_resamples > 0 and (
         n_rows * len(models) <= AUTO_LIMIT
         or st.session_state.get("compare_run_bootstrap_for") == (ds.key, models, n_resamples)
@@ -64,10 +75,23 @@ with st.container(border=True):
             st.rerun()
 
 table, pairs, found, helps = uncertainty.model_table(
-    ds.key, models, n_resamples if wanted else 0, interval == "BCa", max_fpr or None, ds
-)
+    ds.key, models, n_resamples if wanted else 0, interval == "BCa", max_fpr or None, ds,
+    clustered,
+)  # fmt: skip
 curve_resamples = min(n_resamples, uncertainty.CURVE_RESAMPLES)
-fb = uncertainty.curves(ds.key, models, curve_resamples, ds) if wanted else None
+fb = uncertainty.curves(ds.key, models, curve_resamples, ds, clustered) if wanted else None
+# What a bracket is, in every caption of the page.
+resampled = (
+    f"cluster bootstrap: whole {group_column} values resampled" if clustered else "paired bootstrap"
+)
+if clustered:
+    st.info(
+        f"Rows are grouped by **{md(group_column)}** ({np.unique(ds.prepared.groups).size:,} "
+        "groups): rows of one group are not independent, so every interval, test, star, band "
+        f"and slice below resamples whole {md(group_column)} values (a cluster bootstrap). "
+        "DeLong's row-level p-value is shown beside, labelled, never as the verdict."
+        + ("" if wanted else " Set resamples above 0: without them nothing can be tested.")
+    )
 
 
 def _cell(row, name: str) -> str:
@@ -98,10 +122,14 @@ if len(models) >= 2:
     )
 st.caption(
     "★ marks a model only where it is significantly best: better than each other model by a "
-    "paired test (DeLong's for AUC, else the paired bootstrap), Holm-corrected across the pairs "
-    "at 5%. "
-    + (f"Brackets: 95% paired bootstrap interval ({n_resamples} resamples)." if wanted else "")
-    + ("" if wanted else " With 0 resamples only AUC can be tested.")
+    + (
+        f"cluster bootstrap test (whole {md(group_column)} values resampled)"
+        if clustered
+        else "paired test (DeLong's for AUC, else the paired bootstrap)"
+    )
+    + ", Holm-corrected across the pairs at 5%. "
+    + (f"Brackets: 95% {resampled} interval ({n_resamples} resamples)." if wanted else "")
+    + ("" if wanted or clustered else " With 0 resamples only AUC can be tested.")
 )
 if wanted:
     explain(
@@ -112,11 +140,18 @@ if wanted:
             r"p = \min\!\left(1,\ 2\min\big(P^*(d \le 0),\ P^*(d \ge 0)\big)\right),"
             r"\qquad p_{\text{Holm},(i)} = \max_{j \le i} \min\big(1, (m - j + 1)\,p_{(j)}\big)",
         ],
-        note=f"Each of the {n_resamples} resamples draws every one of the {n_rows:,} rows a "
-        "Poisson(1) number of times (0, 1, 2, ... with chances 37%, 37%, 18%, ...), as TFMA "
-        "does, and scores every model on the same rows; GAUC draws whole users instead, since "
-        "a user's rows are not independent. The interval is the middle 95% of the metric's "
-        "values over the resamples"
+        note=(
+            f"Each of the {n_resamples} resamples draws every {md(group_column)} a Poisson(1) "
+            "number of times (0, 1, 2, ... with chances 37%, 37%, 18%, ...) and counts each of "
+            "its rows that often, then scores every model on the same rows: a cluster "
+            "bootstrap, since rows of one group are not independent"
+            if clustered
+            else f"Each of the {n_resamples} resamples draws every one of the {n_rows:,} rows "
+            "a Poisson(1) number of times (0, 1, 2, ... with chances 37%, 37%, 18%, ...), as "
+            "TFMA does, and scores every model on the same rows; GAUC draws whole users "
+            "instead, since a user's rows are not independent"
+        )
+        + ". The interval is the middle 95% of the metric's values over the resamples"
         + (
             "; for AUC, BCa shifts and stretches those percentiles by the bias (the share of "
             "resamples below the estimate) and the skew (from leaving each row out once)"
@@ -131,11 +166,10 @@ if wanted:
 csv_download("Download the table (CSV)", table, "model_comparison.csv", key="compare_download")
 
 
-def _p(p: float, test: str) -> str:
+def _p(p: float, test: str, name: str = "p") -> str:
     """A p-value as text; a bootstrap cannot resolve p below one over its resamples."""
-    if test == "paired bootstrap" and p == 0:
-        return f"< {1 / n_resamples:.2g}"
-    return f"= {p:.3g}"
+    bootstrap = test in (summaries.ROW_TEST, summaries.CLUSTER_TEST)
+    return format_p(p, floor=1 / n_resamples if bootstrap and n_resamples else 0, name=name)
 
 
 if len(models) >= 2:
@@ -143,19 +177,28 @@ if len(models) >= 2:
     st.caption(
         "Every pair of models on every metric: the difference A − B, its 95% interval, the "
         "paired test's p-value and the Holm-adjusted one (corrected across the pairs of that "
-        "metric). DeLong's test compares two AUCs on the same rows, accounting for their "
-        "correlation."
-        + (" Sample weights are not used by DeLong's test: AUC pairs use the bootstrap."
-           if ds.weight is not None else "")
+        "metric). "
+        + (
+            f"Every test resamples whole {md(group_column)} values. DeLong's test assumes "
+            "independent rows: its p-value is shown only as \"row-level\", for comparison."
+            if clustered
+            else "DeLong's test compares two AUCs on the same rows, accounting for their "
+            "correlation."
+            + (" Sample weights are not used by DeLong's test: AUC pairs use the bootstrap."
+               if ds.weight is not None else "")
+        )
     )  # fmt: skip
     for row in pairs.to_dict("records"):
         tested = not math.isnan(row["p-value"])
         p_text = (
-            f" · p {_p(row['p-value'], row['test'])}, Holm p {_p(row['Holm p'], row['test'])} "
-            f"({row['test']})"
+            f" · {_p(row['p-value'], row['test'])}, "
+            f"{_p(row['Holm p'], row['test'], 'Holm p')} ({row['test']})"
             if tested
             else ""
         )
+        row_level = row.get("row-level p", math.nan)
+        if isinstance(row_level, float) and not math.isnan(row_level):
+            p_text += f" · row-level DeLong {_p(row_level, 'DeLong')} (ignores {md(group_column)})"
         st.markdown(f"- {md(row['verdict'], limit=300)}{p_text}")
     csv_download("Download the pairs (CSV)", pairs, "model_pairs.csv", key="compare_pairs_download")
     auc_pairs = pairs[(pairs["metric"] == "AUC") & (pairs["test"] == "DeLong")]
@@ -200,7 +243,7 @@ if same_labels:
     if wanted and len(points):
         op_resamples = min(n_resamples, uncertainty.OPERATING_RESAMPLES)
         spread = uncertainty.operating_intervals(
-            ds.key, models, tuple(points["threshold"].astype(float)), op_resamples, ds
+            ds.key, models, tuple(points["threshold"].astype(float)), op_resamples, ds, clustered
         )
         if len(spread):
             op_table = points[["model", "threshold", "rows flagged"]].merge(
@@ -231,7 +274,7 @@ if same_labels:
         "the highest TPR with FPR at most the target, or the top share of rows (ties at the cut "
         "come in together). Searched over every distinct score. "
         + (
-            f"Brackets: 95% interval over {op_resamples} resamples, at that threshold "
+            f"Brackets: 95% {resampled} interval over {op_resamples} resamples, at that threshold "
             "held fixed (how the rates would vary on new rows scored the same way; the "
             'threshold\'s own variation is shown under "How sure are the curves?").'
             if wanted
@@ -262,7 +305,8 @@ if same_labels:
                 name="roc-bands",
             )
             st.caption(
-                f"Shaded: where the middle 95% of {curve_resamples} resampled ROC curves pass, "
+                f"Shaded: where the middle 95% of {curve_resamples} resampled ROC curves pass "
+                f"({resampled}), "
                 "at each FPR (vertical averaging). Where two bands overlap at an FPR, the "
                 "data cannot tell those models apart there."
             )
@@ -436,7 +480,11 @@ if same_labels:
             "the true positives gained, less the false positives weighed by the odds at which "
             "a positive call is worth it. A model is useful where it is above both treat-all "
             "and treat-none."
-            + (f" Shaded: 95% band over {curve_resamples} resamples." if wanted else "")
+            + (
+                f" Shaded: 95% band over {curve_resamples} resamples ({resampled})."
+                if wanted
+                else ""
+            )
         )
 
 if len(models) >= 2 and not ds.mapping.per_class:
@@ -501,11 +549,17 @@ if ds.mapping.slices and ds.slice is None and not ds.mapping.per_class:
     )
     note_col.caption(
         "Every category of the slice columns with at least that many rows, worst first (by the "
-        "lowest AUC − AUC on all rows across the models); AUC with DeLong's 95% interval, AP "
-        "with a paired bootstrap interval (200 resamples). Select a row to show every page on "
-        "that slice only."
+        "lowest AUC − AUC on all rows across the models); "
+        + (
+            f"AUC and AP with a cluster bootstrap interval (whole {md(group_column)} values "
+            "resampled within the slice, 200 resamples)."
+            if clustered
+            else "AUC with DeLong's 95% interval, AP with a paired bootstrap interval "
+            "(200 resamples)."
+        )
+        + " Select a row to show every page on that slice only."
     )
-    slices = data.slice_table(ds.key, models, min_size, ds, cross)
+    slices = data.slice_table(ds.key, models, min_size, ds, cross, clustered)
     shown_slices = slices.drop(columns=["column", "value"])
     picked = st.dataframe(
         shown_slices,

@@ -6,7 +6,7 @@ import numpy as np
 import streamlit as st
 
 import metrics
-from metrics.significance import bootstrap_p_value
+from metrics.significance import bootstrap_p_value, format_p
 from ui import data, gauc_charts, server_source, shell, uncertainty
 from ui.explain import explain, num
 from ui.numbers import plural
@@ -327,8 +327,8 @@ if len(results) > 1:
         real = d.ci_low > 0 or d.ci_high < 0
         st.markdown(
             f"**GAUC ({weighting}) of {md(name_a)} − {md(name_b)}: "
-            f"{d.estimate:+.4f} [{d.ci_low:+.4f}, {d.ci_high:+.4f}]**, bootstrap p "
-            + (f"< {1 / boot.n_resamples:.2g}" if p == 0 else f"= {p:.3g}")
+            f"{d.estimate:+.4f} [{d.ci_low:+.4f}, {d.ci_high:+.4f}]**, cluster bootstrap "
+            + format_p(p, floor=1 / boot.n_resamples)
             + (
                 f": {md(name_a if d.estimate > 0 else name_b)} is better."
                 if real

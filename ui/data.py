@@ -337,7 +337,9 @@ def slice_table(
     min_size: int,
     _ds: Dataset,
     cross: tuple[str, str] | None = None,
+    clustered: bool = False,
 ):
+    """The slices table; ``clustered``: intervals resample the dataset's groups."""
     from ui import summaries
 
     columns = {c: _ds.frame[c].to_numpy() for c in _ds.mapping.slices}
@@ -351,6 +353,7 @@ def slice_table(
         min_size=min_size,
         max_values=MAX_SLICE_VALUES,
         cross=cross,
+        cluster=_ds.prepared.groups if clustered else None,
     )
 
 

@@ -18,6 +18,10 @@ from metrics.compare import delong_test, paired_bootstrap
 from metrics.groups import group_auc_score
 from metrics.significance import BestModel, best_model, bootstrap_p_value, pair_verdict
 
+# What each kind of resampling is called on every page: one name for one test.
+ROW_TEST = "paired bootstrap"
+CLUSTER_TEST = "cluster bootstrap"
+
 
 @dataclass(frozen=True)
 class MetricSpec:
@@ -104,11 +108,15 @@ def bootstrap_results(
     n_resamples: int,
     seed: int = 0,
     bca: bool = False,
+    cluster: np.ndarray | None = None,
     **fast_options,
 ) -> tuple[dict[str, metrics.BootstrapResult], metrics.FastBootstrap]:
     """Every spec's paired bootstrap, from one set of Poisson resamples of the rows (sorted
     once per model), or of the groups for GAUC (per-group AUCs computed once); and the fast
-    bootstrap itself, which ``fast_options`` (curves on grids, KS, ...) add to."""
+    bootstrap itself, which ``fast_options`` (curves on grids, KS, ...) add to.
+
+    ``cluster``: the group of each row (users, queries); every metric then resamples whole
+    groups (the same groups for every model and, with the same seed, for GAUC)."""
     arrays = [scores[m] for m in scores]
     yb = np.asarray(y).astype(bool)
     losses = {s.name: [s.loss(yb, a) for a in arrays] for s in specs if s.loss is not None}
@@ -116,7 +124,7 @@ def bootstrap_results(
     fast = metrics.fast_paired_bootstrap(
         yb, *arrays, n_resamples=n_resamples, seed=seed, sample_weight=weight,
         row_means=losses or None, interval="bca" if bca else "percentile", max_fpr=max_fpr,
-        **fast_options,
+        groups=cluster, **fast_options,
     )  # fmt: skip
     out = {}
     for spec in specs:
@@ -151,6 +159,7 @@ def model_table(
     n_resamples: int = 0,
     seed: int = 0,
     bca: bool = False,
+    cluster: np.ndarray | None = None,
     **fast_options,
 ) -> tuple[pd.DataFrame, pd.DataFrame, metrics.FastBootstrap | None]:
     """(models, pairs, the fast bootstrap or None without resamples).
@@ -161,6 +170,10 @@ def model_table(
     ``pairs``: one row per metric and pair of models: the difference A − B, its interval, and a
     paired test's p-value: DeLong's for AUC without weights, else the paired bootstrap's (NaN
     when no resamples ran), with the test's name.
+
+    ``cluster``: the group of each row. Rows of one user are not independent, so with it every
+    interval and test resamples whole groups (the cluster bootstrap) and DeLong's row-level
+    test is not the verdict: its p-value is kept beside, in ``"row-level p"``, labelled.
     """
     names = list(scores)
     table = pd.DataFrame({"model": names})
@@ -174,6 +187,7 @@ def model_table(
             n_resamples=n_resamples,
             seed=seed,
             bca=bca,
+            cluster=cluster,
             **fast_options,
         )
         if n_resamples
@@ -201,17 +215,27 @@ def model_table(
             }
             if result is not None:
                 diff = result.differences[(i, j)]
-                row.update(low=diff.ci_low, high=diff.ci_high, test="paired bootstrap")
+                clustered = cluster is not None or spec.groups is not None
+                row.update(
+                    low=diff.ci_low,
+                    high=diff.ci_high,
+                    test=CLUSTER_TEST if clustered else ROW_TEST,
+                )
                 row["p-value"] = bootstrap_p_value(
                     result.replicates[:, i] - result.replicates[:, j]
                 )
             if spec.name == "AUC" and weight is None:
                 r = delong_test(y, scores[names[i]], scores[names[j]])
-                row.update({"p-value": r.p_value, "test": "DeLong"})
-                if result is None:
-                    row.update(low=r.ci_low, high=r.ci_high)
+                if cluster is None:
+                    row.update({"p-value": r.p_value, "test": "DeLong"})
+                    if result is None:
+                        row.update(low=r.ci_low, high=r.ci_high)
+                else:  # shown beside the verdict, never as it
+                    row["row-level p"] = r.p_value
             pairs.append(row)
     columns = ["metric", "model A", "model B", "A − B", "low", "high", "p-value", "test"]
+    if cluster is not None:
+        columns.append("row-level p")
     return table, pd.DataFrame(pairs, columns=columns), fast
 
 
@@ -285,6 +309,7 @@ def slice_table(
     max_values: int = 20,
     cross: tuple[str, str] | None = None,
     n_resamples: int = 200,
+    cluster: np.ndarray | None = None,
 ) -> pd.DataFrame:
     """Every model's AUC and AP on each slice with at least ``min_size`` rows, beside the whole
     table ("all rows", first), worst slice first.
@@ -296,6 +321,9 @@ def slice_table(
     class only have undefined metrics (NaN) and sort last. ``column`` and ``value`` hold the
     column name and the category as the table holds them (tuples of two for a crossed slice),
     so a page can select the slice with them.
+
+    With ``cluster`` (the group of each row) every interval resamples whole groups within the
+    slice (AUC too: DeLong's interval assumes independent rows).
     """
     import warnings
 
@@ -306,6 +334,7 @@ def slice_table(
     def row(name: str, column, value, mask: np.ndarray | None) -> dict:
         yy = y if mask is None else y[mask]
         ww = weight if weight is None or mask is None else weight[mask]
+        gg = cluster if cluster is None or mask is None else cluster[mask]
         out = {"slice": name, "column": column, "value": value, "rows": int(yy.size)}
         out["positives"] = int(np.count_nonzero(yy))
         arrays = [scores[m] if mask is None else scores[m][mask] for m in names]
@@ -318,12 +347,13 @@ def slice_table(
                     *arrays,
                     n_resamples=n_resamples,
                     sample_weight=ww,
+                    groups=gg,
                 )
                 if n_resamples and both
                 else None
             )
             for k, (m, ss) in enumerate(zip(names, arrays, strict=True)):
-                if ww is None:
+                if ww is None and gg is None:
                     ci = roc_auc_ci(yy, ss)
                     out[f"{m} AUC"], low, high = ci.auc, ci.ci_low, ci.ci_high
                 else:

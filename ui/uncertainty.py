@@ -27,6 +27,11 @@ OPERATING_RESAMPLES = 200
 DECISION_GRID = np.round(np.linspace(0.01, 0.99, 99), 2)  # threshold probabilities
 
 
+def cluster_of(ds: Dataset, clustered: bool) -> np.ndarray | None:
+    """The group of each row when intervals should resample groups, else None."""
+    return ds.prepared.groups if clustered else None
+
+
 def _threshold_grid(s: np.ndarray, points: int) -> np.ndarray:
     """Thresholds at evenly spaced quantiles of the scores, distinct, descending."""
     grid = np.unique(np.quantile(s, np.linspace(0.0, 1.0, points)))
@@ -41,8 +46,11 @@ def model_table(
     bca: bool,
     max_fpr: float | None,
     _ds: Dataset,
+    clustered: bool = False,
 ):
-    """The comparison table, its pairs with verdicts, the best model per metric and the helps."""
+    """The comparison table, its pairs with verdicts, the best model per metric and the helps.
+
+    ``clustered``: every interval and test resamples the dataset's groups (users, queries)."""
     from ui import summaries
 
     y = _ds.labels_for(models[0])
@@ -55,8 +63,9 @@ def model_table(
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", metrics.UndefinedMetricWarning)
         table, pairs, _ = summaries.model_table(
-            y, scores, specs, weight=_ds.weight, n_resamples=n_resamples, bca=bca
-        )
+            y, scores, specs, weight=_ds.weight, n_resamples=n_resamples, bca=bca,
+            cluster=cluster_of(_ds, clustered),
+        )  # fmt: skip
     found, pairs = summaries.verdicts(table, pairs, specs)
     # The specs hold functions, which a cache cannot pickle: return what the page shows.
     helps = {
@@ -68,7 +77,7 @@ def model_table(
 
 @st.cache_data(max_entries=8, ttl=UPLOAD_TTL, show_spinner="Resampling the curves...")
 def curves(
-    key: tuple, models: tuple[str, ...], n_resamples: int, _ds: Dataset
+    key: tuple, models: tuple[str, ...], n_resamples: int, _ds: Dataset, clustered: bool = False
 ) -> metrics.FastBootstrap:
     """One fast bootstrap for every curve of the page: ROC (TPR on an FPR grid), precision on
     a recall grid, the rates and the net benefit on a grid of thresholds, the thresholds that
@@ -84,6 +93,7 @@ def curves(
         return metrics.fast_paired_bootstrap(
             y, *arrays, n_resamples=n_resamples, sample_weight=_ds.weight,
             roc_grid=BAND_GRID, pr_grid=BAND_GRID[1:], ks=True, best_thresholds=True,
+            groups=cluster_of(_ds, clustered),
             threshold_grid=[
                 np.concatenate((_threshold_grid(s, THRESHOLD_POINTS), DECISION_GRID))
                 for s in arrays
@@ -119,6 +129,7 @@ def operating_intervals(
     chosen: tuple[float, ...],
     n_resamples: int,
     _ds: Dataset,
+    clustered: bool = False,
 ) -> pd.DataFrame:
     """Precision, recall, F1 and FPR at each model's fixed threshold, with 95% intervals from
     ``n_resamples`` resamples (the page passes at most ``OPERATING_RESAMPLES``: every change of
@@ -135,6 +146,7 @@ def operating_intervals(
             n_resamples=n_resamples,
             sample_weight=_ds.weight,
             thresholds=[t for _, t in usable],
+            groups=cluster_of(_ds, clustered),
         )
     rows = []
     for k, (m, t) in enumerate(usable):
