@@ -3,9 +3,14 @@ upload, reduced by :mod:`metrics.sql` (DuckDB, out of core) to exact per-score c
 
 Only files under one directory are offered: ``METRICS_LENS_DATA_DIR`` when set, else
 ``sample_data/``. A path is resolved (``..`` and symlinks followed) before it is compared with
-that directory, so neither can reach outside it. Summaries written by
+that directory, so neither can reach outside it; the directory's own path is never read as a
+glob (``.../r[1]`` is not ``.../r1``), and the engine is handed exactly the files approved
+here, as a list it does not expand again. Summaries written by
 ``python -m metrics.sql ... --out FILE.npz`` under the directory open the same way, without the
 engine.
+
+Each file keeps its own column mapping: a file opened for the first time gets a fresh guess,
+and a mapping edited by hand comes back when its file is picked again.
 
 Each model's per-score table becomes a small weighted table (one positive and one negative row
 per distinct score, weighted by their counts), which every threshold view reads exactly as it
@@ -16,6 +21,7 @@ far off a rate can be.
 from __future__ import annotations
 
 import glob
+import hashlib
 import os
 from dataclasses import dataclass
 from pathlib import Path
@@ -29,6 +35,7 @@ from ui.loading import ColumnMapping, guess_mapping
 from ui.safe import md
 
 ROOT_ENV = "METRICS_LENS_DATA_DIR"
+MEMORY_ENV = "METRICS_LENS_SQL_MEMORY"
 SUFFIXES = (".parquet", ".pq", ".csv", ".npz")
 MAX_LISTED = 200
 SAMPLE_ROWS = 20_000
@@ -59,25 +66,56 @@ def data_root() -> Path:
     return Path(os.environ.get(ROOT_ENV) or data.SAMPLE_DIR).resolve()
 
 
+def memory_limit() -> str:
+    """DuckDB's memory limit from ``METRICS_LENS_SQL_MEMORY`` (default 2GB), checked by
+    :func:`metrics.sql.memory_limit`; raises SQLInputError with a sentence otherwise."""
+    from metrics.sql import memory_limit as checked
+
+    return checked(os.environ.get(MEMORY_ENV) or "2GB", what=f"{MEMORY_ENV} setting")
+
+
+def _pattern(text: str, root: Path) -> str:
+    """``text`` as a glob whose root part matches only the root itself: the root's path is
+    escaped (a directory named ``r[1]`` must not match ``r1``), the user's part is a glob."""
+    if not os.path.isabs(text):
+        return os.path.join(glob.escape(str(root)), text)
+    for base in (str(root), os.path.abspath(os.environ.get(ROOT_ENV) or data.SAMPLE_DIR)):
+        if text == base or text.startswith(base.rstrip(os.sep) + os.sep):
+            return glob.escape(base) + text[len(base) :]
+    return text
+
+
 def sandboxed(pattern: str, root: Path | None = None) -> list[Path]:
     """The files ``pattern`` (a path or glob, relative to the root or absolute) names, every one
-    resolved inside ``root``; raises :class:`OutsideRoot` otherwise."""
+    resolved inside ``root``; raises :class:`OutsideRoot` otherwise. A path naming an existing
+    file is taken as it is, even if it holds glob characters."""
     root = (root or data_root()).resolve()
     text = pattern.strip()
     if not text:
         raise OutsideRoot("Give a file name or a glob such as impressions/*.parquet.")
+    if "\x00" in text:
+        raise OutsideRoot("A file name cannot hold a NUL character; remove it from the glob.")
     full = text if os.path.isabs(text) else str(root / text)
-    matches = sorted(glob.glob(full)) if any(c in text for c in "*?[") else [full]
-    files = []
-    for m in matches:
-        real = Path(m).resolve()
-        if real != root and root not in real.parents:
-            raise OutsideRoot(
-                f"{text} leads outside the data directory {root}: only files under it can be "
-                f"opened (the operator sets it with {ROOT_ENV})."
-            )
-        if real.is_file():
-            files.append(real)
+    try:
+        literal = os.path.isfile(full)
+        globbed = any(c in text for c in "*?[") and not literal
+        matches = sorted(glob.glob(_pattern(text, root))) if globbed else [full]
+        files = []
+        for m in matches:
+            real = Path(m).resolve()
+            if real != root and root not in real.parents:
+                raise OutsideRoot(
+                    f"{text} leads outside the data directory {root}: only files under it can "
+                    f"be opened (the operator sets it with {ROOT_ENV})."
+                )
+            if real.is_file():
+                files.append(real)
+    except (OSError, ValueError) as exc:
+        if isinstance(exc, OutsideRoot):
+            raise
+        raise OutsideRoot(
+            f"Cannot look for {text[:200]} under {root}: {getattr(exc, 'strerror', None) or exc}."
+        ) from None
     if not files:
         raise OutsideRoot(f"No file under {root} matches {text}.")
     if len({f.suffix.lower() for f in files}) > 1:
@@ -99,19 +137,31 @@ def listed(root: Path | None = None) -> list[str]:
     return found
 
 
-def _source_text(files: list[Path]) -> str:
-    """One path, or a glob of the directory when several files were matched."""
-    return str(files[0]) if len(files) == 1 else str(files[0].parent / ("*" + files[0].suffix))
-
-
 @st.cache_data(max_entries=8, show_spinner=False)
-def sample(paths: tuple[str, ...], stamps: tuple[float, ...]) -> pd.DataFrame:
-    """The first ``SAMPLE_ROWS`` rows, to guess the column roles from."""
+def sample(
+    paths: tuple[str, ...], stamps: tuple[float, ...]
+) -> tuple[pd.DataFrame, tuple[tuple[str, str], ...]]:
+    """The first ``SAMPLE_ROWS`` rows of the columns that hold one value per row, to guess
+    the column roles from, and the (column, type) of the list, struct or map columns left out.
+    The engine reads exactly ``paths`` (it does not glob them); raises SQLInputError."""
     import duckdb
 
-    reader = "read_csv_auto" if paths[0].lower().endswith(".csv") else "read_parquet"
-    listing = "[" + ", ".join("'" + p.replace("'", "''") + "'" for p in paths) + "]"
-    return duckdb.sql(f"SELECT * FROM {reader}({listing}) LIMIT {SAMPLE_ROWS}").df()
+    from metrics.sql import SQLInputError
+    from metrics.sql._engine import DuckDBEngine, nested
+
+    eng = DuckDBEngine(memory_limit())
+    eng.register(list(paths))
+    types = eng.columns()
+    skipped = tuple((c, t) for c, t in types.items() if nested(t))
+    keep = [c for c in types if not nested(types[c])]
+    if not keep:
+        return pd.DataFrame(), skipped
+    listing = ", ".join(eng.dialect.q(c) for c in keep)
+    try:
+        frame = eng.con.execute(f"SELECT {listing} FROM src LIMIT {int(SAMPLE_ROWS)}").df()
+    except duckdb.Error as exc:
+        raise SQLInputError(eng._explain(exc)) from None
+    return frame, skipped
 
 
 @st.cache_data(max_entries=8, show_spinner=False)
@@ -124,14 +174,30 @@ def summary(
     weight: str | None,
     pos_label: str | None,
 ):
-    """The engine's summary, cached by the files, their modification times and the mapping."""
+    """The engine's summary, cached by the files, their modification times and the mapping.
+    The engine reads exactly ``paths``, the files the sandbox approved."""
     from metrics.sql import summarize
 
-    source = paths[0] if len(paths) == 1 else _source_text([Path(p) for p in paths])
-    return summarize(
-        source, label, list(scores), group=group, weight=weight, pos_label=pos_label or None,
-        memory_limit=os.environ.get("METRICS_LENS_SQL_MEMORY", "2GB"),
+    s = summarize(
+        list(paths), label, list(scores), group=group, weight=weight,
+        pos_label=pos_label or None, memory_limit=memory_limit(),
     )  # fmt: skip
+    s.source = _shown(paths)
+    return s
+
+
+def _shown(paths: tuple[str, ...]) -> str:
+    """The files relative to the data directory, for titles."""
+    root = data_root()
+    names = []
+    for p in paths:
+        try:
+            names.append(str(Path(p).relative_to(root)))
+        except ValueError:
+            names.append(Path(p).name)
+    if len(names) == 1:
+        return names[0]
+    return f"{names[0]} and {len(names) - 1} more file{'s' if len(names) > 2 else ''}"
 
 
 def model_dataset(source: ServerTable, model: str, source_id: str) -> data.Dataset:
@@ -157,8 +223,55 @@ def model_dataset(source: ServerTable, model: str, source_id: str) -> data.Datas
     )
 
 
+MAPPING_KEYS = ("server_label", "server_scores", "server_group", "server_weight", "server_pos")
+
+
+def _file_id(paths: tuple[str, ...]) -> str:
+    return hashlib.sha1("\n".join(paths).encode()).hexdigest()[:16]
+
+
+def _guessed(columns: list[str], guess) -> dict:
+    return {
+        "server_label": guess.label if guess.label in columns else columns[0],
+        "server_scores": [c for c in guess.scores if c in columns],
+        "server_group": guess.group if guess.group in columns else NONE,
+        "server_weight": guess.weight if guess.weight in columns else NONE,
+        "server_pos": "",
+    }
+
+
+def _seed_mapping(file_id: str, columns: list[str], guess) -> None:
+    """Put this file's mapping in the column widgets' state before they are drawn: the one
+    kept for it (edited by hand earlier), or a fresh guess for a file not seen before. Another
+    file's choices never carry over: its columns would empty the score list, and the page would
+    fall back to a sample dataset."""
+    kept = st.session_state.setdefault("server_mappings", {})
+    values = dict(_guessed(columns, guess), **kept.get(file_id, {}))
+    switched = st.session_state.get("server_current") != file_id
+    others = [NONE, *columns]
+    valid = {
+        "server_label": lambda v: v in columns,
+        "server_scores": lambda v: isinstance(v, list) and all(c in columns for c in v),
+        "server_group": lambda v: v in others,
+        "server_weight": lambda v: v in others,
+        "server_pos": lambda v: isinstance(v, str),
+    }
+    for key in MAPPING_KEYS:
+        if switched or key not in st.session_state or not valid[key](st.session_state[key]):
+            value = values[key]
+            st.session_state[key] = value if valid[key](value) else _guessed(columns, guess)[key]
+    st.session_state["server_current"] = file_id
+
+
+def _keep_mapping(file_id: str) -> None:
+    st.session_state["server_mappings"][file_id] = {
+        key: st.session_state[key] for key in MAPPING_KEYS if key in st.session_state
+    }
+
+
 def server_dataset() -> data.Dataset | None:
-    """The sidebar widgets of the source, and the chosen model's dataset (None until ready)."""
+    """The sidebar widgets of the source, and the chosen model's dataset (None until ready,
+    after saying why in the sidebar)."""
     from metrics.sql import SQLInputError, load_summary
 
     root = data_root()
@@ -189,29 +302,41 @@ def server_dataset() -> data.Dataset | None:
         table = ServerTable(s)
     else:
         try:
-            head = sample(paths, stamps)
+            head, skipped = sample(paths, stamps)
+        except SQLInputError as exc:
+            st.error(md(f"Cannot read {_shown(paths)}: {exc}", limit=600))
+            return None
         except Exception as exc:
             st.error(md(f"Cannot read {files[0].name}: {str(exc).splitlines()[0]}", limit=600))
             return None
-        guess = guess_mapping(head)
-        columns = [str(c) for c in head.columns]
-        with st.expander("Columns", expanded=True):
-
-            def pick(title: str, options: list[str], guessed, key: str) -> str:
-                at = options.index(guessed) if guessed in options else 0
-                return st.selectbox(title, options, index=at, key=key)
-
-            label = pick("Label column", columns, guess.label, "server_label")
-            scores = st.multiselect(
-                "Score columns (one per model)", columns, key="server_scores",
-                default=[c for c in guess.scores if c in columns],
+        if skipped:
+            st.caption(
+                ":material/info: "
+                + md(
+                    "Left out of the column roles (a list, struct or map, not one value per "
+                    "row): " + ", ".join(f"{c} ({t.lower()})" for c, t in skipped[:10])
+                    + ("..." if len(skipped) > 10 else "") + ".",
+                    limit=600,
+                )
             )  # fmt: skip
+        columns = [str(c) for c in head.columns]
+        if head.empty or not columns:
+            st.error(
+                md(f"{_shown(paths)} has no rows with plain columns to read scores from.", 600)
+            )
+            return None
+        file_id = _file_id(paths)
+        _seed_mapping(file_id, columns, guess_mapping(head))
+        with st.expander("Columns", expanded=True):
+            label = st.selectbox("Label column", columns, key="server_label")
+            scores = st.multiselect("Score columns (one per model)", columns, key="server_scores")
             others = [NONE, *columns]
-            group = pick("User or query column (adds GAUC)", others, guess.group, "server_group")
-            weight = pick("Weight column", others, guess.weight, "server_weight")
+            group = st.selectbox("User or query column (adds GAUC)", others, key="server_group")
+            weight = st.selectbox("Weight column", others, key="server_weight")
             pos_label = st.text_input("Positive class (when not 0/1)", key="server_pos")
+        _keep_mapping(file_id)
         if not scores:
-            st.info("Pick at least one score column.")
+            st.info(f"Pick at least one score column of {_shown(paths)}.")
             return None
         try:
             with st.spinner(f"DuckDB is reading {len(files)} file(s), out of core..."):
@@ -222,6 +347,8 @@ def server_dataset() -> data.Dataset | None:
             st.error(md(str(exc), limit=600))
             return None
         table = ServerTable(s, paths, stamps, pos_label or None)
+    if st.session_state.get("server_model") not in s.models:
+        st.session_state["server_model"] = next(iter(s.models))
     model = st.selectbox("Model shown on the pages", list(s.models), key="server_model")
     _engine_table(s)
     return model_dataset(table, model, source_id)
@@ -261,14 +388,13 @@ def delong(
     scores: tuple[str, ...],
     pos_label: str | None,
 ):
-    """DeLong's sums for every pair of models: one more pass of the engine over the files."""
+    """DeLong's sums for every pair of models: one more pass of the engine over exactly the
+    files the sandbox approved (``paths``)."""
     from metrics.sql import delong as engine_delong
 
-    source = paths[0] if len(paths) == 1 else _source_text([Path(p) for p in paths])
     return engine_delong(
-        source, label, list(scores), pos_label=pos_label,
-        memory_limit=os.environ.get("METRICS_LENS_SQL_MEMORY", "2GB"),
-    )  # fmt: skip
+        list(paths), label, list(scores), pos_label=pos_label, memory_limit=memory_limit()
+    )
 
 
 def rows_needed(ds: data.Dataset, what: str, instead: str = "") -> bool:
