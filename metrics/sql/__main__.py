@@ -11,8 +11,8 @@ Prints a readable summary, or with ``--json`` one JSON object on stdout::
 and paired tests, as :func:`metrics.sql.delong`. ``--out SUMMARY`` also writes the
 per-score tables to a file the dashboard opens instantly; it refuses to replace an existing
 file unless ``--force``, and never replaces an input file. Progress goes to stderr (held for
-the first second, so that a quick refusal is the only line). Bad input exits with status 2 and
-one line on stderr saying what to fix.
+the first three seconds, so that a quick refusal is the only line). Bad input exits with
+status 2 and one line on stderr saying what to fix.
 """
 
 from __future__ import annotations
@@ -28,7 +28,7 @@ from pathlib import Path
 from metrics.sql._engine import DEFAULT_BINS, DEFAULT_CAP, SQLInputError, delong, summarize
 from metrics.sql._inputs import memory_limit, resolve_files
 
-HOLD = 1.0  # seconds of progress held back, so that a quick refusal prints one line only
+HOLD = 3.0  # seconds of progress held back, so that a quick refusal prints one line only
 
 
 class _Parser(argparse.ArgumentParser):

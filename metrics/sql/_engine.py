@@ -51,6 +51,11 @@ def nested(kind: str) -> bool:
     return kind.endswith("]") or kind.startswith(("STRUCT", "MAP", "UNION", "ARRAY", "LIST"))
 
 
+def numeric(kind: str) -> bool:
+    """True for a number (or boolean) column type: not a list of numbers (``BIGINT[]``)."""
+    return not nested(kind) and kind.upper().startswith(NUMERIC)
+
+
 # --- engines ---------------------------------------------------------------------------------
 
 
@@ -351,11 +356,11 @@ def _positive_condition(engine, label: str, kind: str, pos_label) -> tuple[str, 
     values = [
         r[0] for r in engine.rows(f"SELECT DISTINCT {col} FROM src WHERE {col} IS NOT NULL LIMIT 3")
     ]
-    numeric = any(kind.startswith(t) for t in NUMERIC)
+    is_number = numeric(kind)
     if not values:
         raise SQLInputError(f"every value of the label column {label!r} is NULL.")
     if pos_label is not None:
-        if numeric and kind != "BOOLEAN":
+        if is_number and kind != "BOOLEAN":
             try:
                 number = float(pos_label)
             except ValueError:
@@ -379,7 +384,7 @@ def _positive_condition(engine, label: str, kind: str, pos_label) -> tuple[str, 
         )
     if kind == "BOOLEAN":
         return f"{col}", "true"
-    if numeric:
+    if is_number:
         top = max(float(v) for v in values)
         return f"CAST({col} AS DOUBLE) = {d.literal(top)}", f"{top:g}"
     words = {str(v).strip().lower() for v in values}
@@ -432,7 +437,7 @@ def _open(source, label, scores, group, weight, pos_label, engine, memory_limit,
                 f"row; pick a column of plain values for the {role}."
             )
     for c in [*scores, *([weight] if weight else [])]:
-        if not any(columns[c].startswith(t) for t in NUMERIC):
+        if not numeric(columns[c]):
             raise SQLInputError(
                 f"column {c!r} is {columns[c]}, not a number; scores and weights must be numeric."
             )

@@ -22,11 +22,11 @@ from metrics.ranking import _DENOMINATORS, _GAINS, _REPORT_METRICS, RankingRepor
 from metrics.sql import _queries as q
 from metrics.sql._engine import (
     DEFAULT_CAP,
-    NUMERIC,
     Source,
     SQLInputError,
     describe,
     nested,
+    numeric,
     start_engine,
 )
 
@@ -196,7 +196,7 @@ def ranking_summary(
             "per row; pick a column of plain ids."
         )
     for c in (relevance, score):
-        if not any(columns[c].startswith(t) for t in NUMERIC):
+        if not numeric(columns[c]):
             raise SQLInputError(f"column {c!r} is {columns[c]}, not a number.")
     rel, s, g = d.q(relevance), d.q(score), d.q(query)
     eng.view(
