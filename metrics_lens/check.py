@@ -1,0 +1,365 @@
+"""``metrics-lens check``: a metric gate for CI, judged on a paired bootstrap.
+
+For each metric the baseline and the candidate are scored on the same resamples of the rows (or,
+with a group column, of whole groups), and the gate reads the one-sided ``1 - alpha`` bound of
+the difference ``candidate - baseline``:
+
+* default ("no significant drop"): the candidate **fails** when even the upper bound
+  ``U = quantile(differences, 1 - alpha)`` is below ``-max_drop``, that is when the data show,
+  at confidence ``1 - alpha``, that it is worse than the baseline by more than the allowed
+  drop. Equal models pass; a small test set that cannot tell them apart passes.
+* ``strict=True`` (non-inferiority): the candidate **passes** only when the lower bound
+  ``L = quantile(differences, alpha)`` is at least ``-max_drop``: the data must show it is not
+  worse by more than the allowed drop. With ``max_drop = 0`` this asks for evidence that it is
+  at least as good, so give a margin.
+
+Every metric here is higher-is-better. With ``slice_column`` the gate runs on every value of
+that column as well as on all rows, and fails when any of them fails.
+"""
+
+from __future__ import annotations
+
+import inspect
+import re
+import warnings
+from dataclasses import asdict, dataclass, field
+
+import numpy as np
+import pandas as pd
+
+import metrics
+from metrics_lens.inputs import BadInput, Table
+
+__all__ = ["Gate", "GateRow", "MetricSpec", "gate", "parse_metric"]
+
+METRIC_HELP = "auc, ap, gauc (needs --group), f1@T (F1 at threshold T), recall@precision=P"
+
+
+@dataclass(frozen=True)
+class MetricSpec:
+    """A gated metric: ``kind`` is auc, ap, gauc, f1 or recall@precision; ``value`` its T or P."""
+
+    text: str
+    kind: str
+    value: float | None = None
+
+
+def parse_metric(text: str) -> MetricSpec:
+    """``auc``, ``ap``, ``gauc``, ``f1@0.5``, ``recall@precision=0.9``; :class:`BadInput` else."""
+    t = text.strip().lower()
+    if t in ("auc", "ap", "gauc"):
+        return MetricSpec(t, t)
+    m = re.fullmatch(r"f1@([-+0-9.eE]+)", t)
+    if m:
+        try:
+            value = float(m.group(1))
+        except ValueError:
+            value = float("nan")
+        if np.isfinite(value):
+            return MetricSpec(t, "f1", value)
+    m = re.fullmatch(r"recall@precision=([0-9.eE+-]+)", t)
+    if m:
+        try:
+            value = float(m.group(1))
+        except ValueError:
+            value = float("nan")
+        if 0 < value <= 1:
+            return MetricSpec(t, "recall@precision", value)
+        raise BadInput(f"recall@precision=P needs 0 < P <= 1, got {m.group(1)!r}.")
+    raise BadInput(f"Unknown metric {text!r}: use {METRIC_HELP}.")
+
+
+@dataclass(frozen=True)
+class GateRow:
+    """One metric on one slice: both models' values and the difference's one-sided bounds."""
+
+    metric: str
+    slice: str
+    rows: int
+    baseline: float
+    candidate: float
+    difference: float
+    lower: float  # quantile(differences, alpha)
+    upper: float  # quantile(differences, 1 - alpha)
+    passed: bool | None  # None: undefined on this slice (one class, no group with both)
+    reason: str = ""
+
+
+@dataclass(frozen=True)
+class Gate:
+    baseline: str
+    candidate: str
+    alpha: float
+    max_drop: float
+    strict: bool
+    resampling: str
+    n_resamples: int
+    seed: int
+    rows: list[GateRow] = field(default_factory=list)
+
+    @property
+    def passed(self) -> bool:
+        return all(r.passed is not False for r in self.rows)
+
+    @property
+    def failing(self) -> list[GateRow]:
+        return [r for r in self.rows if r.passed is False]
+
+    def to_json(self) -> dict:
+        return {
+            "passed": self.passed,
+            "exit_code": 0 if self.passed else 1,
+            "baseline": self.baseline,
+            "candidate": self.candidate,
+            "rule": self.rule,
+            "alpha": self.alpha,
+            "max_drop": self.max_drop,
+            "strict": self.strict,
+            "resampling": self.resampling,
+            "n_resamples": self.n_resamples,
+            "seed": self.seed,
+            "results": [_plain(asdict(r)) for r in self.rows],
+            "failing": [{"metric": r.metric, "slice": r.slice} for r in self.failing],
+        }
+
+    @property
+    def rule(self) -> str:
+        level = f"{1 - self.alpha:.0%}".replace(".0%", "%")
+        if self.strict:
+            return (
+                f"pass when the {level} one-sided lower bound of candidate - baseline is >= "
+                f"{-self.max_drop:g}"
+            )
+        return (
+            f"fail when the {level} one-sided upper bound of candidate - baseline is < "
+            f"{-self.max_drop:g}"
+        )
+
+
+def _plain(d: dict) -> dict:
+    return {k: (None if isinstance(v, float) and not np.isfinite(v) else v) for k, v in d.items()}
+
+
+def fast_bootstrap_takes_groups() -> bool:
+    """True once :func:`metrics.fast_paired_bootstrap` resamples whole groups (``groups=``)."""
+    return "groups" in inspect.signature(metrics.fast_paired_bootstrap).parameters
+
+
+# --- one metric's paired replicates ----------------------------------------------------------
+
+
+def _score(spec: MetricSpec, y, s, w) -> float:
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        if spec.kind == "auc":
+            return float(metrics.roc_auc_score(y, s, sample_weight=w))
+        if spec.kind == "ap":
+            return float(metrics.average_precision_score(y, s, sample_weight=w))
+        if spec.kind == "f1":
+            return float(metrics.confusion_at_threshold(y, s, spec.value, sample_weight=w).f1)
+        if spec.kind == "recall@precision":
+            return float(metrics.recall_at_precision(y, s, spec.value, sample_weight=w).value)
+    raise AssertionError(spec.kind)
+
+
+FAST_KEYS = {"auc": "roc_auc", "ap": "average_precision", "f1": "f1"}
+
+
+def _replicates(
+    spec: MetricSpec, y, a, b, w, groups, *, n_resamples: int, seed: int
+) -> tuple[np.ndarray, np.ndarray]:
+    """(estimates of shape (2,), replicates of shape (n_resamples, 2)) for baseline a and
+    candidate b, paired: both scored on the same resample."""
+    if spec.kind == "gauc":
+        tables = [metrics.group_auc_table(y, s, groups, sample_weight=w) for s in (a, b)]
+        if not all(t.defined.any() for t in tables):
+            raise _Undefined("no group has both classes")
+        r = metrics.cluster_bootstrap(
+            np.column_stack([t.auc for t in tables]),
+            np.column_stack([t.weights() for t in tables]),
+            n_resamples=n_resamples,
+            seed=seed,
+        )
+        return np.array([iv.estimate for iv in r.models]), r.replicates
+    if not (y.any() and not y.all()):
+        raise _Undefined("one class only")
+    if groups is None or (spec.kind in FAST_KEYS and fast_bootstrap_takes_groups()):
+        if spec.kind in FAST_KEYS:
+            options = {"groups": groups} if groups is not None else {}
+            if spec.kind == "f1":
+                options["thresholds"] = [spec.value, spec.value]
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                r = metrics.fast_paired_bootstrap(
+                    y, a, b, n_resamples=n_resamples, seed=seed, sample_weight=w, **options
+                )
+            result = r.results[FAST_KEYS[spec.kind]]
+            return np.array([iv.estimate for iv in result.models]), result.replicates
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            result = metrics.paired_bootstrap(
+                lambda yy, s, sample_weight=None: _score(spec, yy, s, sample_weight),
+                y,
+                a,
+                b,
+                n_resamples=n_resamples,
+                seed=seed,
+                sample_weight=w,
+                counts="poisson",
+            )
+        return np.array([iv.estimate for iv in result.models]), result.replicates
+    # Whole groups: every group drawn Poisson(1) times, its rows weighted by that count.
+    codes = pd.factorize(pd.Series(groups), sort=True)[0]
+    rng = np.random.default_rng(seed)
+    base = np.ones(y.size) if w is None else np.asarray(w, dtype=np.float64)
+    estimates = np.array([_score(spec, y, s, w) for s in (a, b)])
+    reps = np.full((n_resamples, 2), np.nan)
+    for r in range(n_resamples):
+        counts = rng.poisson(1.0, size=codes.max() + 1)
+        rw = base * counts[codes]
+        if rw[y].sum() > 0 and rw[~y].sum() > 0:
+            reps[r] = [_score(spec, y, s, rw) for s in (a, b)]
+    return estimates, reps
+
+
+class _Undefined(Exception):
+    pass
+
+
+def _row(spec, name, mask, table: Table, baseline, candidate, *, groups, options) -> GateRow:
+    y = table.y if mask is None else table.y[mask]
+    w = table.weight if table.weight is None or mask is None else table.weight[mask]
+    a = table.scores[baseline] if mask is None else table.scores[baseline][mask]
+    b = table.scores[candidate] if mask is None else table.scores[candidate][mask]
+    g = groups if groups is None or mask is None else groups[mask]
+    alpha, max_drop, strict = options["alpha"], options["max_drop"], options["strict"]
+    try:
+        est, reps = _replicates(
+            spec, y, a, b, w, g, n_resamples=options["n_resamples"], seed=options["seed"]
+        )
+    except _Undefined as exc:
+        nan = float("nan")
+        return GateRow(spec.text, name, int(y.size), nan, nan, nan, nan, nan, None, str(exc))
+    diff = reps[:, 1] - reps[:, 0]
+    diff = diff[np.isfinite(diff)]
+    if diff.size == 0:
+        nan = float("nan")
+        return GateRow(
+            spec.text,
+            name,
+            int(y.size),
+            float(est[0]),
+            float(est[1]),
+            float(est[1] - est[0]),
+            nan,
+            nan,
+            None,
+            "undefined on every resample",
+        )
+    lower, upper = (float(v) for v in np.quantile(diff, [alpha, 1 - alpha]))
+    passed = lower >= -max_drop if strict else not upper < -max_drop
+    return GateRow(
+        spec.text,
+        name,
+        int(y.size),
+        float(est[0]),
+        float(est[1]),
+        float(est[1] - est[0]),
+        lower,
+        upper,
+        bool(passed),
+    )
+
+
+def gate(
+    table: Table,
+    baseline: str,
+    candidate: str,
+    specs: list[MetricSpec],
+    *,
+    max_drop: float = 0.0,
+    alpha: float = 0.05,
+    slice_column: str | None = None,
+    strict: bool = False,
+    rows_independent: bool = False,
+    n_resamples: int = 1000,
+    seed: int = 0,
+) -> Gate:
+    """Gate ``candidate`` against ``baseline`` on every metric (and slice); see the module."""
+    for name, flag in ((baseline, "--baseline"), (candidate, "--candidate")):
+        if name not in table.scores:
+            raise BadInput(
+                f"{flag} {name!r} is not a score column of {table.name} (its scores: "
+                f"{', '.join(table.scores)})."
+            )
+    if baseline == candidate:
+        raise BadInput("--baseline and --candidate name the same column.")
+    if not 0 < alpha < 0.5:
+        raise BadInput(f"--alpha must be between 0 and 0.5, got {alpha:g}.")
+    if not (np.isfinite(max_drop) and max_drop >= 0):
+        raise BadInput(f"--max-drop must be a number >= 0, got {max_drop:g}.")
+    if n_resamples < 100:
+        raise BadInput(f"--resamples must be at least 100, got {n_resamples}.")
+    if any(s.kind == "gauc" for s in specs) and table.groups is None:
+        raise BadInput("gauc needs a user or query column: pass --group COLUMN.")
+    if slice_column is not None and slice_column not in table.frame.columns:
+        raise BadInput(
+            f"No column named {slice_column!r} (--slice); the table has "
+            + ", ".join(repr(str(c)) for c in list(table.frame.columns)[:12])
+            + "."
+        )
+    groups = table.groups
+    row_groups = None if rows_independent else groups
+    if groups is None:
+        resampling = "rows"
+    elif rows_independent:
+        resampling = "rows (--rows-independent); gauc resamples groups"
+    else:
+        resampling = "groups"
+    options = {
+        "alpha": alpha,
+        "max_drop": max_drop,
+        "strict": strict,
+        "n_resamples": n_resamples,
+        "seed": seed,
+    }
+    result = Gate(baseline, candidate, alpha, max_drop, strict, resampling, n_resamples, seed)
+    slices: list[tuple[str, np.ndarray | None]] = [("all rows", None)]
+    if slice_column is not None:
+        column = table.frame[slice_column]
+        for value in pd.unique(column.dropna()):
+            plain = value.item() if hasattr(value, "item") else value
+            slices.append((f"{slice_column} = {plain}", (column == value).to_numpy()))
+        missing = column.isna().to_numpy()
+        if missing.any():
+            slices.append((f"{slice_column} missing", missing))
+    for spec in specs:
+        for name, mask in slices:
+            g = groups if spec.kind == "gauc" else row_groups
+            result.rows.append(
+                _row(spec, name, mask, table, baseline, candidate, groups=g, options=options)
+            )
+    return result
+
+
+def text_report(g: Gate) -> str:
+    """The gate in lines a CI log shows."""
+    lines = [
+        f"candidate {g.candidate} vs baseline {g.baseline}: {g.rule} "
+        f"(paired bootstrap, {g.n_resamples} resamples of {g.resampling}, seed {g.seed})"
+    ]
+    for r in g.rows:
+        if r.passed is None:
+            lines.append(f"SKIP  {r.metric:<22} {r.slice}: undefined ({r.reason}), {r.rows} rows")
+            continue
+        lines.append(
+            f"{'PASS' if r.passed else 'FAIL'}  {r.metric:<22} {r.slice}: baseline "
+            f"{r.baseline:.4f}, candidate {r.candidate:.4f}, difference {r.difference:+.4f} "
+            f"[{r.lower:+.4f}, {r.upper:+.4f}] ({r.rows} rows)"
+        )
+    if g.passed:
+        lines.append("passed")
+    else:
+        failing = ", ".join(f"{r.metric} on {r.slice}" for r in g.failing)
+        lines.append(f"FAILED: {failing}")
+    return "\n".join(lines)

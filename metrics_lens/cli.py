@@ -1,0 +1,448 @@
+"""The ``metrics-lens`` command: ``app``, ``report``, ``check`` and ``sql``.
+
+Exit status: 0 success (for ``check``: the candidate passed), 1 ``check`` failed, 2 bad input
+(a missing file or column, a one-class label, an unknown metric, a bad option), printed as one
+line on stderr, never a traceback.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import shlex
+import sys
+import tempfile
+from pathlib import Path
+
+from metrics_lens.inputs import BadInput
+
+__all__ = ["main"]
+
+CHECK_EPILOG = """\
+How the gate decides. Both models are scored on the same bootstrap resamples (Poisson counts per
+row; with --group, per whole group, since rows of one user or query are not independent; gauc
+always resamples groups). For each metric d = candidate - baseline on every resample; U is the
+(1 - alpha) quantile of d and L the alpha quantile: one-sided (1 - alpha) bounds.
+  default   exit 1 when U < -max_drop: at confidence 1 - alpha the candidate is worse than the
+            baseline by more than the allowed drop. Equal models pass.
+  --strict  non-inferiority: exit 0 only when L >= -max_drop, i.e. the data show the candidate
+            is not worse by more than the allowed drop (give a margin with --max-drop).
+Every metric is higher-is-better. With --slice COL the gate also runs on each value of COL and
+fails when any slice fails; slices where the metric is undefined (one class) are listed as
+skipped. Exit status: 0 passed, 1 failed, 2 bad input.
+
+Metrics: auc, ap, gauc (needs --group), f1@T (F1 predicting positive when score >= T),
+recall@precision=P (the highest recall at precision >= P).
+"""
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse with one-line errors (exit 2), as every other bad input."""
+
+    def error(self, message: str):
+        self.exit(2, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
+
+
+def _table_options(p: argparse.ArgumentParser, *, file_nargs: str = "?") -> None:
+    p.add_argument("--label", help="the label column (guessed when omitted)")
+    p.add_argument(
+        "--score",
+        action="extend",
+        nargs="+",
+        metavar="S",
+        help="score column(s), one per model (guessed when omitted)",
+    )
+    p.add_argument("--group", help="a user or query id column: adds GAUC, resamples groups")
+    p.add_argument("--weight", help="a sample weight column")
+    p.add_argument("--pos-label", help="the positive class, when it is not guessed right")
+    p.add_argument(
+        "--drop-bad-rows",
+        action="store_true",
+        help="drop rows with a missing or bad value instead of refusing",
+    )
+    p.add_argument(
+        "--mlflow-run",
+        metavar="RUN_ID",
+        help="read the predictions table logged by this MLflow run instead of FILE",
+    )
+    p.add_argument(
+        "--tracking-uri",
+        metavar="URI",
+        help="MLflow tracking URI (file:, sqlite:, http:); default MLFLOW_TRACKING_URI",
+    )
+    p.add_argument(
+        "--artifact", metavar="PATH", help="the run's table artifact, when it logged several"
+    )
+
+
+def _parser() -> argparse.ArgumentParser:
+    p = _Parser(
+        prog="metrics-lens",
+        description="Metrics Lens: the dashboard, an offline HTML report, a CI metric gate and "
+        "exact metrics of large tables. Run `metrics-lens COMMAND --help` for each.",
+    )
+    p.add_argument("--version", action="version", version=_version())
+    sub = p.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
+
+    a = sub.add_parser(
+        "app",
+        help="start the dashboard with file(s) loaded",
+        description="Start the dashboard with FILE(s) already loaded (the first "
+        "one shown; the others listed under Server dataset). Roles are guessed as "
+        "for uploads unless given.",
+    )
+    a.add_argument(
+        "files",
+        nargs="*",
+        metavar="FILE",
+        help="CSV or Parquet files (or .npz summaries of python -m metrics.sql)",
+    )
+    a.add_argument("--port", type=int, help="port (default: 8501 or the next free one)")
+    a.add_argument(
+        "--host",
+        default="127.0.0.1",
+        help="address to listen on (default 127.0.0.1: this machine only)",
+    )
+    a.add_argument("--no-browser", action="store_true", help="do not open a browser")
+    _table_options(a)
+
+    r = sub.add_parser(
+        "report",
+        help="write a self-contained HTML report",
+        description="Write one self-contained HTML file (plotly inline, opens "
+        "offline): dataset, metrics with bootstrap intervals, ROC and PR curves, "
+        "confusion matrices at each threshold, AP methods, GAUC, verdicts, "
+        "settings.",
+    )
+    r.add_argument("file", nargs="?", metavar="FILE", help="a CSV or Parquet predictions table")
+    r.add_argument("-o", "--output", required=True, metavar="report.html")
+    r.add_argument(
+        "--threshold",
+        action="append",
+        default=[],
+        metavar="MODEL=T",
+        help="a model's threshold (repeat); default per the score's scale",
+    )
+    r.add_argument("--resamples", type=int, default=1000, help="bootstrap resamples (1000)")
+    r.add_argument("--seed", type=int, default=0)
+    r.add_argument("--max-fpr", type=float, default=0.1, help="partial AUC's FPR limit (0.1)")
+    _table_options(r)
+
+    c = sub.add_parser(
+        "check",
+        help="gate a candidate model against a baseline (CI)",
+        description="Exit 0 when the candidate is not worse than the baseline "
+        "beyond the allowed drop, 1 when it is, 2 on bad input.",
+        epilog=CHECK_EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    c.add_argument("file", nargs="?", metavar="FILE", help="a CSV or Parquet predictions table")
+    c.add_argument("--baseline", required=True, metavar="A", help="the baseline's score column")
+    c.add_argument("--candidate", required=True, metavar="B", help="the candidate's score column")
+    c.add_argument(
+        "--metric",
+        action="append",
+        required=True,
+        metavar="M",
+        help="auc | ap | gauc | f1@T | recall@precision=P (repeat)",
+    )
+    c.add_argument(
+        "--max-drop",
+        type=float,
+        default=0.0,
+        help="allowed drop of candidate - baseline (default 0)",
+    )
+    c.add_argument(
+        "--alpha",
+        type=float,
+        default=0.05,
+        help="one-sided bounds at confidence 1 - alpha (default 0.05)",
+    )
+    c.add_argument("--slice", metavar="COL", help="also gate every value of this column")
+    c.add_argument(
+        "--strict",
+        action="store_true",
+        help="non-inferiority: pass only when the lower bound is >= -max_drop",
+    )
+    c.add_argument(
+        "--rows-independent",
+        action="store_true",
+        help="with --group: resample rows, not groups, for all but gauc",
+    )
+    c.add_argument("--resamples", type=int, default=1000, help="bootstrap resamples (1000)")
+    c.add_argument("--seed", type=int, default=0)
+    c.add_argument("--json", action="store_true", help="print one JSON object on stdout")
+    _table_options(c)
+
+    sub.add_parser(
+        "sql", help="exact metrics of large tables (python -m metrics.sql)", add_help=False
+    )
+    return p
+
+
+def _version() -> str:
+    import metrics_lens
+
+    return f"metrics-lens {metrics_lens.__version__}"
+
+
+# --- input -----------------------------------------------------------------------------------
+
+
+def _source(args, into: Path | None = None):
+    """(frame, name, notes, path or None) of FILE or --mlflow-run."""
+    from metrics_lens.inputs import load_frame
+
+    if args.mlflow_run and args.file:
+        raise BadInput("Give FILE or --mlflow-run, not both.")
+    if args.mlflow_run:
+        from metrics_lens.mlflow_source import run_table
+
+        frame, name, local = run_table(
+            args.mlflow_run, tracking_uri=args.tracking_uri, artifact=args.artifact, into=into
+        )
+        return frame, name, [], local
+    if not args.file:
+        raise BadInput("Give a predictions FILE (CSV or Parquet) or --mlflow-run RUN_ID.")
+    frame, notes = load_frame(args.file)
+    return frame, Path(args.file).name, notes, Path(args.file)
+
+
+def _table(args, into: Path | None = None):
+    from metrics_lens.inputs import mapped_table
+
+    frame, name, notes, path = _source(args, into)
+    table = mapped_table(
+        frame,
+        name=name,
+        label=args.label,
+        scores=args.score,
+        group=args.group,
+        weight=args.weight,
+        pos_label=args.pos_label,
+        drop_bad_rows=args.drop_bad_rows,
+        notes=notes,
+    )
+    return table, path
+
+
+def _thresholds(items: list[str]) -> dict[str, float]:
+    out = {}
+    for item in items:
+        model, sep, value = item.rpartition("=")
+        try:
+            number = float(value)
+        except ValueError:
+            number = float("nan")
+        if not sep or not model or number != number or number in (float("inf"), float("-inf")):
+            raise BadInput(f"--threshold takes MODEL=T with a finite number T, got {item!r}.")
+        out[model] = number
+    return out
+
+
+# --- commands --------------------------------------------------------------------------------
+
+
+def _report(args, argv: list[str]) -> int:
+    from metrics_lens.report import ReportSettings, build_report, file_digest
+
+    out = Path(args.output)
+    if out.is_dir():
+        raise BadInput(f"-o {args.output} is a directory; give a file name such as report.html.")
+    if not out.parent.exists():
+        raise BadInput(f"-o {args.output}: the directory {out.parent} does not exist.")
+    thresholds = _thresholds(args.threshold)
+    with tempfile.TemporaryDirectory(prefix="metrics-lens-") as tmp:
+        table, path = _table(args, Path(tmp))
+        settings = ReportSettings(
+            source=table.name
+            if not args.mlflow_run
+            else f"{table.name} ({args.tracking_uri or 'default tracking URI'})",
+            n_resamples=args.resamples,
+            seed=args.seed,
+            max_fpr=args.max_fpr,
+            thresholds=thresholds,
+            command="metrics-lens " + shlex.join(argv),
+            file_digest=file_digest(path),
+        )
+        page = build_report(table, settings)
+    try:
+        page.save(out)
+    except OSError as exc:
+        raise BadInput(f"Cannot write {out}: {exc.strerror or exc}.") from None
+    print(
+        f"wrote {out} ({out.stat().st_size / 1e6:.1f} MB): {table.y.size:,} rows, "
+        f"{len(table.scores)} model(s)"
+    )
+    return 0
+
+
+def _check(args) -> int:
+    from metrics_lens.check import gate, parse_metric, text_report
+
+    specs = [parse_metric(m) for m in args.metric]
+    with tempfile.TemporaryDirectory(prefix="metrics-lens-") as tmp:
+        table, _ = _table(_with_scores(args), Path(tmp))
+    result = gate(
+        table,
+        args.baseline,
+        args.candidate,
+        specs,
+        max_drop=args.max_drop,
+        alpha=args.alpha,
+        slice_column=args.slice,
+        strict=args.strict,
+        rows_independent=args.rows_independent,
+        n_resamples=args.resamples,
+        seed=args.seed,
+    )
+    if args.json:
+        print(json.dumps(result.to_json()))
+    else:
+        print(text_report(result))
+    return 0 if result.passed else 1
+
+
+def _with_scores(args):
+    """check scores the two models it compares, whatever else the table holds."""
+    if not args.score:
+        args.score = [args.baseline, args.candidate]
+    return args
+
+
+def _app(args) -> int:
+    from metrics_lens.dashboard import SERVER_SUFFIXES, serve
+
+    run_dir = Path(tempfile.mkdtemp(prefix="metrics-lens-app-"))
+    try:
+        files: list[Path] = []
+        if args.mlflow_run:
+            if args.files:
+                raise BadInput("Give FILE(s) or --mlflow-run, not both.")
+            args.file = None
+            frame, _, _, local = _source(args, run_dir / "download")
+            files.append(_as_server_file(frame, local, run_dir))
+        for f in args.files:
+            p = Path(f)
+            if not p.is_file():
+                raise BadInput(f"{f}: no such file." if not p.exists() else f"{f} is not a file.")
+            if p.suffix.lower() not in SERVER_SUFFIXES:
+                from metrics_lens.inputs import load_frame
+
+                frame, _ = load_frame(p)
+                p = _as_server_file(frame, p, run_dir)
+            files.append(p.resolve())
+        mapping = _validate_for_server(files[0], args) if files else {}
+        from metrics_lens.dashboard import serve as _serve  # noqa: F401  (imported above)
+
+        return serve(
+            files,
+            port=args.port,
+            host=args.host,
+            open_browser=not args.no_browser,
+            run_dir=run_dir,
+            **mapping,
+        )
+    finally:
+        import shutil
+
+        shutil.rmtree(run_dir, ignore_errors=True)
+
+
+def _as_server_file(frame, original: Path, run_dir: Path) -> Path:
+    """A table the Server source cannot read (JSON, TSV, gzip) as Parquet in the run dir."""
+    if original.suffix.lower() in (".csv", ".parquet", ".pq"):
+        return original
+    out = run_dir / "converted" / (original.name.split(".")[0] + ".parquet")
+    out.parent.mkdir(parents=True, exist_ok=True)
+    frame.to_parquet(out, index=False)
+    return out
+
+
+def _validate_for_server(path: Path, args) -> dict:
+    """The mapping the dashboard opens ``path`` with, checked by one engine pass (bad input
+    exits 2 here, not in the browser)."""
+    if path.suffix.lower() == ".npz":
+        from metrics.sql import load_summary
+
+        try:
+            load_summary(path)
+        except ValueError as exc:
+            raise BadInput(str(exc)) from None
+        return {}
+    import duckdb
+
+    from metrics.sql import SQLInputError, summarize
+    from ui.loading import guess_mapping
+
+    reader = "read_csv_auto" if path.suffix.lower() == ".csv" else "read_parquet"
+    try:
+        head = duckdb.sql(f"SELECT * FROM {reader}(?) LIMIT 20000", params=[str(path)]).df()
+    except Exception as exc:  # duckdb raises several types for an unreadable file
+        raise BadInput(f"Cannot read {path.name}: {str(exc).splitlines()[0]}") from None
+    columns = [str(c) for c in head.columns]
+    for column, flag in ((args.label, "--label"), (args.group, "--group")):
+        if column is not None and column not in columns:
+            raise BadInput(
+                f"No column named {column!r} ({flag}); {path.name} has "
+                f"{', '.join(map(repr, columns[:12]))}."
+            )
+    for column in args.score or ():
+        if column not in columns:
+            raise BadInput(
+                f"No column named {column!r} (--score); {path.name} has "
+                f"{', '.join(map(repr, columns[:12]))}."
+            )
+    guess = guess_mapping(head)
+    label = args.label or guess.label
+    if label is None:
+        raise BadInput(f"No binary label column was found in {path.name}: name it with --label.")
+    scores = list(args.score or [c for c in guess.scores if c not in (label, args.group)])
+    if not scores:
+        raise BadInput(f"No score column was found in {path.name}: name one with --score.")
+    pos = args.pos_label
+    try:
+        summarize(str(path), label, scores, group=args.group, pos_label=pos)
+    except SQLInputError as exc:
+        guessed = guess.pos_label if label == guess.label else None
+        if pos is not None or guessed is None or isinstance(guessed, (bool, int, float)):
+            raise BadInput(str(exc)) from None
+        pos = str(guessed)
+        try:
+            summarize(str(path), label, scores, group=args.group, pos_label=pos)
+        except SQLInputError as again:
+            raise BadInput(str(again)) from None
+    return {"label": label, "scores": scores, "group": args.group, "pos_label": pos}
+
+
+def _sql(argv: list[str]) -> int:
+    from metrics.sql.__main__ import main as sql_main
+
+    return sql_main(argv)
+
+
+# --- entry -----------------------------------------------------------------------------------
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if argv and argv[0] == "sql":
+        return _sql(argv[1:])
+    args = _parser().parse_args(argv)
+    if args.command is None:
+        _parser().print_help()
+        return 2
+    try:
+        if args.command == "report":
+            return _report(args, argv)
+        if args.command == "check":
+            return _check(args)
+        return _app(args)
+    except BadInput as exc:
+        message = " ".join(str(exc).split())
+        if getattr(args, "json", False):
+            print(json.dumps({"passed": False, "exit_code": 2, "error": message}))
+        print(f"metrics-lens {args.command}: error: {message}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        return 130

@@ -1,0 +1,248 @@
+"""``metrics-lens app``: the dashboard from the installed package, with files already loaded.
+
+The files reach the dashboard through its "Server dataset" source (:mod:`ui.server_source`):
+they are linked (or copied) into a fresh directory that ``METRICS_LENS_DATA_DIR`` points at,
+and the browser opens a link that picks the source, the file and its columns::
+
+    http://127.0.0.1:8501/?source=server&dataset=scores.csv&label=y&score=a&score=b&group=user
+
+The shell reads only bundled-dataset links today, so :func:`main`, the server's main script,
+turns such a link into the source's widget state on a session's first run, then runs the shell.
+The main script sits in a run directory beside a ``pages`` link to the installed pages (Streamlit
+resolves page paths from the main script's folder).
+
+Streamlit reads ``.streamlit/config.toml`` from the working directory only; the command passes
+the packaged copy's settings as ``streamlit run`` flags instead (:func:`config_flags`), so they
+hold from any directory, ``runner.postScriptGC = false`` among them.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+import tomllib
+import urllib.parse
+import urllib.request
+import webbrowser
+from pathlib import Path
+
+__all__ = ["config_flags", "config_path", "link", "main", "prepare_run_dir", "serve"]
+
+HERE = Path(__file__).resolve().parent
+SERVER_SUFFIXES = (".parquet", ".pq", ".csv", ".npz")  # what the Server dataset source reads
+
+
+def config_path() -> Path:
+    """The packaged ``.streamlit/config.toml`` (or the clone's, when run from one)."""
+    packaged = HERE / "_streamlit" / "config.toml"
+    if packaged.is_file():
+        return packaged
+    return HERE.parent / ".streamlit" / "config.toml"
+
+
+def config_flags(path: Path | None = None) -> list[str]:
+    """``--section.option=value`` for every setting of the config file."""
+    with open(path or config_path(), "rb") as f:
+        config = tomllib.load(f)
+    flags = []
+    for section, options in config.items():
+        for option, value in options.items():
+            if isinstance(value, bool):
+                value = "true" if value else "false"
+            flags.append(f"--{section}.{option}={value}")
+    return flags
+
+
+def dashboard_root() -> Path:
+    """The directory holding ``app.py``, ``pages/`` and ``sample_data/`` (site-packages when
+    installed, the clone otherwise): the parent of the ``ui`` package."""
+    import ui
+
+    return Path(ui.__file__).resolve().parent.parent
+
+
+MAIN_SCRIPT = '''"""Metrics Lens, started by metrics-lens app (see metrics_lens.dashboard)."""
+
+from metrics_lens.dashboard import main
+
+main()
+'''
+
+
+def prepare_run_dir(run_dir: Path) -> Path:
+    """The server's main script in ``run_dir``, with ``pages`` beside it; returns the script."""
+    run_dir.mkdir(parents=True, exist_ok=True)
+    pages = run_dir / "pages"
+    if not pages.exists():
+        source = dashboard_root() / "pages"
+        try:
+            pages.symlink_to(source, target_is_directory=True)
+        except OSError:  # no symlinks here (some Windows set-ups): a copy of the scripts
+            shutil.copytree(source, pages)
+    script = run_dir / "app.py"
+    script.write_text(MAIN_SCRIPT, encoding="utf-8")
+    return script
+
+
+def place_files(files: list[Path], data_dir: Path) -> list[str]:
+    """Hard-link (or copy, across file systems) each file into ``data_dir``; the names under
+    it, in order. The source refuses symbolic links that lead outside its directory."""
+    data_dir.mkdir(parents=True, exist_ok=True)
+    names = []
+    for k, f in enumerate(files):
+        name = f.name if f.name not in names else f"{k + 1}-{f.name}"
+        target = data_dir / name
+        try:
+            os.link(f, target)
+        except OSError:
+            shutil.copy2(f, target)
+        names.append(name)
+    return names
+
+
+def link(
+    base: str,
+    dataset: str,
+    *,
+    label: str | None = None,
+    scores: list[str] | tuple[str, ...] = (),
+    group: str | None = None,
+    pos_label: str | None = None,
+) -> str:
+    """The URL that opens ``dataset`` (a name under the data directory) on the Server source."""
+    query = [("source", "server"), ("dataset", dataset)]
+    if label:
+        query.append(("label", label))
+    query += [("score", s) for s in scores]
+    if group:
+        query.append(("group", group))
+    if pos_label is not None:
+        query.append(("pos", str(pos_label)))
+    return f"{base}/?{urllib.parse.urlencode(query)}"
+
+
+def main() -> None:
+    """The server's main script: apply a ``source=server`` link, then run the dashboard."""
+    import streamlit as st
+
+    if not st.session_state.get("_metrics_lens_link_read"):
+        st.session_state["_metrics_lens_link_read"] = True
+        q = st.query_params
+        if q.get("source") == "server" and q.get("dataset"):
+            st.session_state["source"] = "Server dataset"
+            st.session_state["server_file"] = q["dataset"]
+            if q.get("label"):
+                st.session_state["server_label"] = q["label"]
+            if q.get_all("score"):
+                st.session_state["server_scores"] = q.get_all("score")
+            if q.get("group"):
+                st.session_state["server_group"] = q["group"]
+            if q.get("pos"):
+                st.session_state["server_pos"] = q["pos"]
+    from ui import shell
+
+    shell.run_app()
+
+
+def free_port(start: int = 8501, host: str = "127.0.0.1") -> int:
+    """``start`` or the next port above it that is free."""
+    for port in range(start, start + 100):
+        with socket.socket() as s:
+            try:
+                s.bind((host, port))
+            except OSError:
+                continue
+            return port
+    raise OSError(f"no free port in {start}-{start + 99}")
+
+
+def streamlit_command(script: Path, port: int, host: str) -> list[str]:
+    return [
+        sys.executable,
+        "-m",
+        "streamlit",
+        "run",
+        str(script),
+        *config_flags(),
+        f"--server.port={port}",
+        f"--server.address={host}",
+        "--server.headless=true",
+        "--server.fileWatcherType=none",
+        "--browser.gatherUsageStats=false",
+    ]
+
+
+def serve(
+    files: list[Path],
+    *,
+    port: int | None = None,
+    host: str = "127.0.0.1",
+    label: str | None = None,
+    scores: list[str] | tuple[str, ...] = (),
+    group: str | None = None,
+    pos_label: str | None = None,
+    open_browser: bool = True,
+    run_dir: Path | None = None,
+    out=sys.stdout,
+) -> int:
+    """Run the dashboard until interrupted; the exit status of the server."""
+    own = run_dir is None
+    run_dir = Path(tempfile.mkdtemp(prefix="metrics-lens-app-")) if own else run_dir
+    try:
+        script = prepare_run_dir(run_dir)
+        data_dir = run_dir / "data"
+        names = place_files(files, data_dir) if files else []
+        port = port or free_port(8501, host)
+        env = dict(os.environ)
+        if names:
+            env["METRICS_LENS_DATA_DIR"] = str(data_dir)
+        # The child imports metrics_lens, ui and metrics from where this process found them.
+        env["PYTHONPATH"] = os.pathsep.join(
+            [str(HERE.parent), *filter(None, [env.get("PYTHONPATH")])]
+        )
+        base = f"http://{'127.0.0.1' if host in ('0.0.0.0', '') else host}:{port}"
+        url = (
+            link(base, names[0], label=label, scores=scores, group=group, pos_label=pos_label)
+            if names
+            else base
+        )
+        proc = subprocess.Popen(streamlit_command(script, port, host), cwd=run_dir, env=env)
+        try:
+            if _wait_healthy(base, proc):
+                print(f"Metrics Lens: {url}", file=out, flush=True)
+                if len(names) > 1:
+                    print(
+                        f"The other files are under Server dataset: {', '.join(names[1:])}",
+                        file=out,
+                        flush=True,
+                    )
+                if open_browser:
+                    webbrowser.open(url)
+            return proc.wait()
+        except KeyboardInterrupt:
+            proc.terminate()
+            try:
+                return proc.wait(timeout=15)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                return proc.wait()
+    finally:
+        if own:
+            shutil.rmtree(run_dir, ignore_errors=True)
+
+
+def _wait_healthy(base: str, proc: subprocess.Popen, timeout: float = 90) -> bool:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline and proc.poll() is None:
+        try:
+            with urllib.request.urlopen(f"{base}/_stcore/health", timeout=2) as r:
+                if r.status == 200:
+                    return True
+        except OSError:
+            time.sleep(0.3)
+    return False

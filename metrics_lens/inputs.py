@@ -1,0 +1,180 @@
+"""Reading a predictions table for the command line and the notebook entry.
+
+A file (CSV, TSV, semicolon-separated text, any of them gzipped, or Parquet) or a pandas
+DataFrame becomes the arrays the metrics take, with the column roles guessed as the dashboard
+guesses them for an upload (:func:`ui.loading.guess_mapping`) and overridden by the caller.
+Every problem is a :class:`BadInput` whose message is one sentence saying what was expected and
+what arrived; the command line prints it on one line and exits 2.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from ui.loading import ColumnMapping, LoadError, guess_mapping, prepare, read_table
+
+__all__ = ["BadInput", "Table", "load_frame", "mapped_table"]
+
+
+class BadInput(ValueError):
+    """Input the command cannot use; the message says what to fix (exit status 2)."""
+
+
+@dataclass(frozen=True)
+class Table:
+    """A binary-labelled predictions table, ready for the metrics.
+
+    ``y`` is True for the positive class; ``scores`` holds one float array per model, in the
+    order given; ``groups`` the user or query ids (or None); ``frame`` the rows used (after
+    dropping rows with problems when asked), for slicing.
+    """
+
+    name: str
+    frame: pd.DataFrame
+    mapping: ColumnMapping
+    y: np.ndarray
+    scores: dict[str, np.ndarray]
+    groups: np.ndarray | None
+    weight: np.ndarray | None
+    n_dropped: int
+    notes: tuple[str, ...] = ()
+
+    @property
+    def positives(self) -> int:
+        return int(np.count_nonzero(self.y))
+
+    @property
+    def negatives(self) -> int:
+        return int(self.y.size - np.count_nonzero(self.y))
+
+
+def load_frame(path: str | Path) -> tuple[pd.DataFrame, list[str]]:
+    """Read a table file; raises :class:`BadInput` with one sentence when it cannot."""
+    p = Path(path)
+    if not p.exists():
+        raise BadInput(f"{path}: no such file.")
+    if p.is_dir():
+        raise BadInput(f"{path} is a directory; give a CSV or Parquet file.")
+    try:
+        data = p.read_bytes()
+    except OSError as exc:
+        raise BadInput(f"{path} cannot be read: {exc.strerror or exc}.") from None
+    try:
+        return read_table(p.name, data)
+    except LoadError as exc:
+        raise BadInput(str(exc)) from None
+
+
+def _check_column(frame: pd.DataFrame, column: str | None, role: str) -> None:
+    if column is not None and column not in frame.columns:
+        shown = ", ".join(repr(str(c)) for c in list(frame.columns)[:12])
+        more = ", ..." if frame.shape[1] > 12 else ""
+        raise BadInput(f"No column named {column!r} ({role}); the table has {shown}{more}.")
+
+
+def _pos_label(series: pd.Series, text: str):
+    """The positive class given as text, matched against the label column's own values."""
+    for v in pd.unique(series.dropna()):
+        if str(v) == text or (isinstance(v, (int, float, np.number)) and _same_number(v, text)):
+            return v.item() if hasattr(v, "item") else v
+    values = ", ".join(repr(v) for v in pd.unique(series.dropna())[:6])
+    raise BadInput(
+        f"--pos-label {text!r} is not a value of {series.name!r} (its values: {values})."
+    )
+
+
+def _same_number(value, text: str) -> bool:
+    try:
+        return float(text) == float(value)
+    except ValueError:
+        return False
+
+
+def mapped_table(
+    frame: pd.DataFrame,
+    *,
+    name: str = "table",
+    label: str | None = None,
+    scores: list[str] | tuple[str, ...] | None = None,
+    group: str | None = None,
+    weight: str | None = None,
+    pos_label: str | None = None,
+    drop_bad_rows: bool = False,
+    notes: list[str] | tuple[str, ...] = (),
+) -> Table:
+    """The table's binary label and score columns as arrays (roles guessed where not given).
+
+    Raises :class:`BadInput` for a column that does not exist, a label that is not binary or
+    has one class only, a score column that is not numeric, and any other problem the
+    dashboard's loader reports as an error.
+    """
+    for column, role in ((label, "--label"), (group, "--group"), (weight, "--weight")):
+        _check_column(frame, column, role)
+    for column in scores or ():
+        _check_column(frame, column, "--score")
+    guess = guess_mapping(frame)
+    if label is None and guess.label is None:
+        raise BadInput(
+            f"{name} looks multi-label (label_<class> columns): name the binary label with --label."
+        )
+    label = label or guess.label
+    if pos_label is not None:
+        positive = _pos_label(frame[label], pos_label)
+    elif label == guess.label and guess.pos_label is not None:
+        positive = guess.pos_label
+    else:
+        from ui.loading import guess_pos_label
+
+        positive = guess_pos_label(frame[label])
+    chosen = (
+        tuple(scores)
+        if scores
+        else tuple(c for c in guess.scores if c not in (label, group, weight))
+    )
+    if label in chosen:
+        raise BadInput(f"{label!r} is the label; it cannot also be a score (--score).")
+    if not chosen:
+        raise BadInput(
+            f"No score column was found in {name}: name one with --score (the columns: "
+            + ", ".join(repr(str(c)) for c in list(frame.columns)[:12])
+            + ")."
+        )
+    mapping = ColumnMapping(
+        label=label,
+        scores=chosen,
+        pos_label=positive,
+        group=group if group is not None else None,
+        weight=weight,
+    )
+    prepared = prepare(frame, mapping, drop_bad_rows=drop_bad_rows)
+    errors = [p for p in prepared.problems if p.level == "error"]
+    if errors:
+        message = errors[0].message
+        if errors[0].fixable and not drop_bad_rows:
+            message = message.replace(
+                "Drop those rows to go on.", "Pass --drop-bad-rows to drop them."
+            )
+        raise BadInput(" ".join(message.split()))
+    y = np.asarray(prepared.y, dtype=bool)
+    if y.all() or not y.any():
+        only = "positive" if y.all() else "negative"
+        raise BadInput(
+            f"Label column {label!r} has one class only (every row {only}, positive class "
+            f"{positive!r}): AUC and AP need both classes."
+        )
+    kept = frame if prepared.kept is None else frame.iloc[prepared.kept].reset_index(drop=True)
+    return Table(
+        name=name,
+        frame=kept,
+        mapping=replace(mapping, pos_label=positive),
+        y=y,
+        scores={c: np.asarray(prepared.scores[c], dtype=np.float64) for c in chosen},
+        groups=prepared.groups,
+        weight=prepared.weight,
+        n_dropped=prepared.n_dropped,
+        notes=tuple(notes),
+    )

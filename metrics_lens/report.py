@@ -1,0 +1,513 @@
+"""One self-contained HTML report of a predictions table (``metrics-lens report``).
+
+Everything the file needs is inside it: plotly's JavaScript inline, no fonts, images or scripts
+from the network, so it opens offline and can be attached to a ticket or a pull request. The
+numbers come from :mod:`metrics` and the comparison tables of :mod:`ui.summaries` (the ones the
+Compare page shows); every figure is drawn from the same arrays.
+
+Sections: the dataset; each model's AUC, AP, partial AUC and (for probabilities) Brier score
+and log loss with paired bootstrap intervals; ROC and precision-recall curves overlaid with each
+model's operating point; the confusion matrix and rates at each model's threshold; AP computed
+the five ways people compute it; GAUC when a group column is given; the verdicts between models;
+and the settings that produced the report.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import hashlib
+import html
+import math
+import warnings
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+import metrics
+from metrics_lens.inputs import BadInput, Table
+from ui import summaries
+from ui.roles import default_threshold, default_threshold_rule, infer_scale
+
+__all__ = ["ReportHTML", "ReportSettings", "build_report", "thresholds_for"]
+
+MAX_CURVE_POINTS = 2000  # per curve: the file stays small; the operating points are kept
+
+
+class ReportHTML(str):
+    """The report's HTML (a ``str``) that Jupyter displays inline, in a frame of its own."""
+
+    def _repr_html_(self) -> str:
+        return (
+            '<iframe style="width:100%;height:900px;border:1px solid #ddd" srcdoc="'
+            + html.escape(str(self), quote=True)
+            + '"></iframe>'
+        )
+
+    def save(self, path: str | Path) -> Path:
+        """Write the report to ``path`` (UTF-8) and return the path."""
+        p = Path(path)
+        p.write_text(str(self), encoding="utf-8")
+        return p
+
+
+@dataclass(frozen=True)
+class ReportSettings:
+    """What produced the report, printed in its last section."""
+
+    source: str
+    n_resamples: int = 1000
+    seed: int = 0
+    max_fpr: float = 0.1
+    thresholds: dict[str, float] = field(default_factory=dict)  # given by the user
+    command: str = ""
+    file_digest: str = ""
+
+
+def thresholds_for(table: Table, given: dict[str, float]) -> dict[str, tuple[float, str]]:
+    """Each model's threshold and the rule behind it: the one given, else the dashboard's
+    default for the score's scale (0.5 for probabilities, else as many predicted positive as
+    there are positives)."""
+    unknown = [m for m in given if m not in table.scores]
+    if unknown:
+        raise BadInput(
+            f"--threshold names {unknown[0]!r}, which is not a score column (the scores: "
+            f"{', '.join(table.scores)})."
+        )
+    out = {}
+    for name, s in table.scores.items():
+        if name in given:
+            out[name] = (float(given[name]), "given with --threshold")
+        else:
+            kind = infer_scale(s, name).kind
+            value = default_threshold(kind, table.y, s, table.weight)
+            out[name] = (
+                float(value),
+                f"default for a {kind} scale: {default_threshold_rule(kind)}",
+            )
+    return out
+
+
+def file_digest(path: str | Path) -> str:
+    h = hashlib.sha256()
+    with open(path, "rb") as f:
+        for chunk in iter(lambda: f.read(1 << 20), b""):
+            h.update(chunk)
+    return h.hexdigest()
+
+
+# --- formatting ------------------------------------------------------------------------------
+
+
+def _e(text) -> str:
+    return html.escape(str(text), quote=True)
+
+
+def fmt(x, digits: int = 4) -> str:
+    """A number as the report prints it (4 decimals; "n/a" when undefined)."""
+    if x is None:
+        return "n/a"
+    x = float(x)
+    if not math.isfinite(x):
+        return "n/a"
+    return f"{x:.{digits}f}"
+
+
+def _cell(value, *, metric: str = "", model: str = "", low=None, high=None, extra="") -> str:
+    attrs = f' data-metric="{_e(metric)}"' if metric else ""
+    attrs += f' data-model="{_e(model)}"' if model else ""
+    text = f'<span class="v">{fmt(value)}</span>'
+    if low is not None and high is not None and np.isfinite(low) and np.isfinite(high):
+        text += f' <span class="ci">[{fmt(low)}, {fmt(high)}]</span>'
+    return f'<td class="num"{attrs}{extra}>{text}</td>'
+
+
+def _table(header: list[str], rows: list[str], cls: str = "") -> str:
+    head = "".join(f"<th>{_e(h)}</th>" for h in header)
+    return (
+        f'<table class="{cls}"><thead><tr>{head}</tr></thead><tbody>'
+        + "".join(f"<tr>{r}</tr>" for r in rows)
+        + "</tbody></table>"
+    )
+
+
+# --- figures ---------------------------------------------------------------------------------
+
+COLORS = ["#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#8c564b", "#e377c2", "#17becf"]
+
+
+def _thin(x: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    if x.size <= MAX_CURVE_POINTS:
+        return x, y
+    idx = np.unique(np.linspace(0, x.size - 1, MAX_CURVE_POINTS).round().astype(np.int64))
+    return x[idx], y[idx]
+
+
+def _figure_html(fig, div_id: str) -> str:
+    return fig.to_html(
+        full_html=False,
+        include_plotlyjs=False,
+        div_id=div_id,
+        config={"displaylogo": False, "responsive": True},
+    )
+
+
+def _curves(table: Table, thresholds: dict[str, tuple[float, str]]) -> tuple[str, str]:
+    import plotly.graph_objects as go
+
+    roc, pr = go.Figure(), go.Figure()
+    prevalence = float(np.average(table.y, weights=table.weight))
+    for k, (name, s) in enumerate(table.scores.items()):
+        color = COLORS[k % len(COLORS)]
+        fpr, tpr, _ = metrics.roc_curve(table.y, s, sample_weight=table.weight)
+        precision, recall, _ = metrics.precision_recall_curve(
+            table.y, s, sample_weight=table.weight
+        )
+        x, y = _thin(fpr, tpr)
+        roc.add_trace(go.Scatter(x=x, y=y, mode="lines", name=name, line={"color": color}))
+        x, y = _thin(recall, precision)
+        pr.add_trace(go.Scatter(x=x, y=y, mode="lines", name=name, line={"color": color}))
+        t = thresholds[name][0]
+        c = metrics.confusion_at_threshold(table.y, s, t, sample_weight=table.weight)
+        label = f"{name} at {t:.4g}"
+        roc.add_trace(
+            go.Scatter(
+                x=[c.fpr],
+                y=[c.recall],
+                mode="markers",
+                name=label,
+                marker={"color": color, "size": 11, "symbol": "circle-open", "line": {"width": 3}},
+            )
+        )
+        if np.isfinite(c.precision):
+            pr.add_trace(
+                go.Scatter(
+                    x=[c.recall],
+                    y=[c.precision],
+                    mode="markers",
+                    name=label,
+                    marker={
+                        "color": color,
+                        "size": 11,
+                        "symbol": "circle-open",
+                        "line": {"width": 3},
+                    },
+                )
+            )
+    roc.add_trace(
+        go.Scatter(
+            x=[0, 1], y=[0, 1], mode="lines", name="chance", line={"color": "#999", "dash": "dot"}
+        )
+    )
+    pr.add_trace(
+        go.Scatter(
+            x=[0, 1],
+            y=[prevalence, prevalence],
+            mode="lines",
+            name=f"chance (prevalence {prevalence:.3f})",
+            line={"color": "#999", "dash": "dot"},
+        )
+    )
+    for fig, title, xt, yt in (
+        (roc, "ROC curves", "false positive rate", "true positive rate (recall)"),
+        (pr, "Precision-recall curves", "recall", "precision"),
+    ):
+        fig.update_layout(
+            title=title,
+            xaxis_title=xt,
+            yaxis_title=yt,
+            template="plotly_white",
+            height=460,
+            margin={"l": 60, "r": 20, "t": 50, "b": 50},
+            xaxis={"range": [0, 1]},
+            yaxis={"range": [0, 1.02]},
+        )
+    return _figure_html(roc, "roc-figure"), _figure_html(pr, "pr-figure")
+
+
+# --- sections --------------------------------------------------------------------------------
+
+
+def _dataset_section(table: Table) -> str:
+    m = table.mapping
+    w = table.weight
+    n = int(table.y.size)
+    rows = [
+        ("rows used", f"{n:,}"),
+        ("rows dropped (missing or bad values)", f"{table.n_dropped:,}"),
+        ("positives", f"{table.positives:,}"),
+        ("negatives", f"{table.negatives:,}"),
+        ("prevalence", fmt(np.average(table.y, weights=w))),
+        ("label column", f"{m.label} (positive class {m.pos_label!r})"),
+        ("models (score columns)", ", ".join(table.scores)),
+        ("group column", m.group or "none"),
+        ("weight column", m.weight or "none"),
+    ]
+    if table.groups is not None:
+        rows.insert(4, ("groups", f"{pd.unique(table.groups).size:,}"))
+    body = "".join(
+        f'<tr><th>{_e(k)}</th><td data-field="{_e(k)}">{_e(v)}</td></tr>' for k, v in rows
+    )
+    notes = "".join(f"<li>{_e(note)}</li>" for note in table.notes)
+    return (
+        f'<section id="dataset"><h2>Dataset</h2><p class="name">{_e(table.name)}</p>'
+        f'<table class="kv">{body}</table>'
+        + (f"<ul class='notes'>{notes}</ul>" if notes else "")
+        + "</section>"
+    )
+
+
+def _metrics_section(models: pd.DataFrame, specs, resampling: str, n_resamples: int) -> str:
+    names = [s.name for s in specs]
+    rows = []
+    for _, r in models.iterrows():
+        cells = f'<th class="model">{_e(r["model"])}</th>'
+        for name in names:
+            cells += _cell(
+                r[name],
+                metric=name,
+                model=r["model"],
+                low=r.get(f"{name} low"),
+                high=r.get(f"{name} high"),
+            )
+        rows.append(cells)
+    helps = "".join(f"<li><b>{_e(s.name)}</b>: {_e(s.help)}</li>" for s in specs)
+    return (
+        '<section id="metrics"><h2>Metrics per model</h2>'
+        f"<p>Values with 95% paired bootstrap intervals ({n_resamples:,} Poisson resamples; "
+        f"{_e(resampling)}). Lower is better for Brier and log loss.</p>"
+        + _table(["model", *names], rows, "metrics")
+        + f"<ul class='help'>{helps}</ul></section>"
+    )
+
+
+RATES = (
+    ("precision", "precision"),
+    ("recall", "recall (TPR)"),
+    ("f1", "F1"),
+    ("fpr", "FPR"),
+    ("specificity", "specificity"),
+    ("accuracy", "accuracy"),
+    ("balanced_accuracy", "balanced accuracy"),
+    ("mcc", "MCC"),
+)
+
+
+def _threshold_section(table: Table, thresholds: dict[str, tuple[float, str]]) -> str:
+    blocks = []
+    for name, s in table.scores.items():
+        t, rule = thresholds[name]
+        c = metrics.confusion_at_threshold(table.y, s, t, sample_weight=table.weight)
+        d = c.as_dict()
+        d["f1"] = c.f1
+
+        def count(key: str, d=d, name=name) -> str:
+            v = float(d[key])
+            text = f"{v:,.0f}" if v == round(v) else f"{v:,.4f}"
+            return f'<td class="num" data-model="{_e(name)}" data-cell="{key}">{text}</td>'
+
+        matrix = (
+            '<table class="confusion"><thead><tr><th></th><th>predicted positive</th>'
+            "<th>predicted negative</th></tr></thead><tbody>"
+            f"<tr><th>actual positive</th>{count('tp')}{count('fn')}</tr>"
+            f"<tr><th>actual negative</th>{count('fp')}{count('tn')}</tr></tbody></table>"
+        )
+        rates = _table(
+            [label for _, label in RATES],
+            ["".join(_cell(d[key], metric=key, model=name) for key, _ in RATES)],
+            "rates",
+        )
+        blocks.append(
+            f'<div class="model-block" data-model="{_e(name)}"><h3>{_e(name)} at threshold '
+            f'<span class="threshold" data-model="{_e(name)}">{t:.6g}</span></h3>'
+            f"<p class='rule'>Predicted positive when score ≥ threshold; {_e(rule)}.</p>"
+            f"{matrix}{rates}</div>"
+        )
+    return (
+        '<section id="thresholds"><h2>At each model\'s threshold</h2>'
+        + "".join(blocks)
+        + "</section>"
+    )
+
+
+def _ap_section(table: Table) -> str:
+    rows = []
+    for method in metrics.AP_METHODS:
+        cells = f"<th>{_e(method)}</th><td>{_e(metrics.AP_METHOD_SOURCES[method])}</td>"
+        for name, s in table.scores.items():
+            value = metrics.average_precision_score(
+                table.y, s, sample_weight=table.weight, method=method
+            )
+            cells += _cell(value, metric=f"AP {method}", model=name)
+        rows.append(cells)
+    return (
+        '<section id="ap-methods"><h2>Average precision, every way it is computed</h2>'
+        "<p>The same precision-recall points summed five ways; libraries and benchmarks differ "
+        "in which one they call AP. <code>step</code> is scikit-learn's and this report's AP.</p>"
+        + _table(["method", "used by", *table.scores], rows, "ap")
+        + "</section>"
+    )
+
+
+def _gauc_section(table: Table, models: pd.DataFrame, n_resamples: int) -> str:
+    rows = []
+    for name, s in table.scores.items():
+        t = metrics.group_auc_table(table.y, s, table.groups, sample_weight=table.weight)
+        r = models.set_index("model").loc[name]
+        rows.append(
+            f'<th class="model">{_e(name)}</th>'
+            + _cell(r["GAUC"], metric="GAUC", model=name, low=r["GAUC low"], high=r["GAUC high"])
+            + f'<td class="num">{int(t.defined.sum()):,}</td><td class="num">{t.n_skipped:,}</td>'
+        )
+    return (
+        '<section id="gauc"><h2>GAUC (per-group AUC)</h2>'
+        f"<p>The AUC within each group of <code>{_e(table.mapping.group)}</code>, averaged with "
+        "each group weighted by its rows; groups with one class only are skipped. Intervals: "
+        f"cluster bootstrap over whole groups ({n_resamples:,} resamples).</p>"
+        + _table(["model", "GAUC", "groups counted", "groups skipped"], rows, "gauc")
+        + "</section>"
+    )
+
+
+def _verdict_section(best: dict, pairs: pd.DataFrame) -> str:
+    if pairs.empty:
+        return (
+            '<section id="verdicts"><h2>Verdicts</h2><p>One model only: nothing to compare.'
+            "</p></section>"
+        )
+    items = "".join(
+        f'<li data-metric="{_e(metric)}"><b>{_e(metric)}</b>: {_e(b.verdict)}</li>'
+        for metric, b in best.items()
+    )
+    beside = "row-level p" in pairs.columns
+    rows = []
+    for _, r in pairs.iterrows():
+        row = (
+            f"<td>{_e(r['metric'])}</td><td>{_e(r['model A'])}</td><td>{_e(r['model B'])}</td>"
+            + _cell(r["A − B"], low=r["low"], high=r["high"])
+            + f'<td class="num">{_e(_p(r["p-value"]))}</td><td class="num">'
+            f"{_e(_p(r['Holm p']))}</td><td>{_e(r['test'])}</td><td>{_e(r['verdict'])}</td>"
+        )
+        if beside:
+            row += f'<td class="num">{_e(_p(r["row-level p"]))}</td>'
+        rows.append(row)
+    header = ["metric", "model A", "model B", "A − B [95% CI]", "p", "Holm p", "test", "verdict"]
+    note = ""
+    if beside:
+        header.append("row-level p (DeLong, not the verdict)")
+        note = (
+            "<p>Rows of one group are not independent, so every interval and test resamples "
+            "whole groups; DeLong's row-level p-value is shown beside, never as the verdict.</p>"
+        )
+    return (
+        '<section id="verdicts"><h2>Verdicts between models</h2>'
+        "<p>Per metric, a model is called best only when it beats every other with a "
+        "Holm-adjusted p-value below 0.05 (paired tests on the same resamples).</p>"
+        f"{note}<ul class='verdicts'>{items}</ul>" + _table(header, rows, "pairs") + "</section>"
+    )
+
+
+def _p(p) -> str:
+    p = float(p)
+    if not math.isfinite(p):
+        return "n/a"
+    return "< 0.001" if p < 0.001 else f"{p:.3f}"
+
+
+def _settings_section(table: Table, settings: ReportSettings, thresholds, resampling: str) -> str:
+    import metrics_lens
+
+    rows = [
+        ("source", settings.source),
+        ("sha256 of the file", settings.file_digest or "n/a (not read from a file)"),
+        ("label", f"{table.mapping.label} (positive class {table.mapping.pos_label!r})"),
+        ("scores", ", ".join(table.scores)),
+        ("group", table.mapping.group or "none"),
+        ("weight", table.mapping.weight or "none"),
+        (
+            "bootstrap",
+            f"{settings.n_resamples:,} Poisson resamples of {resampling}, seed "
+            f"{settings.seed}, 95% percentile intervals",
+        ),
+        ("partial AUC", f"FPR ≤ {settings.max_fpr:g}, McClish-standardised"),
+    ]
+    rows += [(f"threshold of {m}", f"{t:.6g} ({rule})") for m, (t, rule) in thresholds.items()]
+    rows += [
+        ("command", settings.command or "metrics_lens.report_html(...)"),
+        ("metrics-lens", metrics_lens.__version__),
+        ("numpy", np.__version__),
+        ("written", _dt.datetime.now(_dt.UTC).strftime("%Y-%m-%d %H:%M:%S UTC")),
+    ]
+    body = "".join(f"<tr><th>{_e(k)}</th><td>{_e(v)}</td></tr>" for k, v in rows)
+    return f'<section id="settings"><h2>Settings</h2><table class="kv">{body}</table></section>'
+
+
+CSS = """
+body{font-family:system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;margin:2rem auto;
+max-width:1200px;padding:0 1rem;color:#222}
+h1{font-size:1.6rem}h2{font-size:1.25rem;border-bottom:1px solid #ddd;padding-bottom:.2rem;
+margin-top:2rem}h3{font-size:1.05rem}
+table{border-collapse:collapse;margin:.5rem 0 1rem}th,td{border:1px solid #ddd;padding:.3rem .6rem;
+text-align:left;vertical-align:top}td.num{text-align:right;font-variant-numeric:tabular-nums}
+.ci{color:#666;font-size:.9em}.warn{background:#fff4e5;padding:.5rem;border-left:4px solid #f0a}
+.figures{display:grid;grid-template-columns:1fr 1fr;gap:1rem}.model-block{margin-bottom:1rem}
+.kv th{background:#fafafa;font-weight:600}
+"""
+
+
+def build_report(
+    table: Table,
+    settings: ReportSettings,
+    *,
+    thresholds: dict[str, float] | None = None,
+) -> ReportHTML:
+    """The HTML report of ``table`` (see the module for its sections)."""
+    import plotly.offline
+
+    if settings.n_resamples < 100:
+        raise BadInput(f"--resamples must be at least 100, got {settings.n_resamples}.")
+    if not 0 < settings.max_fpr <= 1:
+        raise BadInput(f"--max-fpr must be in (0, 1], got {settings.max_fpr:g}.")
+    chosen = thresholds_for(table, dict(thresholds or settings.thresholds))
+    probabilities = all(bool(np.all((s >= 0) & (s <= 1))) for s in table.scores.values())
+    specs = summaries.metric_specs(
+        probabilities=probabilities, groups=table.groups, max_fpr=settings.max_fpr
+    )
+    resampling = "rows" if table.groups is None else "whole groups (cluster bootstrap)"
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        models, pairs, _ = summaries.model_table(
+            table.y,
+            table.scores,
+            specs,
+            weight=table.weight,
+            n_resamples=settings.n_resamples,
+            seed=settings.seed,
+            cluster=table.groups,
+        )
+        best, pairs = summaries.verdicts(models, pairs, specs)
+    roc_html, pr_html = _curves(table, chosen)
+    title = f"Metrics Lens report: {table.name}"
+    sections = [
+        _dataset_section(table),
+        _metrics_section(
+            models, [s for s in specs if s.name != "GAUC"], resampling, settings.n_resamples
+        ),
+        '<section id="curves"><h2>ROC and precision-recall</h2><p>Circles: each model\'s '
+        "operating point at its threshold.</p>"
+        f'<div class="figures"><div>{roc_html}</div><div>{pr_html}</div></div></section>',
+        _threshold_section(table, chosen),
+        _ap_section(table),
+    ]
+    if table.groups is not None:
+        sections.append(_gauc_section(table, models, settings.n_resamples))
+    sections.append(_verdict_section(best, pairs))
+    sections.append(_settings_section(table, settings, chosen, resampling))
+    page = (
+        '<!DOCTYPE html><html lang="en"><head><meta charset="utf-8">'
+        f"<title>{_e(title)}</title><style>{CSS}</style>"
+        f'<script type="text/javascript">{plotly.offline.get_plotlyjs()}</script></head><body>'
+        f"<h1>{_e(title)}</h1>" + "".join(sections) + "</body></html>"
+    )
+    return ReportHTML(page)
