@@ -276,6 +276,8 @@ def test_each_file_gets_its_own_mapping_and_never_the_sample(tmp_path, monkeypat
     b = pd.DataFrame({"target": 1 - y, "p_x": rng.random(n), "p_y": rng.random(n) + 0.1 * y})
     c = pd.DataFrame({"is_fraud": y, "risk": rng.normal(size=n) + 2 * y})  # fmt: skip
     a.to_parquet(root / "a.parquet")
+    a2 = a.assign(model_a=rng.normal(size=n) + 2 * y, user_id=0)  # the same columns as a
+    a2.to_parquet(root / "a2.parquet")
     b.to_csv(root / "b.csv", index=False)
     c.to_csv(root / "c.csv", index=False)
     at = _server(monkeypatch, root)
@@ -292,6 +294,8 @@ def test_each_file_gets_its_own_mapping_and_never_the_sample(tmp_path, monkeypat
     shows(a, "clicked", ["model_a", "model_b"])
     at.multiselect(key="server_scores").set_value(["model_b"]).run()  # edited by hand
     shows(a, "clicked", ["model_b"])
+    at.selectbox(key="server_file").set_value("a2.parquet").run()  # a fresh guess, not a's edit
+    shows(a2, "clicked", ["model_a", "model_b"])
     at.selectbox(key="server_file").set_value("b.csv").run()
     assert at.selectbox(key="server_label").value == "target"
     shows(b, "target", ["p_x", "p_y"])
