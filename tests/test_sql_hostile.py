@@ -502,3 +502,32 @@ def test_cli_success_still_reports_progress(data_file):
     assert r.returncode == 0, r.stderr
     assert json.loads(r.stdout)["models"]["score"]["auc"] == metrics.roc_auc_score(t.label, t.score)
     assert "[metrics.sql] done in" in r.stderr
+
+
+# --- Spark: the same files and values ---------------------------------------------------------
+
+
+def test_spark_reads_exactly_the_listed_files_and_quotes_values(odd_files, monkeypatch):
+    """Hadoop expands globs and braces in a path and Spark's parser reads a backslash in a string
+    as an escape: odd file names and a label made of quotes and backslashes, on local Spark."""
+    from metrics.sql import local_spark
+
+    root, frames = odd_files
+    monkeypatch.chdir(root)
+    spark = local_spark()
+    spark.sparkContext.setLogLevel("ERROR")
+    try:
+        names = ["h{1,2}.csv", "n[x].csv", "a*b.csv", "c:d.csv", "p\\*.csv", "h#s.csv"]
+        s = summarize([str(root / n) for n in names], "label", ["score"], engine="spark",
+                      spark=spark)  # fmt: skip
+        assert (s.rows, s.models["score"].auc) == _auc([frames[n] for n in names])
+        t = _frame(200, 13)
+        pos = "yes\\'; x' OR 1=1 --"
+        t.assign(label=np.where(t.label == 1, pos, "no")).to_csv(root / "w.csv", index=False)
+        got = summarize([str(root / "w.csv")], "label", ["score"], pos_label=pos,
+                        engine="spark", spark=spark)  # fmt: skip
+        assert got.models["score"].auc == metrics.roc_auc_score(t.label, t.score)
+        for text in ("a'b", "a\\", "a\\'b", "'; --", "\\\\'"):
+            assert spark.sql(f"SELECT {literal(text, 'spark')} AS v").collect()[0].v == text
+    finally:
+        spark.stop()
