@@ -69,13 +69,16 @@ __all__ = [
     "Registry",
     "budget_bytes",
     "collect_garbage",
+    "decompressed_limit",
     "make_room",
+    "make_room_in_run",
     "nbytes",
     "parsing",
     "session_key",
     "session_store",
     "set_size",
     "touch",
+    "upload_cap_bytes",
 ]
 
 
@@ -101,8 +104,10 @@ def nbytes(obj: object, _seen: set[int] | None = None) -> int:
         return int(obj.memory_usage(deep=True, index=True))
     if isinstance(obj, np.ndarray):
         return int(obj.nbytes) if obj.dtype != object else int(obj.nbytes) * 8
+    if isinstance(obj, _Store):  # a session's uploads, which another session may empty now
+        return sum(nbytes(v, seen) for v in obj.snapshot())
     if isinstance(obj, dict):
-        return sum(nbytes(v, seen) for v in obj.values())
+        return sum(nbytes(v, seen) for v in list(obj.values()))
     if isinstance(obj, (list, tuple)):
         return sum(nbytes(v, seen) for v in obj)
     if hasattr(obj, "__dataclass_fields__"):
@@ -196,10 +201,36 @@ def collect_garbage(*, uploads: bool = True) -> bool:
     return True
 
 
+class _Store(dict):
+    """A session's uploads. Its own session's thread fills it; other sessions' threads only
+    empty it (a drop, a release), always under the registry's lock. :func:`nbytes` reads it
+    through :meth:`snapshot`, under the same lock, and remembers how many drops it had seen,
+    so that :meth:`Registry.set_size` can tell a size measured before a drop (issue 20: the
+    walk over a store that a drop emptied raised "dictionary changed size during iteration")."""
+
+    __slots__ = ("drops", "lock", "measured")
+
+    def __init__(self, lock: threading.RLock) -> None:
+        super().__init__()
+        self.lock = lock
+        self.drops = 0  # times another thread emptied it
+        self.measured: int | None = None  # ``drops`` when nbytes last took a snapshot
+
+    def snapshot(self) -> list:
+        with self.lock:
+            self.measured = self.drops
+            return list(self.values())
+
+    def empty_locked(self) -> None:
+        """Empty it for a drop or a release (the caller holds the lock)."""
+        self.clear()
+        self.drops += 1
+
+
 @dataclass
 class _Entry:
     session_id: str
-    store: dict = field(default_factory=dict)
+    store: dict
     nbytes: int = 0
     last_used: float = field(default_factory=time.monotonic)
     on_drop: list[Callable[[], None]] = field(default_factory=list)
@@ -236,7 +267,7 @@ class Registry:
         with self._lock:
             entry = self._entries.get(key)
             if entry is None:
-                entry = self._entries[key] = _Entry(session_id or key)
+                entry = self._entries[key] = _Entry(session_id or key, _Store(self._lock))
             entry.last_used = time.monotonic()
             return entry.store
 
@@ -245,16 +276,30 @@ class Registry:
 
         ``on_drop`` runs if this session's uploads are dropped later (say, to free the raw file
         Streamlit keeps). Returns the keys whose uploads were dropped to make room.
+
+        A size that :func:`nbytes` measured before another session's drop emptied the store
+        is stale: the store is empty, so 0 is recorded, ``on_drop`` runs at once, and the
+        session is still told on its next run that its upload was dropped. So is a session
+        that records an empty store after a drop; one that records new uploads is not.
         """
         with self._lock:
-            entry = self._entries.setdefault(key, _Entry(key))
-            entry.nbytes = int(size)
+            entry = self._entries.get(key)
+            if entry is None:
+                entry = self._entries[key] = _Entry(key, _Store(self._lock))
+            store = entry.store
+            measured = getattr(store, "measured", None)
+            stale = measured is not None and measured != store.drops
+            if isinstance(store, _Store):
+                store.measured = None
+            entry.nbytes = 0 if stale else int(size)
             entry.last_used = time.monotonic()
-            if on_drop is not None:
+            late = [[on_drop]] if stale and on_drop is not None else []
+            if on_drop is not None and not stale:
                 entry.on_drop = [on_drop]
-            self._dropped.discard(key)
+            if entry.nbytes:
+                self._dropped.discard(key)
             victims = self._victims(protect=key)
-            callbacks = [self._drop_locked(k) for k in victims]
+            callbacks = late + [self._drop_locked(k) for k in victims]
         self._after_drop(callbacks)
         return victims
 
@@ -309,7 +354,7 @@ class Registry:
             entry.nbytes / MB,
             getattr(self, "_reason", ""),
         )
-        entry.store.clear()
+        entry.store.empty_locked()
         entry.nbytes = 0
         self._dropped.add(key)
         callbacks, entry.on_drop = entry.on_drop, []
@@ -344,7 +389,7 @@ class Registry:
             self._dropped.discard(key)
             callbacks = [entry.on_drop] if entry and entry.nbytes else []
             if entry is not None:
-                entry.store.clear()
+                entry.store.empty_locked()
                 _LOGGER.info(
                     "budget: released session %s (%.0f MB): it ended", key, entry.nbytes / MB
                 )
@@ -525,6 +570,37 @@ def make_room(file_bytes: int) -> list[str]:
     """Before parsing an upload of ``file_bytes``: drop other sessions' uploads, least recently
     used first, so that the parse fits in the budget and under the RSS watch."""
     return REGISTRY.make_room(session_key(), PARSE_FACTOR * int(file_bytes))
+
+
+def make_room_in_run(file_bytes: int) -> list[str]:
+    """:func:`make_room` inside a Streamlit script run, nothing outside one (a test, the CLI):
+    the loader calls it with a compressed upload's decompressed size, which the caller, who
+    made room for the compressed file, could not know."""
+    if _ctx() is None:
+        return []
+    return make_room(file_bytes)
+
+
+DEFAULT_UPLOAD_MB = 200  # Streamlit's own default for server.maxUploadSize
+
+
+def upload_cap_bytes() -> int:
+    """The largest upload the server accepts (``server.maxUploadSize``, in MB)."""
+    try:
+        from streamlit import config
+
+        mb = float(config.get_option("server.maxUploadSize"))
+    except Exception:  # no Streamlit config: its default
+        mb = DEFAULT_UPLOAD_MB
+    return int(max(mb, 1) * MB)
+
+
+def decompressed_limit() -> int:
+    """The most a compressed upload may expand to: no more than the upload cap (the file could
+    not be sent uncompressed either), and no more than a parse that the uploads' share of the
+    budget can make room for (``PARSE_FACTOR`` times the file). Default settings (1 GB budget,
+    a 500 MB cap): 192 MB."""
+    return min(upload_cap_bytes(), _uploads_limit() // PARSE_FACTOR)
 
 
 _parse_lock = threading.Semaphore(1)
