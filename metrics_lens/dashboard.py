@@ -4,7 +4,7 @@ The files reach the dashboard through its "Server dataset" source (:mod:`ui.serv
 they are linked (or copied) into a fresh directory that ``METRICS_LENS_DATA_DIR`` points at,
 and the browser opens a link that picks the source, the file and its columns::
 
-    http://127.0.0.1:8501/?source=server&dataset=scores.csv&label=y&score=a&score=b&group=user
+    http://127.0.0.1:8501/?source=server&dataset=scores.csv&label=y&score=a&score=b&group=user&model=a
 
 The shell reads only bundled-dataset links today, so :func:`main`, the server's main script,
 turns such a link into the source's widget state on a session's first run, then runs the shell.
@@ -113,8 +113,10 @@ def link(
     scores: list[str] | tuple[str, ...] = (),
     group: str | None = None,
     pos_label: str | None = None,
+    model: str | None = None,
 ) -> str:
-    """The URL that opens ``dataset`` (a name under the data directory) on the Server source."""
+    """The URL that opens ``dataset`` (a name under the data directory) on the Server source,
+    showing ``model`` (default: the first score) on the pages."""
     query = [("source", "server"), ("dataset", dataset)]
     if label:
         query.append(("label", label))
@@ -123,6 +125,8 @@ def link(
         query.append(("group", group))
     if pos_label is not None:
         query.append(("pos", str(pos_label)))
+    if model or scores:
+        query.append(("model", model or scores[0]))
     return f"{base}/?{urllib.parse.urlencode(query)}"
 
 
@@ -144,6 +148,8 @@ def main() -> None:
                 st.session_state["server_group"] = q["group"]
             if q.get("pos"):
                 st.session_state["server_pos"] = q["pos"]
+            if q.get("model"):
+                st.session_state["server_model"] = q["model"]
     from ui import shell
 
     shell.run_app()

@@ -1,0 +1,62 @@
+"""Helpers shared by the metrics-lens command's tests: Chromium, ports, running the command."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import shutil
+import socket
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+CHROMIUM = os.environ.get("CHROMIUM", shutil.which("chromium") or "/usr/bin/chromium")
+
+needs_chromium = pytest.mark.skipif(
+    not Path(CHROMIUM).exists() and not os.environ.get("CI"),
+    reason="Debian's chromium is not installed (make test installs it)",
+)
+
+
+@contextlib.contextmanager
+def chromium():
+    """A headless Chromium (Debian's, driven by Playwright)."""
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        browser = p.chromium.launch(
+            executable_path=CHROMIUM,
+            headless=True,
+            args=["--no-sandbox", "--disable-gpu", "--no-first-run",
+                  "--disable-background-networking", "--disable-component-update"],
+        )  # fmt: skip
+        try:
+            yield browser
+        finally:
+            browser.close()
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def run_module(*args: str, cwd: Path, timeout: float = 300) -> subprocess.CompletedProcess:
+    """``python -m metrics_lens ARGS`` from the clone, run in ``cwd``."""
+    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    return subprocess.run(
+        [sys.executable, "-m", "metrics_lens", *args],
+        cwd=cwd, env=env, capture_output=True, text=True, timeout=timeout,
+    )  # fmt: skip
+
+
+def wait_for_app(page, timeout: float = 60_000) -> None:
+    """The dashboard has drawn its page and is idle."""
+    page.wait_for_selector('[data-testid="stHeading"]', timeout=timeout)
+    page.wait_for_function(
+        "() => !document.querySelector('[data-testid=\"stStatusWidget\"]')", timeout=timeout
+    )

@@ -1,0 +1,207 @@
+"""MLflow runs as a data source, against real local tracking stores the tests create.
+
+A sqlite store (MLflow's default backend) and a file store (``./mlruns``, which MLflow 3 keeps in
+maintenance mode) get runs that log predictions as a Parquet or CSV artifact, or as the JSON
+evaluation table ``mlflow.evaluate`` writes (``eval_results_table.json``, written here with
+``MlflowClient.log_table``, which ``mlflow.evaluate`` calls). No mocks: the command downloads the
+artifact through MLflow and computes on it. (``mlflow.evaluate`` itself needs the full mlflow
+package, which pins pyarrow<26 and so cannot be installed beside this project.)
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import subprocess
+import sys
+import time
+import urllib.request
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import metrics
+from metrics_lens.cli import main
+from tests.lens_browser import ROOT, chromium, free_port, needs_chromium, wait_for_app
+
+pytest.importorskip("mlflow", reason='the [mlflow] extra: pip install "metrics-lens[mlflow]"')
+
+
+def _predictions(seed: int, n: int = 600) -> pd.DataFrame:
+    rng = np.random.default_rng(seed)
+    y = rng.random(n) < 0.3
+    return pd.DataFrame(
+        {
+            "user": [f"u{k:02d}" for k in rng.integers(0, 40, n)],
+            "label": y.astype(int),
+            "prod_model": 1 / (1 + np.exp(-(y * 1.2 + rng.normal(size=n)))),
+            "new_model": 1 / (1 + np.exp(-(y * 2.0 + rng.normal(size=n)))),
+        }
+    )
+
+
+def _store(tmp, uri: str):
+    """A run with a Parquet artifact, one with the evaluation table (and a CSV beside it), one
+    with two CSVs; returns (uri, {name: (run id, frame)})."""
+    from mlflow.tracking import MlflowClient
+
+    client = MlflowClient(tracking_uri=uri)
+    exp = client.create_experiment("lens", artifact_location=(tmp / "artifacts").as_uri())
+    runs = {}
+
+    run = client.create_run(exp).info.run_id
+    frame = _predictions(1)
+    frame.to_parquet(tmp / "predictions.parquet", index=False)
+    client.log_artifact(run, str(tmp / "predictions.parquet"), artifact_path="eval")
+    runs["parquet"] = (run, frame)
+
+    run = client.create_run(exp).info.run_id
+    frame = _predictions(2)
+    client.log_table(run, frame, "eval_results_table.json")
+    _predictions(99).to_csv(tmp / "other.csv", index=False)
+    client.log_artifact(run, str(tmp / "other.csv"))
+    runs["evaluate"] = (run, frame)
+
+    run = client.create_run(exp).info.run_id
+    frame = _predictions(3)
+    frame.to_csv(tmp / "valid.csv", index=False)
+    _predictions(4).to_csv(tmp / "test.csv", index=False)
+    client.log_artifact(run, str(tmp / "valid.csv"))
+    client.log_artifact(run, str(tmp / "test.csv"))
+    runs["two"] = (run, frame)
+    return uri, runs
+
+
+@pytest.fixture(scope="module")
+def sqlite_store(tmp_path_factory):
+    tmp = tmp_path_factory.mktemp("mlflow_sqlite")
+    return _store(tmp, f"sqlite:///{tmp / 'mlflow.db'}")
+
+
+@pytest.fixture(scope="module")
+def file_store(tmp_path_factory):
+    tmp = tmp_path_factory.mktemp("mlflow_file")
+    os.environ["MLFLOW_ALLOW_FILE_STORE"] = "true"  # MLflow 3 refuses new file stores otherwise
+    return _store(tmp, (tmp / "mlruns").as_uri())
+
+
+def _check_json(capsys, uri: str, run: str, *extra: str) -> dict:
+    code = main(["check", "--mlflow-run", run, "--tracking-uri", uri, "--label", "label",
+                 "--baseline", "prod_model", "--candidate", "new_model", "--metric", "auc",
+                 "--resamples", "200", "--json", *extra])  # fmt: skip
+    out = capsys.readouterr().out
+    result = json.loads(out)
+    assert code == result["exit_code"]
+    return result
+
+
+@pytest.mark.parametrize("store", ["sqlite_store", "file_store"])
+@pytest.mark.parametrize("kind", ["parquet", "evaluate"])
+def test_check_reads_a_runs_predictions(request, capsys, store, kind):
+    uri, runs = request.getfixturevalue(store)
+    run, frame = runs[kind]
+    result = _check_json(capsys, uri, run)
+    (row,) = result["results"]
+    y = frame["label"].to_numpy() == 1
+    assert row["rows"] == len(frame)
+    assert row["baseline"] == metrics.roc_auc_score(y, frame["prod_model"])
+    assert row["candidate"] == metrics.roc_auc_score(y, frame["new_model"])
+    assert result["passed"] is True
+
+
+def test_a_run_with_several_tables_needs_artifact(sqlite_store, capsys):
+    uri, runs = sqlite_store
+    run, frame = runs["two"]
+    code = main(["check", "--mlflow-run", run, "--tracking-uri", uri, "--baseline", "prod_model",
+                 "--candidate", "new_model", "--metric", "auc"])  # fmt: skip
+    err = capsys.readouterr().err
+    assert code == 2
+    assert "has 2 table artifacts; pick one with --artifact: test.csv, valid.csv." in err
+    result = _check_json(capsys, uri, run, "--artifact", "valid.csv")
+    y = frame["label"].to_numpy() == 1
+    assert result["results"][0]["baseline"] == metrics.roc_auc_score(y, frame["prod_model"])
+
+
+def test_a_report_from_a_run(sqlite_store, tmp_path, capsys):
+    uri, runs = sqlite_store
+    run, frame = runs["parquet"]
+    out = tmp_path / "run.html"
+    code = main(["report", "--mlflow-run", run, "--tracking-uri", uri, "--group", "user",
+                 "-o", str(out), "--resamples", "100"])  # fmt: skip
+    assert code == 0, capsys.readouterr().err
+    text = out.read_text(encoding="utf-8")
+    y = frame["label"].to_numpy() == 1
+    gauc = metrics.group_auc_score(y, frame["new_model"], frame["user"])
+    assert f'data-metric="GAUC" data-model="new_model"><span class="v">{gauc:.4f}</span>' in text
+    assert f"mlflow run {run} · eval/predictions.parquet" in text
+
+
+@pytest.mark.parametrize(
+    ("args", "says"),
+    [
+        (["--mlflow-run", "0123456789abcdef0123456789abcdef"], "was not found"),
+        (["--mlflow-run", "RUN", "--artifact", "nope.csv"], "has no table artifact 'nope.csv'"),
+        (["--mlflow-run", "RUN", "--label", "nope"], "No column named 'nope'"),
+    ],
+)
+def test_bad_runs_are_one_line_and_exit_2(sqlite_store, capsys, args, says):
+    uri, runs = sqlite_store
+    args = [runs["parquet"][0] if a == "RUN" else a for a in args]
+    code = main(["check", *args, "--tracking-uri", uri, "--baseline", "prod_model",
+                 "--candidate", "new_model", "--metric", "auc"])  # fmt: skip
+    err = capsys.readouterr().err
+    assert code == 2
+    assert len(err.strip().splitlines()) == 1
+    assert says in err
+
+
+@needs_chromium
+def test_app_opens_a_runs_predictions(sqlite_store, tmp_path):
+    """``metrics-lens app --mlflow-run``: the run's table on the dashboard's first page."""
+    uri, runs = sqlite_store
+    run, frame = runs["evaluate"]
+    port = free_port()
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "metrics_lens", "app", "--mlflow-run", run, "--tracking-uri", uri,
+         "--label", "label", "--score", "new_model", "prod_model", "--no-browser",
+         "--port", str(port)],
+        cwd=tmp_path, env=dict(os.environ, PYTHONPATH=str(ROOT)),
+        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+    )  # fmt: skip
+    try:
+        url = _announced_url(proc)
+        assert f":{port}/?source=server&dataset=eval_results_table.parquet" in url
+        y = frame["label"].to_numpy() == 1
+        c = metrics.confusion_at_threshold(y, frame["new_model"], 0.5)
+        with chromium() as browser:
+            page = browser.new_page(viewport={"width": 1400, "height": 1000})
+            page.goto(url)
+            wait_for_app(page)
+            want = f"Scores ≥ 0.5 are predicted label = 1: {int(c.tp + c.fp)} of {len(frame)} rows."
+            try:
+                page.get_by_text(want).wait_for(timeout=60_000)
+            except Exception:
+                page.screenshot(path=str(ROOT / "test-artifacts" / "FAILED-mlflow-app.png"))
+                raise
+            assert page.get_by_role("heading", name="Threshold · new_model").count() == 1
+    finally:
+        proc.terminate()
+        proc.wait(timeout=30)
+
+
+def _announced_url(proc, timeout: float = 120) -> str:
+    deadline = time.monotonic() + timeout
+    lines = []
+    while time.monotonic() < deadline:
+        line = proc.stdout.readline()
+        if not line:
+            break
+        lines.append(line)
+        found = re.search(r"Metrics Lens: (http://\S+)", line)
+        if found:
+            with urllib.request.urlopen(found.group(1), timeout=10) as r:
+                assert r.status == 200
+            return found.group(1)
+    raise AssertionError("the app announced no URL:\n" + "".join(lines))
