@@ -351,3 +351,39 @@ def test_per_class_thresholds_beat_a_shared_one_when_classes_differ_in_scale():
     choice = mt.optimise_thresholds(y, s)
     assert choice.gain > 0.2
     assert choice.thresholds[1] < 0.3 < choice.thresholds[0]
+
+
+@SETTINGS
+@given(t=tables(max_rows=60, max_classes=5), beta=st.sampled_from([0.5, 1.0, 3.0]))
+def test_micro_ascent_ends_where_no_single_class_move_helps(t, beta):
+    """On tables too big for brute force: no one class's threshold can be moved to raise micro
+    F-beta, and the ascent never ends below its start (the macro optimum)."""
+    start = mt.optimise_thresholds(t.y_true, t.s, beta=beta, sample_weight=t.w)
+    micro = mt.optimise_thresholds(t.y_true, t.s, objective="micro", beta=beta, sample_weight=t.w)
+    assert micro.micro >= start.micro - 1e-12
+    assert micro.micro == pytest.approx(ref_f(t.y, t.s, t.w, micro.thresholds, beta)[2], abs=1e-12)
+    for c in range(t.y.shape[1]):
+        for v in candidates(t.s, t.w, c):
+            moved = micro.thresholds.copy()
+            moved[c] = v
+            assert ref_f(t.y, t.s, t.w, moved, beta)[2] <= micro.micro + 1e-12
+
+
+def test_micro_ascent_moves_several_classes():
+    """Skewed classes where the micro optimum is far from the per-class (macro) optimum: the
+    ascent moves two or more classes over several passes."""
+    rng = np.random.default_rng(8)
+    n = 200
+    prevalence = rng.choice([0.02, 0.05, 0.3, 0.6], size=4)
+    y = rng.random((n, 4)) < prevalence
+    s = np.round(rng.choice([0.2, 0.4, 0.6]) * y + rng.random(y.shape), 2)
+    start = mt.optimise_thresholds(y, s)
+    micro = mt.optimise_thresholds(y, s, objective="micro")
+    assert micro.rounds >= 3
+    assert (micro.thresholds != start.thresholds).sum() >= 2
+    assert micro.micro > start.micro + 0.1
+    for c in range(4):
+        for v in candidates(s, None, c):
+            moved = micro.thresholds.copy()
+            moved[c] = v
+            assert ref_f(y, s, None, moved)[2] <= micro.micro + 1e-12
