@@ -11,8 +11,8 @@ Nothing here writes to disk or evaluates anything: bytes in, a DataFrame out.
 from __future__ import annotations
 
 import csv
-import gzip
 import io
+import json
 import re
 import zlib
 from dataclasses import dataclass, field
@@ -74,10 +74,79 @@ def _plural(count: int, noun: str) -> str:
 # --- reading ----------------------------------------------------------------------------------
 
 
-def _decompress(name: str, data: bytes) -> bytes:
-    if data[:2] == b"\x1f\x8b":
+GZIP_MAGIC = b"\x1f\x8b"
+_IN_CHUNK = 1 << 16  # compressed bytes fed to the inflater at a time
+_OUT_CHUNK = 1 << 23  # most decompressed bytes one inflater call may return
+
+
+def _too_large(name: str, limit: int) -> LoadError:
+    from ui.budget import MB, upload_cap_bytes
+
+    cap = upload_cap_bytes()
+    return LoadError(
+        f"{name} decompresses to more than {limit / MB:,.0f} MB, the most this server reads "
+        "from a compressed file (set by its memory budget, METRICS_LENS_BUDGET_MB, and its "
+        "upload limit), so it was not read. Upload a smaller table, or the file uncompressed "
+        f"(uploads of up to {cap / MB:,.0f} MB are taken)."
+    )
+
+
+def _gunzip(name: str, data: bytes, limit: int) -> bytes:
+    """Every gzip member of ``data``, decompressed in a stream that stops past ``limit`` bytes.
+
+    Never holds more than ``limit`` bytes of output (plus one inflater call's ``_OUT_CHUNK``),
+    so a small file that expands to gigabytes (a gzip bomb) is refused at the limit instead of
+    taking the server's memory."""
+    out = io.BytesIO()
+    view = memoryview(data)
+    start = 0  # where the current member begins
+    while True:
+        inflater = zlib.decompressobj(wbits=16 + zlib.MAX_WBITS)
+        pos = start
+        while not inflater.eof:
+            if inflater.unconsumed_tail:
+                chunk = inflater.unconsumed_tail
+            elif pos < len(view):
+                chunk = view[pos : pos + _IN_CHUNK]
+                pos += len(chunk)
+            else:
+                raise EOFError("the compressed data ends before its end marker")
+            room = limit + 1 - out.tell()  # one byte past the limit tells a file that is over
+            out.write(inflater.decompress(chunk, min(room, _OUT_CHUNK)))
+            if out.tell() > limit:
+                raise _too_large(name, limit)
+        start = pos - len(inflater.unused_data)  # the unused bytes end where feeding stopped
+        if data[start : start + 2] == GZIP_MAGIC:
+            continue  # another member (concatenated gzip files)
+        if data[start:].strip(b"\x00"):  # gzip allows zero padding after the last member
+            raise zlib.error("data after the end of the compressed stream")
+        return out.getvalue()
+
+
+def _parquet_limit(name: str, data: bytes, limit: int) -> None:
+    """Refuse a Parquet file whose columns, read as arrays, take more than ``limit`` bytes
+    (its metadata says how many rows; run-length encoding packs millions into a few bytes)."""
+    import pyarrow.parquet as pq
+
+    try:
+        meta = pq.ParquetFile(io.BytesIO(data)).metadata
+    except Exception:  # a damaged file: read_parquet below says so
+        return
+    if meta.num_rows * max(meta.num_columns, 1) * 8 > limit:
+        from ui.budget import MB
+
+        raise LoadError(
+            f"{name} holds {meta.num_rows:,} rows of {meta.num_columns:,} columns: more than "
+            f"{limit / MB:,.0f} MB once read, the most this server reads from one file (set by "
+            "its memory budget and its upload limit), so it was not read. Upload a smaller "
+            "table."
+        )
+
+
+def _decompress(name: str, data: bytes, limit: int) -> bytes:
+    if data[:2] == GZIP_MAGIC:
         try:
-            return gzip.decompress(data)
+            return _gunzip(name, data, limit)
         except (OSError, EOFError, zlib.error) as exc:
             raise LoadError(
                 f"{name} looks gzip-compressed but cannot be decompressed ({exc}); the file may be "
@@ -160,22 +229,73 @@ def _dedupe_columns(columns: list[str], notes: list[str]) -> list[str]:
     return out
 
 
-def read_table(name: str, data: bytes) -> tuple[pd.DataFrame, list[str]]:
+def _cell_text(value: Any) -> Any:
+    """A list, array, struct or map cell as JSON-like text (None stays missing)."""
+    if value is None:
+        return None
+
+    def plain(v: Any) -> Any:
+        if isinstance(v, np.ndarray):
+            return [plain(x) for x in v.tolist()]
+        if isinstance(v, (list, tuple, set)):
+            return [plain(x) for x in v]
+        if isinstance(v, dict):
+            return {str(k): plain(x) for k, x in v.items()}
+        return v.item() if isinstance(v, np.generic) else v
+
+    return json.dumps(plain(value), default=str, ensure_ascii=False)
+
+
+def _nested_as_text(frame: pd.DataFrame, notes: list[str]) -> None:
+    """Write Parquet's list and struct columns as text, in place, and mark them in
+    ``frame.attrs``: they stay visible, take no role, and no step that counts or compares
+    cells (a label's values, a column's distinct values) meets an unhashable list."""
+    from ui.roles import NESTED_ATTR, nested_columns
+
+    nested = nested_columns(frame)
+    for col in nested:
+        frame[col] = np.asarray([_cell_text(v) for v in frame[col].to_numpy()], dtype=object)
+    if nested:
+        frame.attrs[NESTED_ATTR] = tuple(nested)
+        notes.append(
+            f"{_plural(len(nested), 'column')} of lists or structs ("
+            + ", ".join(repr(c) for c in nested[:MAX_LISTED])
+            + (", ..." if len(nested) > MAX_LISTED else "")
+            + ") cannot be a label, score, group or weight; shown as text, ignored."
+        )
+
+
+def read_table(
+    name: str, data: bytes, *, max_bytes: int | None = None
+) -> tuple[pd.DataFrame, list[str]]:
     """Parse an uploaded file: (table, notes). Raises :class:`LoadError` when it cannot.
 
     CSV, TSV, semicolon- or pipe-separated text (the delimiter is detected), any of them
     gzip-compressed, and Parquet. Notes say what was assumed (an encoding, a renamed column).
+
+    ``max_bytes`` bounds what a compressed file may expand to (and a Parquet file's arrays);
+    by default :func:`ui.budget.decompressed_limit`, from the memory budget and the upload
+    limit. Inside a Streamlit run, room is made in the budget for the decompressed size
+    before the parse (the caller made it for the compressed file only).
     """
+    from ui import budget
+
     notes: list[str] = []
     if not data:
         raise LoadError(f"{name} is empty. Upload a table with a header row and data rows.")
-    data = _decompress(name, data)
+    limit = budget.decompressed_limit() if max_bytes is None else int(max_bytes)
+    compressed = data[:2] == GZIP_MAGIC
+    data = _decompress(name, data, limit)
+    if compressed:
+        budget.make_room_in_run(len(data))
     if data[:4] == b"PAR1":
+        _parquet_limit(name, data, limit)
         try:
             frame = pd.read_parquet(io.BytesIO(data))
         except Exception as exc:  # pyarrow raises several types for a damaged file
             raise LoadError(f"{name} looks like Parquet but cannot be read: {exc}") from None
         frame.columns = _dedupe_columns([str(c) for c in frame.columns], notes)
+        _nested_as_text(frame, notes)
     else:
         text, encoding = _decode_head(name, data, notes)
         if not text.strip() and (len(data) <= HEAD_BYTES or data[HEAD_BYTES:].isspace()):
@@ -336,6 +456,8 @@ def guess_mapping(frame: pd.DataFrame) -> ColumnMapping:
             weight=weight,
             slices=slices,
         )
+    if not labels:  # no column can be a label (every one is a list or a struct)
+        return ColumnMapping(label=None, scores=(), group=group, weight=weight, slices=slices)
     label = labels[0]
     values = [str(v) for v in pd.unique(frame[label].dropna())]
     if len(values) > 2 and all(f"score_{v}" in columns for v in values):
@@ -518,6 +640,28 @@ def prepare(
             None,
             None,
             [Problem("error", "Pick at least one score column (one per model).")],
+        )
+    from ui.roles import nested_columns
+
+    mapped = [
+        c
+        for c in (mapping.label, mapping.group, mapping.weight, *mapping.scores, *mapping.labels)
+        if c is not None
+    ]
+    nested = nested_columns(frame, list(dict.fromkeys(mapped)))
+    if nested:
+        return Prepared(
+            None,
+            {},
+            None,
+            None,
+            [
+                Problem(
+                    "error",
+                    f"Column {nested[0]!r} holds lists or structs (ignored: list/struct "
+                    "column); it cannot be a label, score, group or weight. Pick another column.",
+                )
+            ],
         )
     n_dropped = 0
     kept = None
@@ -703,18 +847,25 @@ def mapping_roles(frame: pd.DataFrame, mapping: ColumnMapping) -> dict[str, str]
 
 def column_summary(frame: pd.DataFrame, mapping: ColumnMapping | None = None) -> pd.DataFrame:
     """One row per column: its role in the mapping, type, missing cells, distinct values, range."""
+    from ui.roles import nested_columns
+
     roles = mapping_roles(frame, mapping) if mapping is not None else {}
+    nested = set(nested_columns(frame))
     rows = []
     for col in frame.columns:
         series = frame[col]
         numeric = _numeric(series)
+        try:
+            distinct = int(series.nunique(dropna=True))
+        except TypeError:  # lists as they came (the loader writes them as text)
+            distinct = None
         rows.append(
             {
                 "column": str(col),
                 "role": roles.get(str(col), ""),
-                "type": str(series.dtype),
+                "type": "list/struct" if str(col) in nested else str(series.dtype),
                 "missing": int(series.isna().sum()),
-                "distinct": int(series.nunique(dropna=True)),
+                "distinct": distinct,
                 "min": float(series.min()) if numeric and series.notna().any() else None,
                 "max": float(series.max()) if numeric and series.notna().any() else None,
             }

@@ -30,6 +30,7 @@ __all__ = [
     "default_threshold_rule",
     "infer_roles",
     "infer_scale",
+    "nested_columns",
 ]
 
 ROLES = ("label", "score", "group", "weight", "slice", "ignore")
@@ -103,6 +104,26 @@ class Scale:
     @property
     def title(self) -> str:
         return SCALES[self.kind]
+
+
+NESTED_REASON = "ignored: list/struct column (not a label, score, group or weight)"
+NESTED_ATTR = "nested_columns"  # frame.attrs key: columns the loader turned from lists to text
+_NESTED_TYPES = (list, tuple, dict, set, np.ndarray)
+
+
+def nested_columns(frame: pd.DataFrame, columns=None) -> list[str]:
+    """Columns (of ``columns``, default all) whose cells are lists, arrays, structs or maps
+    (Parquet's nested types), or were before the loader wrote them as text
+    (``frame.attrs["nested_columns"]``)."""
+    marked = set(frame.attrs.get(NESTED_ATTR, ()))
+    out = []
+    for col in frame.columns if columns is None else columns:
+        series = frame[col]
+        if str(col) in marked or (
+            series.dtype == object and any(isinstance(v, _NESTED_TYPES) for v in series.to_numpy())
+        ):
+            out.append(str(col))
+    return out
 
 
 def _words(name: str) -> set[str]:
@@ -291,7 +312,14 @@ def infer_roles(frame: pd.DataFrame) -> dict[str, ColumnRole]:
     Never guesses as a model: ids (by name, row numbers, unique whole numbers or text per row),
     timestamps and dates, constant columns, and low-cardinality categories (offered as slices).
     """
-    columns = [str(c) for c in frame.columns]
+    all_columns = [str(c) for c in frame.columns]
+    nested = nested_columns(frame)
+    if nested:  # lists and structs take no role (and their cells cannot even be counted)
+        flat = frame.loc[:, [str(c) not in nested for c in frame.columns]]
+        roles = infer_roles(flat) if flat.shape[1] else {}
+        roles.update({c: ColumnRole("ignore", NESTED_REASON) for c in nested})
+        return {col: roles[col] for col in all_columns}
+    columns = all_columns
     roles: dict[str, ColumnRole] = {}
     pairs = [
         c[len("label_") :]
