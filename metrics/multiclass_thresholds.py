@@ -565,7 +565,9 @@ class ThresholdChoice:
         return self.value - self.shared_value
 
 
-def _choose(counts: ClassThresholdCounts, objective: str, beta: float, max_rounds: int):
+def _choose(
+    counts: ClassThresholdCounts, objective: str, beta: float, max_rounds: int, shared: bool
+):
     if objective not in ("per_class", "macro", "micro"):
         raise ValueError(f"objective must be 'per_class', 'macro' or 'micro', got {objective!r}.")
     b2 = _check_beta(beta) ** 2
@@ -579,8 +581,10 @@ def _choose(counts: ClassThresholdCounts, objective: str, beta: float, max_round
         Confusion(tp=tp, fp=fp, tn=counts.n_neg - fp, fn=counts.n_pos - tp), b2
     )
     shared_objective = "micro" if objective == "micro" else "macro"
-    shared = _shared_best(counts, b2, shared_objective)
-    _, s_macro, s_micro = _values(counts.at(shared), b2)
+    s_threshold = s_macro = s_micro = float("nan")
+    if shared:
+        s_threshold = _shared_best(counts, b2, shared_objective)
+        _, s_macro, s_micro = _values(counts.at(s_threshold), b2)
     return ThresholdChoice(
         classes=counts.classes,
         thresholds=thresholds,
@@ -589,7 +593,7 @@ def _choose(counts: ClassThresholdCounts, objective: str, beta: float, max_round
         micro=micro,
         objective=objective,
         beta=float(beta),
-        shared_threshold=shared,
+        shared_threshold=s_threshold,
         shared_value=s_micro if shared_objective == "micro" else s_macro,
         rounds=rounds,
     )
@@ -602,20 +606,22 @@ def best_class_thresholds(
     beta: float = 1.0,
     labels: Any = None,
     sample_weight: Any = None,
+    shared: bool = True,
 ) -> ThresholdChoice:
     """Per class, the threshold that maximises that class's F-beta: one sweep per class.
 
     Since macro F-beta is the mean of the per-class values and each depends only on its own
     class's threshold, these thresholds are also the exact maximum of macro F-beta. Among
     thresholds with equal F-beta the highest is taken (the fewest rows predicted); a class
-    with no positives gets ``inf``.
+    with no positives gets ``inf``. ``shared=False`` skips the shared-threshold baseline (see
+    :func:`optimise_thresholds`).
 
     >>> choice = best_class_thresholds(_EXAMPLE_Y, _EXAMPLE_S)
     >>> choice.thresholds.tolist(), choice.per_class.round(4).tolist()
     ([0.35, 0.6], [0.8, 1.0])
     """
     counts = class_threshold_counts(y_true, y_score, labels=labels, sample_weight=sample_weight)
-    return _choose(counts, "per_class", beta, 0)
+    return _choose(counts, "per_class", beta, 0, shared)
 
 
 def optimise_thresholds(
@@ -627,6 +633,7 @@ def optimise_thresholds(
     labels: Any = None,
     sample_weight: Any = None,
     max_rounds: int = 100,
+    shared: bool = True,
 ) -> ThresholdChoice:
     """Per-class thresholds maximising macro or micro F-beta, and the gain over one shared.
 
@@ -637,8 +644,9 @@ def optimise_thresholds(
     global maximum over every combination of thresholds.
 
     The shared baseline is the single threshold for all classes that maximises the same
-    objective. Thresholds chosen on the rows they are evaluated on overstate what new rows
-    will see; :func:`choose_on_half` measures by how much.
+    objective (``shared=False`` skips it: its fields and the gain are then NaN). Thresholds
+    chosen on the rows they are evaluated on overstate what new rows will see;
+    :func:`choose_on_half` measures by how much.
 
     Examples
     --------
@@ -649,7 +657,7 @@ def optimise_thresholds(
     0.0
     """
     counts = class_threshold_counts(y_true, y_score, labels=labels, sample_weight=sample_weight)
-    return _choose(counts, objective, beta, max_rounds)
+    return _choose(counts, objective, beta, max_rounds, shared)
 
 
 @dataclass(frozen=True)
