@@ -1,0 +1,225 @@
+"""The package installed into a fresh virtual environment, used from another directory.
+
+A wheel is built from a copy of the sources and installed with no index (offline), without
+dependencies: the fresh environment reaches the project's dependencies through a ``.pth`` file
+naming this interpreter's site-packages, so only the project itself comes from the wheel. The
+console script then runs from a directory that holds no source.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import sysconfig
+import time
+import tomllib
+import urllib.request
+import zipfile
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+import metrics
+from tests.lens_browser import ROOT, chromium, free_port, needs_chromium, wait_for_app
+
+IGNORE = shutil.ignore_patterns(
+    ".git", ".venv", ".hypothesis", ".ruff_cache", ".pytest_cache", "__pycache__", "build",
+    "dist", "*.egg-info", "test-artifacts", "tests", "bench", "docs", ".tmp",
+)  # fmt: skip
+
+
+@pytest.fixture(scope="module")
+def installed(tmp_path_factory):
+    """(the fresh environment's bin directory, its site-packages, the wheel)."""
+    tmp = tmp_path_factory.mktemp("install")
+    src = tmp / "src"
+    shutil.copytree(ROOT, src, ignore=IGNORE)
+    venv = tmp / "venv"
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True)
+    bin_dir = venv / ("Scripts" if os.name == "nt" else "bin")
+    python = bin_dir / "python"
+    site = Path(
+        subprocess.run(
+            [python, "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
+            check=True, capture_output=True, text=True,
+        ).stdout.strip()
+    )  # fmt: skip
+    (site / "_metrics_lens_test_deps.pth").write_text(
+        sysconfig.get_paths()["purelib"] + "\n", encoding="utf-8"
+    )
+    dist = tmp / "dist"
+    offline = ["--no-deps", "--no-index", "--no-build-isolation", "--quiet"]
+    subprocess.run([python, "-m", "pip", "wheel", *offline, "-w", dist, src], check=True)
+    (wheel,) = dist.glob("metrics_lens-*.whl")
+    subprocess.run([python, "-m", "pip", "install", *offline, wheel], check=True)
+    return bin_dir, site, wheel
+
+
+@pytest.fixture
+def elsewhere(tmp_path):
+    """A working directory with no source in it, and a copy of a sample table."""
+    shutil.copy(ROOT / "sample_data" / "breast_cancer.csv", tmp_path / "scores.csv")
+    return tmp_path
+
+
+def _lens(installed, *args, cwd, timeout=300) -> subprocess.CompletedProcess:
+    bin_dir = installed[0]
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    return subprocess.run([bin_dir / "metrics-lens", *map(str, args)], cwd=cwd, env=env,
+                          capture_output=True, text=True, timeout=timeout)  # fmt: skip
+
+
+def test_the_wheel_holds_the_dashboard_its_data_and_settings(installed):
+    names = set(zipfile.ZipFile(installed[2]).namelist())
+    for path in ("app.py", "pages/threshold.py", "pages/compare.py", "ui/shell.py",
+                 "metrics/__init__.py", "metrics/sql/__main__.py", "sample_data/breast_cancer.csv",
+                 "sample_data/user_impressions.csv", "metrics_lens/cli.py",
+                 "metrics_lens/_streamlit/config.toml"):  # fmt: skip
+        assert path in names, path
+    assert not any(n.startswith(("tests/", "bench/", "docs/")) for n in names)
+    entry = next(n for n in names if n.endswith("entry_points.txt"))
+    text = zipfile.ZipFile(installed[2]).read(entry).decode()
+    assert "metrics-lens = metrics_lens.cli:main" in text
+
+
+def test_the_packaged_settings_are_the_repos(installed):
+    packaged = installed[1] / "metrics_lens" / "_streamlit" / "config.toml"
+    assert packaged.read_bytes() == (ROOT / ".streamlit" / "config.toml").read_bytes()
+
+
+def test_dependencies_are_requirements_txt():
+    with open(ROOT / "pyproject.toml", "rb") as f:
+        declared = tomllib.load(f)["project"]["dependencies"]
+    listed = [
+        line.split("#")[0].strip()
+        for line in (ROOT / "requirements.txt").read_text(encoding="utf-8").splitlines()
+        if line.split("#")[0].strip()
+    ]
+    assert declared == listed
+
+
+def test_imports_come_from_the_installed_package(installed, elsewhere):
+    python = installed[0] / "python"
+    out = subprocess.run(
+        [python, "-c", "import metrics, ui, metrics_lens; "
+         "print(metrics.__file__); print(ui.__file__); print(metrics_lens.__version__)"],
+        cwd=elsewhere, capture_output=True, text=True, check=True,
+        env={k: v for k, v in os.environ.items() if k != "PYTHONPATH"},
+    ).stdout.splitlines()  # fmt: skip
+    site = str(installed[1])
+    assert out[0].startswith(site)
+    assert out[1].startswith(site)
+    assert out[2] == "0.1.0"
+
+
+def test_the_console_script_runs_from_another_directory(installed, elsewhere):
+    r = _lens(installed, "--version", cwd=elsewhere)
+    assert r.stdout.strip() == "metrics-lens 0.1.0"
+    r = _lens(installed, "check", "scores.csv", "--baseline", "naive_bayes", "--candidate",
+              "gradient_boosting", "--metric", "auc", "--resamples", "200", cwd=elsewhere)  # fmt: skip
+    assert r.returncode == 0, r.stderr
+    r = _lens(installed, "check", "scores.csv", "--baseline", "gradient_boosting",
+              "--candidate", "naive_bayes", "--metric", "auc", "--resamples", "200",
+              cwd=elsewhere)  # fmt: skip
+    assert r.returncode == 1
+    r = _lens(installed, "report", "scores.csv", "-o", "out.html", "--resamples", "100",
+              cwd=elsewhere)  # fmt: skip
+    assert r.returncode == 0, r.stderr
+    assert (elsewhere / "out.html").stat().st_size > 1_000_000  # plotly is inline
+
+
+def test_sql_is_python_m_metrics_sql(installed, elsewhere):
+    args = ["scores.csv", "--label", "label", "--score", "naive_bayes", "--json"]
+    r = _lens(installed, "sql", *args, cwd=elsewhere)
+    assert r.returncode == 0, r.stderr
+    direct = subprocess.run([installed[0] / "python", "-m", "metrics.sql", *args],
+                            cwd=elsewhere, capture_output=True, text=True, check=True)  # fmt: skip
+    assert json.loads(r.stdout) == json.loads(direct.stdout)
+    frame = pd.read_csv(elsewhere / "scores.csv")
+    auc = json.loads(r.stdout)["models"]["naive_bayes"]["auc"]
+    assert auc == pytest.approx(metrics.roc_auc_score(frame["label"], frame["naive_bayes"]))
+
+
+def test_bad_input_from_the_console_script_is_one_line(installed, elsewhere):
+    for args in (["report", "nowhere.csv", "-o", "r.html"], ["app", "nowhere.csv", "--no-browser"],
+                 ["check", "scores.csv", "--baseline", "a", "--candidate", "b", "--metric", "x"]):  # fmt: skip
+        r = _lens(installed, *args, cwd=elsewhere)
+        assert r.returncode == 2, args
+        assert len(r.stderr.strip().splitlines()) == 1, r.stderr
+        assert "Traceback" not in r.stderr
+
+
+def _children(pid: int) -> list[int]:
+    out = []
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        if int(fields[1]) == pid:
+            out.append(int(stat.parent.name))
+    return out
+
+
+@needs_chromium
+def test_app_serves_the_files_numbers_from_the_installed_package(installed, elsewhere):
+    port = free_port()
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    proc = subprocess.Popen(
+        [installed[0] / "metrics-lens", "app", "scores.csv", "--score", "naive_bayes",
+         "logistic_regression", "--no-browser", "--port", str(port)],
+        cwd=elsewhere, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+    )  # fmt: skip
+    try:
+        url = _announced_url(proc)
+        assert url.startswith(f"http://127.0.0.1:{port}/?source=server&dataset=scores.csv")
+        # The settings of .streamlit/config.toml reach the server as flags.
+        if Path("/proc").exists():
+            (child,) = _children(proc.pid)
+            argv = Path(f"/proc/{child}/cmdline").read_bytes().decode().split("\0")
+            assert "--runner.postScriptGC=false" in argv
+            assert "--server.maxUploadSize=500" in argv
+            assert "--client.toolbarMode=minimal" in argv
+            script = Path(argv[argv.index("run") + 1])
+            # The main script's pages are the installed ones (not a clone's).
+            assert (script.parent / "pages").resolve() == (installed[1] / "pages").resolve()
+        frame = pd.read_csv(elsewhere / "scores.csv")
+        y = frame["label"].to_numpy() == 1
+        c = metrics.confusion_at_threshold(y, frame["naive_bayes"], 0.5)
+        with chromium() as browser:
+            page = browser.new_page(viewport={"width": 1400, "height": 1000})
+            page.goto(url)
+            wait_for_app(page)
+            want = f"Scores ≥ 0.5 are predicted label = 1: {int(c.tp + c.fp)} of {len(frame)} rows."
+            page.get_by_text(want).wait_for(timeout=60_000)
+            assert page.get_by_role("heading", name="Threshold · naive_bayes").count() == 1
+            card = page.locator('[data-testid="stMetric"]', has_text="Precision").first
+            value = card.locator('[data-testid="stMetricValue"]').inner_text().strip()
+            assert value == f"{c.precision:.3f}"
+            card = page.locator('[data-testid="stMetric"]', has_text="Recall").first
+            value = card.locator('[data-testid="stMetricValue"]').inner_text().strip()
+            assert value == f"{c.recall:.3f}"
+    finally:
+        proc.terminate()
+        proc.wait(timeout=30)
+
+
+def _announced_url(proc, timeout: float = 120) -> str:
+    deadline = time.monotonic() + timeout
+    lines = []
+    while time.monotonic() < deadline:
+        line = proc.stdout.readline()
+        if not line:
+            break
+        lines.append(line)
+        found = re.search(r"Metrics Lens: (http://\S+)", line)
+        if found:
+            with urllib.request.urlopen(found.group(1), timeout=10) as r:
+                assert r.status == 200
+            return found.group(1)
+    raise AssertionError("the app announced no URL:\n" + "".join(lines))
