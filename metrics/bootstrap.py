@@ -760,7 +760,8 @@ def fast_paired_bootstrap(
             if means:
                 cf = c.astype(np.float64)
                 for name, (numerators, denominator) in means.items():
-                    replicates[name][rows] = (cf @ numerators) / (cf @ denominator)[:, None]
+                    with np.errstate(invalid="ignore", divide="ignore"):  # an empty resample
+                        replicates[name][rows] = (cf @ numerators) / (cf @ denominator)[:, None]
             score = partial(_score_block, models, c, rows, w, dtype, spec, out)
             # numpy and BLAS release the GIL: the models of a block run side by side.
             list(map(score, range(m)) if pool is None else pool.map(score, range(m)))

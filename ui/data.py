@@ -8,6 +8,8 @@ mapping, so a slider move recomputes only what depends on the threshold.
 
 from __future__ import annotations
 
+import functools
+import hashlib
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
@@ -153,7 +155,7 @@ class Dataset:
     # (ui.server_source.ServerTable); None for rows held in memory.
     engine: object = field(default=None, repr=False)
 
-    @property
+    @functools.cached_property
     def models(self) -> tuple[str, ...]:
         return tuple(m for m in self.mapping.scores if m in self.prepared.scores)
 
@@ -179,10 +181,20 @@ class Dataset:
             return self.y[:, self.mapping.scores.index(model)]
         return self.y
 
-    @property
+    @functools.cached_property
     def key(self) -> tuple:
-        """What identifies the prepared arrays, for caches (dropping bad rows changes them)."""
-        return (self.source_id, self.mapping, self.prepared.n_dropped)
+        """What identifies the prepared arrays, for caches (dropping bad rows changes them).
+
+        The mapping enters as a digest: every cached call hashes this key, and a table of
+        thousands of score columns would otherwise make each call cost as much as its columns
+        (a rerun quadratic in them)."""
+        return (self.source_id, mapping_digest(self.mapping), self.prepared.n_dropped)
+
+
+@functools.lru_cache(maxsize=256)
+def mapping_digest(mapping: ColumnMapping) -> str:
+    """A short, stable name for a column mapping."""
+    return hashlib.blake2b(repr(mapping).encode(), digest_size=16).hexdigest()
 
 
 @st.cache_data(max_entries=8, show_spinner=False)

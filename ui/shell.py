@@ -43,6 +43,11 @@ PAGES = [
 UPLOAD_TYPES = ["csv", "tsv", "txt", "gz", "parquet"]
 SOURCES = ["Sample dataset", "Upload", "Server dataset", "Your example", "Synthetic"]
 NONE = "(none)"
+# A table may hold thousands of score columns: draw this many at first, and list this many
+# scale settings in the sidebar (every rerun draws each one).
+MAX_DEFAULT_MODELS = 8
+MAX_SCALE_WIDGETS = 20
+MAX_GUESSED_SCORES = 50  # score columns mapped as models at first (a wide table: features)
 
 _inside = threading.local()
 
@@ -123,13 +128,62 @@ def _upload_widget() -> None:
         st.error(md(str(exc), limit=2000))
         return
     uploads.clear()  # keep one upload in memory: tables can be large
-    uploads[file_id] = Upload(uploaded.name, frame, notes, guess_mapping(frame))
+    upload = Upload(uploaded.name, frame, notes, guess_mapping(frame))
+    uploads[file_id] = upload
     budget.forget_raw_file(uploaded.file_id)  # parsed: the raw bytes are not needed again
     budget.set_size(budget.nbytes(uploads), uploaded.file_id)
     st.session_state.pop("upload_dropped", None)
     st.session_state["upload_current"] = file_id
+    _show_mapping(_mapping_for(upload), frame)
+
+
+def _file_key(upload: Upload) -> tuple:
+    """What identifies a table across uploads of it: its name and its columns."""
+    return (upload.name, tuple(str(c) for c in upload.frame.columns))
+
+
+def _mapping_for(upload: Upload) -> ColumnMapping:
+    """The mapping a table starts with: the one last used for it in this session (edited by
+    hand, say), else the guess."""
+    return st.session_state.get("upload_mappings", {}).get(_file_key(upload), upload.guess)
+
+
+def _show_mapping(mapping: ColumnMapping, frame) -> None:
+    """Set every mapping widget to ``mapping`` before the widgets run.
+
+    Deleting the widgets' state is not enough: a browser keeps a widget's last value and sends
+    it back on the next click, so a second table would get the first one's score columns
+    (filtered to nothing) or its positive label. Values set in session state before a widget
+    is drawn are pushed to the browser.
+    """
     for key in [k for k in st.session_state if str(k).startswith("map_")]:
-        del st.session_state[key]  # a new table starts from the guessed mapping
+        del st.session_state[key]
+    layout = _guess_layout(mapping)
+    state = {
+        "map_layout": layout,
+        "map_group": mapping.group or NONE,
+        "map_weight": mapping.weight or NONE,
+    }
+    if layout == "multilabel":
+        state["map_classes"] = list(mapping.classes)
+    elif mapping.label is not None:
+        state["map_label"] = mapping.label
+        if layout == "binary":
+            state[f"map_graded_{mapping.label}"] = bool(mapping.graded)
+            values = list(frame[mapping.label].dropna().unique()[:50])
+            if not mapping.graded and mapping.pos_label in values:
+                state[f"map_pos_{mapping.label}"] = values[values.index(mapping.pos_label)]
+            state["map_scores"] = list(mapping.scores[:MAX_GUESSED_SCORES])
+            state["map_slices"] = list(mapping.slices)
+    st.session_state.update(state)
+
+
+def _remember_mapping(upload: Upload, mapping: ColumnMapping) -> None:
+    """Keep the mapping of each table seen in this session (a few small tuples each)."""
+    kept = st.session_state.setdefault("upload_mappings", {})
+    kept[_file_key(upload)] = mapping
+    while len(kept) > 20:
+        kept.pop(next(iter(kept)))
 
 
 def _dropped_message() -> None:
@@ -168,7 +222,7 @@ def _mapping_widgets(upload: Upload) -> ColumnMapping:
     layout = st.radio(
         "Layout",
         list(LAYOUTS),
-        index=list(LAYOUTS).index(_guess_layout(guess)),
+        index=_unset("map_layout", list(LAYOUTS).index(_guess_layout(guess))),
         format_func=LAYOUTS.get,
         key="map_layout",
     )
@@ -176,20 +230,23 @@ def _mapping_widgets(upload: Upload) -> ColumnMapping:
     group = st.selectbox(
         "User / query id (optional)",
         optional,
-        index=optional.index(guess.group) if guess.group else 0,
+        index=_unset("map_group", optional.index(guess.group) if guess.group else 0),
         key="map_group",
     )
     weight = st.selectbox(
         "Sample weight (optional)",
         optional,
-        index=optional.index(guess.weight) if guess.weight else 0,
+        index=_unset("map_weight", optional.index(guess.weight) if guess.weight else 0),
         key="map_weight",
     )
     group = None if group == NONE else group
     weight = None if weight == NONE else weight
     if layout == "multilabel":
         classes = [c[6:] for c in columns if c.startswith("label_") and f"score_{c[6:]}" in columns]
-        chosen = st.multiselect("Classes", classes, default=classes, key="map_classes")
+        _keep_options("map_classes", classes)
+        chosen = st.multiselect(
+            "Classes", classes, default=_unset("map_classes", classes), key="map_classes"
+        )
         return ColumnMapping(
             label=None,
             scores=tuple(f"score_{c}" for c in chosen),
@@ -201,7 +258,7 @@ def _mapping_widgets(upload: Upload) -> ColumnMapping:
     label = st.selectbox(
         "Label column",
         columns,
-        index=columns.index(guess.label) if guess.label in columns else 0,
+        index=_unset("map_label", columns.index(guess.label) if guess.label in columns else 0),
         key="map_label",
     )
     if layout == "multiclass":
@@ -222,7 +279,7 @@ def _mapping_widgets(upload: Upload) -> ColumnMapping:
         )
     graded = st.checkbox(
         "Graded relevance (label > 0 is relevant)",
-        value=guess.graded and label == guess.label,
+        value=_unset(f"map_graded_{label}", guess.graded and label == guess.label) or False,
         key=f"map_graded_{label}",
         help="For ranking data with relevance grades 0, 1, 2, ...: rows with a grade above 0 "
         "count as positive, and NDCG uses the grades.",
@@ -234,27 +291,36 @@ def _mapping_widgets(upload: Upload) -> ColumnMapping:
         pos_label = st.selectbox(
             "Positive label",
             values,
-            index=values.index(default_pos) if default_pos in values else 0,
+            index=_unset(
+                f"map_pos_{label}", values.index(default_pos) if default_pos in values else 0
+            ),
             key=f"map_pos_{label}",
             format_func=str,
         )
         pos_label = pos_label.item() if hasattr(pos_label, "item") else pos_label
     candidates = [c for c in columns if c not in (label, group, weight)]
-    default_scores = [c for c in guess.scores if c in candidates]
+    allowed = set(candidates)
+    default_scores = [c for c in guess.scores if c in allowed][:MAX_GUESSED_SCORES]
     _keep_options("map_scores", candidates)
     scores = st.multiselect(
         "Score columns (one per model)",
         candidates,
-        default=default_scores,
+        default=_unset("map_scores", default_scores),
         key="map_scores",
         help="The Data page lists every column with the role guessed for it and why.",
     )
-    others = [c for c in candidates if c not in scores]
+    chosen = set(scores)
+    others = [c for c in candidates if c not in chosen]
+    if len(guess.scores) > MAX_GUESSED_SCORES:
+        st.caption(
+            f"{len(guess.scores):,} columns look like scores; the first {MAX_GUESSED_SCORES} "
+            "are mapped as models. Add others above."
+        )
     _keep_options("map_slices", others)
     slices = st.multiselect(
         "Slice columns (optional)",
         others,
-        default=[c for c in guess.slices if c in others],
+        default=_unset("map_slices", [c for c in guess.slices if c in others]),
         key="map_slices",
         help="Categories (country, device, segment) to look at one value at a time.",
     )
@@ -269,11 +335,18 @@ def _mapping_widgets(upload: Upload) -> ColumnMapping:
     )
 
 
+def _unset(key: str, default):
+    """A widget's default, or None when session state already holds its value (set by
+    :func:`_show_mapping` or the Data page): Streamlit takes one or the other, not both."""
+    return None if key in st.session_state else default
+
+
 def _keep_options(key: str, options: list[str]) -> None:
     """Drop from a multiselect's state the columns that are no longer its options (one became
     the label, say), so the widget keeps the rest instead of failing."""
     if key in st.session_state:
-        kept = [c for c in st.session_state[key] if c in options]
+        allowed = set(options)
+        kept = [c for c in st.session_state[key] if c in allowed]
         if kept != st.session_state[key]:
             st.session_state[key] = kept
 
@@ -311,6 +384,7 @@ def _sidebar() -> data.Dataset:
                     st.caption(f":material/info: {md(note, limit=2000)}")
                 with st.expander("Columns", expanded=True):
                     mapping = _mapping_widgets(upload)
+                    _remember_mapping(upload, mapping)
                     drop = st.checkbox(
                         "Drop rows with missing or bad values",
                         key="map_drop_bad_rows",
@@ -433,8 +507,17 @@ def choose_slice(column, value) -> None:
 def _scales_widget(ds: data.Dataset) -> None:
     """Each model's score scale (inferred, overridable) and the default threshold it gives."""
     with st.expander("Score scales and thresholds"):
-        token = abs(hash((ds.source_id, ds.mapping))) % 10**8
-        for model in ds.models:
+        token = abs(hash(ds.key)) % 10**8
+        shown = list(ds.models[:MAX_SCALE_WIDGETS])
+        current = st.session_state.get("model")
+        if current in ds.models and current not in shown:
+            shown.append(current)
+        if len(ds.models) > len(shown):
+            st.caption(
+                f"{plural(len(ds.models) - len(shown), 'more score column')} not listed: pick "
+                "one as the model above to see and set its scale here."
+            )
+        for model in shown:
             sc = thresholds.scale(ds, model)
             kinds = list(SCALES)
             key = f"scale_{token}_{model}"
@@ -460,8 +543,14 @@ def model_picker(label: str, key: str, ds: data.Dataset) -> tuple[str, ...]:
     owner = (ds.source_id, ds.models)
     if st.session_state.get(f"{key}_for") != owner:
         st.session_state[f"{key}_for"] = owner
-        st.session_state[key] = list(ds.models)
-    return tuple(st.multiselect(label, ds.models, key=key))
+        st.session_state[key] = list(ds.models[:MAX_DEFAULT_MODELS])
+    picked = tuple(st.multiselect(label, ds.models, key=key))
+    if len(ds.models) > MAX_DEFAULT_MODELS and st.session_state.get(f"{key}_for") == owner:
+        st.caption(
+            f"The table has {len(ds.models):,} score columns; the first {MAX_DEFAULT_MODELS} "
+            "are drawn at first. Add or remove models above."
+        )
+    return picked
 
 
 def _leave_legacy_pages_mode() -> None:

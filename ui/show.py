@@ -10,8 +10,10 @@ from __future__ import annotations
 
 import functools
 import re
+import weakref
 from collections.abc import Callable
 
+import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 import streamlit as st
@@ -101,24 +103,52 @@ def _csv_bytes(table: pd.DataFrame | Callable[[], pd.DataFrame]) -> bytes:
 
 
 MAX_ROWS_SHOWN = 1_000
+MAX_COLUMNS_SHOWN = 60  # a table shown on every rerun: thousands of columns cost seconds
 
 
 def rows_behind(frame: pd.DataFrame, positions, what: str, *, key: str) -> None:
     """The table's rows at ``positions`` (0-based): the first 1,000 shown, numbered from 1 as
-    in every message, and all of them downloadable as CSV (spreadsheet formulas neutralised)."""
-    rows = frame.iloc[positions]
-    rows = rows.set_axis(rows.index + 1).rename_axis("row")
+    in every message, and all of them downloadable as CSV (spreadsheet formulas neutralised).
+
+    A wide table shows its first columns only; the download has them all. The rows are copied
+    out (never the whole table kept with the button: an upload the memory budget drops must not
+    stay alive in the session's widget state)."""
+    positions = np.asarray(positions)
+    wide = frame.shape[1] > MAX_COLUMNS_SHOWN
     st.caption(
-        f"{len(rows):,} rows {what}"
-        + (f"; the first {MAX_ROWS_SHOWN:,} are shown." if len(rows) > MAX_ROWS_SHOWN else ".")
+        f"{positions.size:,} rows {what}"
+        + (f"; the first {MAX_ROWS_SHOWN:,} are shown" if positions.size > MAX_ROWS_SHOWN else "")
+        + (
+            f"; the first {MAX_COLUMNS_SHOWN} of {frame.shape[1]:,} columns are shown (the "
+            "download has them all)."
+            if wide
+            else "."
+        )
     )
-    st.dataframe(rows.head(MAX_ROWS_SHOWN), width="stretch", key=f"{key}_table")
+    if wide:  # take the shown columns first: a wide table's rows cost per column
+        shown = _numbered(frame.iloc[:, :MAX_COLUMNS_SHOWN], positions[:MAX_ROWS_SHOWN])
+        # A weak reference: the session's widget state must not keep the table alive.
+        table = functools.partial(_rows_of, weakref.ref(frame), positions)
+    else:
+        rows = _numbered(frame, positions)
+        shown, table = rows.head(MAX_ROWS_SHOWN), functools.partial(pd.DataFrame.reset_index, rows)
+    st.dataframe(shown, width="stretch", key=f"{key}_table")
     csv_download(
-        f"Download these {len(rows):,} rows (CSV)",
-        rows.reset_index(),
-        f"rows_{what}.csv",
+        f"Download these {positions.size:,} rows (CSV)", table, f"rows_{what}.csv",
         key=f"{key}_download",
-    )
+    )  # fmt: skip
+
+
+def _rows_of(frame_ref, positions: np.ndarray) -> pd.DataFrame:
+    frame = frame_ref()
+    if frame is None:
+        return pd.DataFrame({"note": ["The table is no longer in memory: upload it again."]})
+    return _numbered(frame, positions).reset_index()
+
+
+def _numbered(frame: pd.DataFrame, positions: np.ndarray) -> pd.DataFrame:
+    rows = frame.iloc[positions]
+    return rows.set_axis(rows.index + 1).rename_axis("row")
 
 
 @st.cache_resource(max_entries=64, ttl=UPLOAD_TTL, show_spinner=False)
