@@ -122,6 +122,12 @@ def mapped_table(
             f"{name} looks multi-label (label_<class> columns): name the binary label with --label."
         )
     label = label or guess.label
+    present = pd.unique(frame[label].dropna())
+    if len(present) == 1:
+        raise BadInput(
+            f"Label column {label!r} has one class only (every row is {present[0]!r}): AUC and "
+            "AP need both classes."
+        )
     if pos_label is not None:
         positive = _pos_label(frame[label], pos_label)
     elif label == guess.label and guess.pos_label is not None:

@@ -220,8 +220,8 @@ def test_a_single_class_label_is_refused_without_a_traceback(tmp_path):
     r = run_module("report", "one.csv", "-o", "r.html", cwd=tmp_path)
     assert r.returncode == 2
     assert r.stderr.strip().splitlines() == [
-        "metrics-lens report: error: Label column 'label' has one class only (every row "
-        "positive, positive class 1): AUC and AP need both classes."
+        "metrics-lens report: error: Label column 'label' has one class only (every row is 1): "
+        "AUC and AP need both classes."
     ]
 
 
