@@ -10,11 +10,14 @@ import zlib
 import numpy as np
 import pandas as pd
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as hs
 from streamlit.testing.v1 import AppTest
 
 import metrics
 from tests.apptest_utils import APP, metric_value
 from ui import example_source as ex
+from ui.loading import ColumnMapping, prepare
 
 
 def _random_table(rng, rows: int, models: int) -> pd.DataFrame:
@@ -26,7 +29,8 @@ def _random_table(rng, rows: int, models: int) -> pd.DataFrame:
         elif kind == 1:
             values = np.round(rng.random(rows), 2)  # ties
         else:
-            values = rng.normal(0, 1e6, rows) * 10.0 ** rng.integers(-300, 300, rows)
+            # Up to ~1e296: links refuse scores beyond ±1e300, as uploads do.
+            values = rng.normal(0, 1e6, rows) * 10.0 ** rng.integers(-300, 290, rows)
         table[name] = values
     return table
 
@@ -72,6 +76,12 @@ def _packed(text: str) -> str:
         (_packed("label,model_a\n1,inf\n"), "infinite"),
         (_packed("label,model_a\n" + "1,0.5\n" * 600), "more than 500 rows"),
         (_packed("label,model_a\n" + "1,0.5\n" * 100_000), "too large"),
+        (_packed("label,model_a\n0.5,0.2\n1,0.3\n0,0.1"), "Row 1 .* has the label 0.5"),
+        (_packed("label,model_a\n1e300,0.2\n1,0.3\n0,0.1"), "has the label 1e\\+300"),
+        (_packed("label,model_a\n1,0.2\n2,0.3\n"), "Row 2 .* has the label 2"),
+        (_packed("label,model_a\n"), "has no rows"),
+        (_packed("label,model_a\n,\n,\n"), "has no rows"),
+        (_packed("label,model_a\n1,1e308\n0,-1e308\n"), "beyond ±1e\\+300"),
     ],
 )
 def test_damaged_links_are_refused(link, message):
@@ -203,3 +213,101 @@ def test_a_linked_table_reaches_every_page(name):
     assert f"**AUC pair count** {auc:.4f} = library AUC" in text
     at.switch_page("pages/threshold.py").run()
     assert not at.exception
+
+
+# --- hostile links (issue 20) ------------------------------------------------------------------
+
+LINK_TABLES = [
+    "label,model_a\n0.5,0.2\n1,0.3\n0,0.1",
+    "label,model_a\n1e300,0.2\n1,0.3\n0,0.1",
+    "label,model_a\n",
+    "label,model_a\n,\n,\n",
+    "label,model_a\n1,1e308\n0,-1e308\n",
+]
+
+
+@pytest.mark.parametrize("text", LINK_TABLES)
+def test_a_hostile_link_gives_a_sentence_and_the_default_example(text):
+    at = _run(_packed(text))
+    assert len(at.error) == 1
+    assert at.error[0].value.endswith("Showing the default example instead.")
+    assert metric_value(at, "rows") == "8"
+
+
+def test_a_link_decode_does_not_know_still_gives_a_sentence(monkeypatch):
+    def broken(text):
+        raise TypeError("a case nobody foresaw")
+
+    monkeypatch.setattr(ex, "decode", broken)
+    at = _run(ex.encode(ex.DEFAULT))
+    assert [e.value for e in at.error] == [
+        "The link's example cannot be read. Showing the default example instead."
+    ]
+    assert metric_value(at, "rows") == "8"
+
+
+_WEIRD_CELLS = [
+    "", "0", "1", "-0", "0.5", "2", "-1", "1e308", "-1e308", "1e300", "1e-320", "5e-324",
+    "nan", "NaN", "inf", "-inf", "Infinity", "1_0", "0x10", " 1 ", "1e", ".", "+", "١",
+    "9" * 400, "1,5", "\t0.3", "0.1\r", "True",
+]  # fmt: skip
+
+
+@hs.composite
+def _csvish(draw) -> str:
+    """Text close to a link's CSV: a header, perhaps the right one, rows of odd numbers."""
+    header = draw(
+        hs.sampled_from(
+            ["label,model_a", "label,model_a,model_b", "label,model_a,model_b,model_c",
+             "label", "model_a,label", "label,model_b", "label,model_a,", "LABEL,model_a"]
+        )
+    )  # fmt: skip
+    width = draw(hs.integers(1, 4))
+    rows = draw(
+        hs.lists(
+            hs.lists(hs.sampled_from(_WEIRD_CELLS) | hs.floats().map(repr), min_size=width,
+                     max_size=width).map(",".join),
+            max_size=12,
+        )
+    )  # fmt: skip
+    end = draw(hs.sampled_from(["", "\n", "\n\n", "\r\n"]))
+    return header + "\n" + "\n".join(rows) + end
+
+
+def _link_from(body: bytes, version: str, cut: int) -> str:
+    encoded = base64.urlsafe_b64encode(zlib.compress(body)).decode().rstrip("=")
+    return version + "." + (encoded[:-cut] if cut else encoded)
+
+
+def _loads_or_says_why(link: str) -> None:
+    """Decoding either gives a table the app can use, or an ExampleError: nothing else."""
+    try:
+        table, message = ex.decode(link), None
+    except ex.ExampleError as exc:
+        table, message = None, str(exc)
+    if table is None:
+        assert message.startswith(("The link", "Row ")), message
+        return
+    assert list(table.columns[:1]) == ["label"]
+    assert len(table) >= 1
+    scores = table.iloc[:, 1:].to_numpy(dtype=float)
+    assert not np.isinf(scores).any()
+    mapping = ColumnMapping(label="label", scores=tuple(table.columns[1:]), pos_label=1)
+    prepare(table.copy(), mapping)  # the messages of an upload, never an exception
+
+
+@settings(max_examples=300, deadline=None)
+@given(text=hs.text(max_size=200))
+def test_random_text_links_load_or_say_why(text):
+    _loads_or_says_why(text)
+    _loads_or_says_why("1." + text)
+
+
+@settings(max_examples=400, deadline=None)
+@given(
+    table=_csvish(),
+    version=hs.sampled_from(["1", "1", "1", "0", "2", "", "01", "1 "]),
+    cut=hs.sampled_from([0, 0, 0, 1, 2, 3, 7]),
+)
+def test_csv_like_links_with_weird_numbers_load_or_say_why(table, version, cut):
+    _loads_or_says_why(_link_from(table.encode(), version, cut))

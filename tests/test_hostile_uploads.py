@@ -261,3 +261,21 @@ def test_a_parquet_file_of_list_columns_only_gives_a_sentence():
     upload(at, "lists.parquet", _parquet(table))
     assert not at.exception
     assert at.error or at.warning
+
+
+HUGE = b"label,model_a,model_b\n1,1e308,0.9\n0,-1e308,0.2\n1,0.5,0.7\n0,0.1,0.4\n"
+
+
+@pytest.mark.parametrize("page", ["pages/threshold.py", "pages/compare.py"])
+def test_scores_of_plus_minus_1e308_give_a_sentence_on_every_page(page):
+    at = AppTest.from_file(APP, default_timeout=60)
+    at.run()
+    upload(at, "huge.csv", HUGE)
+    assert not at.exception
+    errors = " ".join(_text(e.value) for e in at.error)
+    assert "Score column 'model_a' has 2 values beyond ±1e+300 (rows 1, 2, e.g. 1e+308)" in errors
+    at.switch_page(page).run()
+    assert not at.exception
+    at.checkbox(key="map_drop_bad_rows").check().run()  # the two rows go: the rest is drawn
+    assert not at.exception
+    assert "Score column 'model_a'" not in " ".join(_text(e.value) for e in at.error)

@@ -14,6 +14,7 @@ from __future__ import annotations
 import base64
 import binascii
 import hashlib
+import logging
 import zlib
 
 import numpy as np
@@ -21,7 +22,9 @@ import pandas as pd
 import streamlit as st
 
 from ui.data import Dataset
-from ui.loading import ColumnMapping, prepare
+from ui.loading import MAX_SCORE, ColumnMapping, prepare
+
+_LOGGER = logging.getLogger(__name__)
 
 __all__ = [
     "DEFAULT",
@@ -121,8 +124,26 @@ def decode(text: str) -> pd.DataFrame:
                     raise ExampleError(
                         f"Row {i + 1} of the link's example is not numbers."
                     ) from None
+    values = values[~np.isnan(values).all(axis=1)]  # rows left empty, as the editor drops them
+    if not len(values):
+        raise ExampleError("The link's example has no rows.")
     if not np.isfinite(values[~np.isnan(values)]).all():
         raise ExampleError("The link's example holds infinite numbers.")
+    labels = values[:, 0]
+    odd = ~np.isnan(labels) & (labels != 0) & (labels != 1)
+    if odd.any():
+        i = int(np.flatnonzero(odd)[0])
+        raise ExampleError(
+            f"Row {i + 1} of the link's example has the label {labels[i]:g}; labels are 1 "
+            "(positive) or 0 (negative)."
+        )
+    huge = np.abs(values[:, 1:]) > MAX_SCORE
+    if huge.any():
+        i = int(np.flatnonzero(huge.any(axis=1))[0])
+        raise ExampleError(
+            f"Row {i + 1} of the link's example has a score beyond ±{MAX_SCORE:g}, too large "
+            "to draw."
+        )
     table = pd.DataFrame(values, columns=columns)
     table["label"] = table["label"].astype("Int64")
     return table
@@ -137,7 +158,10 @@ def read_link(query_value: str | None) -> pd.DataFrame | None:
         return decode(query_value)
     except ExampleError as exc:
         st.error(str(exc) + " Showing the default example instead.")
-        return None
+    except Exception:  # a case decode does not know yet: still a sentence, never a traceback
+        _LOGGER.warning("example link could not be read", exc_info=True)
+        st.error("The link's example cannot be read. Showing the default example instead.")
+    return None
 
 
 def _clean(edited: pd.DataFrame) -> pd.DataFrame:

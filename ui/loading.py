@@ -32,6 +32,9 @@ __all__ = [
 ]
 
 MAX_LISTED = 5
+# Larger scores are refused like infinite ones: the span of -1e308 and 1e308 overflows, and with
+# it every slider range, histogram edge and bin width computed from the scores.
+MAX_SCORE = 1e300
 MAX_NAME = 200  # longer column names are shortened
 DELIMITERS = [",", "\t", ";", "|"]
 # Words for the positive class, matched whole and case-insensitively ("not_clicked" is no match).
@@ -560,7 +563,18 @@ def _score_problems(frame: pd.DataFrame, col: str) -> tuple[np.ndarray | None, l
     infinite = np.isinf(values)
     if infinite.any():
         problems.append(_rows_problem(f"Score column {col!r}", infinite, "infinite value"))
-    if not problems and np.ptp(values) == 0:
+    huge = np.isfinite(values) & (np.abs(values) > MAX_SCORE)
+    if huge.any():
+        problems.append(
+            Problem(
+                "error",
+                f"Score column {col!r} has {_plural(int(huge.sum()), 'value')} beyond "
+                f"±{MAX_SCORE:g} ({_rows(huge)}, e.g. {values[huge][0]:g}): too large to take a "
+                "range of or draw. Rescale the scores, or drop those rows to go on.",
+                huge,
+            )
+        )
+    if not problems and values.size and np.ptp(values) == 0:
         problems.append(
             Problem(
                 "warning",
@@ -641,6 +655,8 @@ def prepare(
             None,
             [Problem("error", "Pick at least one score column (one per model).")],
         )
+    if not len(frame):
+        return Prepared(None, {}, None, None, [Problem("error", "The table has no data rows.")])
     from ui.roles import nested_columns
 
     mapped = [
@@ -818,7 +834,7 @@ def _bad_rows(frame: pd.DataFrame, mapping: ColumnMapping) -> np.ndarray:
             values = pd.to_numeric(frame[col], errors="coerce").to_numpy(
                 dtype=np.float64, na_value=np.nan
             )
-            bad |= ~np.isfinite(values)
+            bad |= ~np.isfinite(values) | (np.abs(values) > MAX_SCORE)
             if col == mapping.weight:
                 bad |= values < 0
     for col in (mapping.label, mapping.group, *mapping.labels):

@@ -33,6 +33,7 @@ __all__ = [
 
 # The slider's ends per scale; margins and ranks use the scores' own range.
 _SCALE_RANGE = {"probability": (0.0, 1.0), "percent": (0.0, 100.0)}
+_FLOAT_MAX = float(np.finfo(np.float64).max)
 
 
 @st.cache_data(max_entries=64, show_spinner=False)
@@ -112,19 +113,22 @@ def slider_range(ds: data.Dataset, model: str) -> tuple[float, float, float]:
     """The slider's (low, high, step): the scale's range (0-1, 0-100) or the scores' own,
     widened so one end predicts every row positive and the other none, on a round step that
     the scale's own default (0.5, 50, a whole-number rank) falls on."""
-    s = ds.score(model)
-    low, high = float(np.min(s)), float(np.max(s))
+    s = np.asarray(ds.score(model), dtype=np.float64)
+    s = s[np.isfinite(s)]
+    low, high = (float(np.min(s)), float(np.max(s))) if s.size else (0.0, 1.0)
     kind = scale(ds, model).kind
     lo, hi = _SCALE_RANGE.get(kind, (low, high))
     lo, hi = min(lo, low), max(hi, high)
-    span = hi - lo if hi > lo else 1.0
+    # Halves first: the span of scores near ±1.8e308 overflows (an OverflowError in floor).
+    span = 2 * (hi / 2 - lo / 2) if hi > lo else 1.0
+    span = min(span, _FLOAT_MAX)
     step = 10.0 ** math.floor(math.log10(span / 1000))  # about 1,000 to 10,000 steps
     if kind == "rank":
         step = max(step, 1.0)
-    lo = math.floor(lo / step) * step
+    lo = max(math.floor(lo / step) * step, -_FLOAT_MAX)
     if hi == high:  # above the highest score nothing is predicted positive
-        hi = high + max(step, span / 100)
-    hi = math.ceil(hi / step) * step
+        hi = min(high + max(step, span / 100), _FLOAT_MAX)
+    hi = min(math.ceil(hi / step) * step, _FLOAT_MAX)
     return lo, hi, step
 
 
