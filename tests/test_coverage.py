@@ -1,0 +1,85 @@
+"""Intervals and tests as claims about repeated experiments: a small, seeded simulation.
+
+The full simulation is ``python -m bench.bench_coverage`` (400 experiments per cell, 200 to 10,000
+rows); this is its quick version, with the same generator. Seeded, so deterministic: a failure
+means the code changed what it computes, not bad luck. The bands are binomial: with 60
+experiments, a 95% interval that truly covers 95% of the time covers at least 52 of 60 with
+probability 0.999.
+"""
+
+from __future__ import annotations
+
+import math
+import warnings
+from statistics import NormalDist
+
+import numpy as np
+import pytest
+from scipy.stats import binom
+
+from bench.bench_coverage import MU, SHARED_ROW_NOISE, Design, simulate, truth
+from metrics import clustered_auc_test, delong_test, fast_paired_bootstrap, roc_auc_ci
+
+REPS = 60
+ROWS = 300
+SEED = 11
+# Binormal scores, independent rows: a positive minus a negative is normal with mean MU and
+# variance 2 (SHARED_ROW_NOISE² + 1), so the AUC of either model is exactly this.
+TRUE_AUC = NormalDist().cdf(MU / math.sqrt(2 * (SHARED_ROW_NOISE**2 + 1)))
+
+
+def _band(p: float, tail: float = 0.001) -> tuple[float, float]:
+    """The central 1 - 2 * tail range of the share of REPS successes at rate p."""
+    return binom.ppf(tail, REPS, p) / REPS, binom.isf(tail, REPS, p) / REPS
+
+
+def _independent_experiments():
+    design = Design(0.5, clustered=False)
+    for r in range(REPS):
+        y, a, b, _ = simulate(np.random.default_rng([SEED, r]), ROWS, design)
+        yield r, y, a, b
+
+
+def test_the_benchmarks_truth_is_the_analytic_auc():
+    got = truth(Design(0.5, clustered=False), 0.0, 400_000, SEED)["AUC"]
+    assert got == pytest.approx(TRUE_AUC, abs=0.003)
+
+
+def test_delong_interval_covers_the_true_auc_95_percent_of_the_time():
+    covered = [
+        (c := roc_auc_ci(y, a)).ci_low <= TRUE_AUC <= c.ci_high
+        for _, y, a, _ in _independent_experiments()
+    ]
+    low, high = _band(0.95)
+    assert low <= np.mean(covered) <= high
+
+
+def test_percentile_bootstrap_covers_the_true_auc_95_percent_of_the_time():
+    covered = []
+    for r, y, a, b in _independent_experiments():
+        iv = fast_paired_bootstrap(y, a, b, n_resamples=200, seed=r).results["roc_auc"].models[0]
+        covered.append(iv.ci_low <= TRUE_AUC <= iv.ci_high)
+    low, high = _band(0.95)
+    assert low <= np.mean(covered) <= high
+
+
+def test_equal_models_are_rejected_5_percent_of_the_time_on_independent_rows():
+    rejected = [delong_test(y, a, b).p_value < 0.05 for _, y, a, b in _independent_experiments()]
+    low, high = _band(0.05)
+    assert low <= np.mean(rejected) <= high
+
+
+def test_on_clustered_rows_row_level_delong_rejects_a_true_null_far_too_often():
+    # 20 users of unequal activity; a user effect moves the label and both models' scores, and
+    # each model mis-ranks each user by its own offset. The models stay equal in expectation.
+    design = Design(0.5, clustered=True, user_effect=2.0, model_offset=3.0, activity_sigma=0.5)
+    row, clustered = [], []
+    for r in range(REPS):
+        y, a, b, g = simulate(np.random.default_rng([SEED + 1, r]), ROWS, design, users=20)
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")  # every experiment must be a defined test
+            row.append(delong_test(y, a, b).p_value < 0.05)
+            clustered.append(clustered_auc_test(y, a, b, groups=g).p_value < 0.05)
+    low, high = _band(0.05)
+    assert np.mean(row) > 2 * high  # row level: over twice what a true 5% test could show
+    assert low <= np.mean(clustered) <= high  # Obuchowski's clustered test: what it claims
