@@ -28,6 +28,7 @@ binary example's (``[0, 0, 1, 1]``, ``[0.1, 0.4, 0.35, 0.8]``).
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Any
 
 import numpy as np
@@ -103,19 +104,17 @@ def _columns(a: np.ndarray, block: int = 1024) -> np.ndarray:
 class ClassThresholdCounts:
     """One-vs-rest confusion counts of every class at each of its distinct scores.
 
-    The per-class arrays are stored end to end: class ``c`` owns
-    ``slice(offsets[c], offsets[c + 1])`` of ``thresholds``, ``tps`` and ``fps``.
-
     Attributes
     ----------
     classes : ndarray of shape (n_classes,)
-    offsets : ndarray of shape (n_classes + 1,)
-    thresholds : ndarray
-        Each class's distinct scores, decreasing.
-    tps, fps : ndarray
-        Weight of the class's positives / negatives scoring >= each threshold (cumulative).
+    per_class : tuple of ThresholdCounts
+        Class c's thresholds (its distinct scores, decreasing) and the weight of its positives
+        (``tps``) and negatives (``fps``) scoring >= each.
     n_pos, n_neg : ndarray of shape (n_classes,)
         Total weight of each class's positives and negatives.
+    offsets, thresholds, tps, fps : ndarray
+        The per-class arrays end to end (class c owns ``slice(offsets[c], offsets[c + 1])``),
+        built on first use.
 
     Examples
     --------
@@ -127,37 +126,50 @@ class ClassThresholdCounts:
     """
 
     classes: np.ndarray
-    offsets: np.ndarray
-    thresholds: np.ndarray
-    tps: np.ndarray
-    fps: np.ndarray
+    per_class: tuple[ThresholdCounts, ...]
     n_pos: np.ndarray
     n_neg: np.ndarray
 
     def __len__(self) -> int:
         return self.classes.size
 
+    @cached_property
+    def offsets(self) -> np.ndarray:
+        sizes = [len(c) for c in self.per_class]
+        return np.concatenate(([0], np.cumsum(sizes, dtype=np.int64)))
+
+    @cached_property
+    def thresholds(self) -> np.ndarray:
+        return np.concatenate([c.thresholds for c in self.per_class])
+
+    @cached_property
+    def tps(self) -> np.ndarray:
+        return np.concatenate([c.tps for c in self.per_class]).astype(self.n_pos.dtype)
+
+    @cached_property
+    def fps(self) -> np.ndarray:
+        return np.concatenate([c.fps for c in self.per_class]).astype(self.n_neg.dtype)
+
     def _slice(self, c: int) -> slice:
         return slice(int(self.offsets[c]), int(self.offsets[c + 1]))
 
     def counts(self, c: int) -> ThresholdCounts:
         """Class ``c``'s counts as the binary :class:`~metrics.ThresholdCounts`."""
-        part = self._slice(c)
-        return ThresholdCounts(self.thresholds[part], self.tps[part], self.fps[part])
+        return self.per_class[c]
 
     def _index_at(self, thresholds: np.ndarray) -> np.ndarray:
         """Per class, 1 + index of its lowest distinct score >= the threshold (0: none)."""
         out = np.empty(self.classes.size, dtype=np.int64)
-        for c in range(self.classes.size):
-            part = self.thresholds[self._slice(c)]
-            out[c] = np.searchsorted(-part, -thresholds[c], side="right")
+        for c, counts in enumerate(self.per_class):
+            out[c] = np.searchsorted(-counts.thresholds, -thresholds[c], side="right")
         return out
 
     def _at_index(self, index: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        flat = self.offsets[:-1] + index - 1
-        zero = self.tps.dtype.type(0)
-        tp = np.where(index > 0, self.tps[np.maximum(flat, 0)] if self.tps.size else zero, zero)
-        fp = np.where(index > 0, self.fps[np.maximum(flat, 0)] if self.fps.size else zero, zero)
+        tp = np.zeros(self.classes.size, dtype=self.n_pos.dtype)
+        fp = np.zeros(self.classes.size, dtype=self.n_neg.dtype)
+        for c, counts in enumerate(self.per_class):
+            if index[c] > 0:
+                tp[c], fp[c] = counts.tps[index[c] - 1], counts.fps[index[c] - 1]
         return tp, fp
 
     def at(self, thresholds: Any) -> Confusion:
@@ -165,6 +177,18 @@ class ClassThresholdCounts:
         thr = np.broadcast_to(np.asarray(thresholds, dtype=np.float64), self.classes.shape)
         tp, fp = self._at_index(self._index_at(thr))
         return Confusion(tp=tp, fp=fp, tn=self.n_neg - fp, fn=self.n_pos - tp)
+
+
+def _class_counts(y: np.ndarray, s: np.ndarray, w: np.ndarray | None) -> ThresholdCounts:
+    values, pos, neg = _score_runs(y, s, w)
+    tps = np.cumsum(pos)
+    if w is None and values.size == s.size:
+        # Every row its own threshold: the rows at or above threshold i are i + 1, so the
+        # negatives need no second cumulative sum.
+        fps = np.arange(1, s.size + 1, dtype=np.int64) - tps
+    else:
+        fps = np.cumsum(neg)
+    return ThresholdCounts(np.ascontiguousarray(values), tps, fps)
 
 
 def class_threshold_counts(
@@ -190,22 +214,13 @@ def class_threshold_counts(
     indicator, scores, w, classes = _check_inputs(y_true, y_score, labels, sample_weight)
     ind_t = _columns(indicator)
     sc_t = _columns(scores)
-    parts = [_score_runs(ind_t[c], sc_t[c], w) for c in range(sc_t.shape[0])]
-    sizes = np.array([p[0].size for p in parts], dtype=np.int64)
-    offsets = np.concatenate(([0], np.cumsum(sizes)))
-    tps = [np.cumsum(p[1]) for p in parts]
-    fps = [np.cumsum(p[2]) for p in parts]
+    per_class = tuple(_class_counts(ind_t[c], sc_t[c], w) for c in range(sc_t.shape[0]))
     dtype = np.int64 if w is None else np.float64
-    n_pos = np.array([t[-1] if t.size else 0 for t in tps], dtype=dtype)
-    n_neg = np.array([f[-1] if f.size else 0 for f in fps], dtype=dtype)
     return ClassThresholdCounts(
         classes=classes,
-        offsets=offsets,
-        thresholds=np.concatenate([p[0] for p in parts]),
-        tps=np.concatenate(tps).astype(dtype, copy=False),
-        fps=np.concatenate(fps).astype(dtype, copy=False),
-        n_pos=n_pos,
-        n_neg=n_neg,
+        per_class=per_class,
+        n_pos=np.array([c.n_pos for c in per_class], dtype=dtype),
+        n_neg=np.array([c.n_neg for c in per_class], dtype=dtype),
     )
 
 
@@ -429,12 +444,12 @@ def _f_beta(tp: Any, fp: Any, n_pos: Any, b2: float) -> np.ndarray:
 
 def _class_candidates(counts: ClassThresholdCounts, c: int):
     """Class c's candidates: (thresholds, tps, fps), each led by inf / 0 / 0 (predict none)."""
-    part = counts._slice(c)
-    zero = np.zeros(1, dtype=counts.tps.dtype)
+    one = counts.per_class[c]
+    zero = np.zeros(1, dtype=counts.n_pos.dtype)
     return (
-        np.concatenate(([np.inf], counts.thresholds[part])),
-        np.concatenate((zero, counts.tps[part])),
-        np.concatenate((zero, counts.fps[part])),
+        np.concatenate(([np.inf], one.thresholds)),
+        np.concatenate((zero, one.tps)),
+        np.concatenate((zero, one.fps)),
     )
 
 
