@@ -38,12 +38,20 @@ LOOP_SAMPLE = 5  # thresholds timed for the extrapolated loop baselines
 
 
 def timed(fn, repeat: int = 1) -> float:
-    times = []
+    """Median wall-clock seconds."""
+    return timed_both(fn, repeat)[0]
+
+
+def timed_both(fn, repeat: int = 1) -> tuple[float, float]:
+    """Median wall-clock and process CPU seconds (CPU time is what a busy shared machine
+    does not inflate: other processes' load shows in wall time only)."""
+    wall, cpu = [], []
     for _ in range(repeat):
-        start = time.perf_counter()
+        start, start_cpu = time.perf_counter(), time.process_time()
         fn()
-        times.append(time.perf_counter() - start)
-    return float(np.median(times))
+        wall.append(time.perf_counter() - start)
+        cpu.append(time.process_time() - start_cpu)
+    return float(np.median(wall)), float(np.median(cpu))
 
 
 def table(n: int, c: int, rounded: bool, seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
@@ -53,14 +61,18 @@ def table(n: int, c: int, rounded: bool, seed: int = 0) -> tuple[np.ndarray, np.
     return y, (np.round(s, 3) if rounded else s)
 
 
-def verdict(seconds: float, target: float) -> str:
-    return f"{'PASS' if seconds < target else 'MISS'} (target < {target:g} s)"
+def verdict(wall: float, cpu: float, target: float) -> str:
+    def word(seconds: float) -> str:
+        return "PASS" if seconds < target else "MISS"
+
+    return f"{word(wall)} wall / {word(cpu)} cpu (target < {target:g} s)"
 
 
 def bench_counts(n: int, c: int) -> None:
     print(f"\n1. Counts at every threshold, every class: {n:,} rows x {c} classes")
     print(
-        f"{'scores':<11} {'thresholds':>11} {'ours s':>8} {'sk sweep s':>11} {'ratio':>7} "
+        f"{'scores':<11} {'thresholds':>11} {'ours s':>8} {'cpu s':>6} {'sk sweep s':>11} "
+        f"{'ratio':>7} "
         f"{'sk loop s':>11} {'ratio':>9}  verdict"
     )
     for rounded in (True, False):
@@ -72,7 +84,7 @@ def bench_counts(n: int, c: int) -> None:
             assert np.array_equal(got.thresholds, thr)
             assert np.array_equal(got.tps, tps)
             assert np.array_equal(got.fps, fps)
-        t_ours = timed(lambda y=y, s=s: mt.class_threshold_counts(y, s), repeat=3)
+        t_ours, c_ours = timed_both(lambda y=y, s=s: mt.class_threshold_counts(y, s), repeat=3)
         t_sweep = timed(
             lambda y=y, s=s: [
                 skm.confusion_matrix_at_thresholds(y[:, k], s[:, k]) for k in range(c)
@@ -90,8 +102,8 @@ def bench_counts(n: int, c: int) -> None:
         t_loop_all = t_loop / sample.size * np.unique(ours.thresholds).size
         print(
             f"{'rounded' if rounded else 'continuous':<11} {n_thr:>11,} {t_ours:8.2f} "
-            f"{t_sweep:11.2f} {t_sweep / t_ours:6.1f}x {t_loop_all:10.0f}* "
-            f"{t_loop_all / t_ours:8.0f}x  {verdict(t_ours, 2.0)}"
+            f"{c_ours:6.2f} {t_sweep:11.2f} {t_sweep / t_ours:6.1f}x {t_loop_all:10.0f}* "
+            f"{t_loop_all / t_ours:8.0f}x  {verdict(t_ours, c_ours, 2.0)}"
         )
     print(
         f"* extrapolated from {LOOP_SAMPLE} thresholds to every distinct score "
@@ -113,7 +125,8 @@ def sklearn_best_f1(y: np.ndarray, s: np.ndarray) -> np.ndarray:
 def bench_search(n: int, c: int) -> None:
     print(f"\n2. Per-class threshold search (best F1 per class = exact macro): {n:,} x {c}")
     print(
-        f"{'scores':<11} {'ours s':>8} {'+shared s':>10} {'micro s':>8} {'sk PR s':>8} "
+        f"{'scores':<11} {'ours s':>8} {'cpu s':>6} {'+shared s':>10} {'micro s':>8} "
+        f"{'sk PR s':>8} "
         f"{'ratio':>7} {'sk loop s':>10} {'ratio':>9}  verdict"
     )
     for rounded in (True, False):
@@ -121,7 +134,9 @@ def bench_search(n: int, c: int) -> None:
         choice = mt.best_class_thresholds(y, s)
         want = sklearn_best_f1(y, s)
         assert np.allclose(choice.per_class, want, rtol=0, atol=1e-12), (choice.per_class, want)
-        t_search = timed(lambda y=y, s=s: mt.best_class_thresholds(y, s, shared=False), repeat=3)
+        t_search, c_search = timed_both(
+            lambda y=y, s=s: mt.best_class_thresholds(y, s, shared=False), repeat=3
+        )
         t_shared = timed(lambda y=y, s=s: mt.best_class_thresholds(y, s), repeat=3)
         t_micro = timed(lambda y=y, s=s: mt.optimise_thresholds(y, s, objective="micro"), repeat=3)
         t_pr = timed(lambda y=y, s=s: sklearn_best_f1(y, s))
@@ -136,9 +151,10 @@ def bench_search(n: int, c: int) -> None:
             )
         t_loop_all = t_loop / sample.size * candidates.size
         print(
-            f"{'rounded' if rounded else 'continuous':<11} {t_search:8.2f} {t_shared:10.2f} "
-            f"{t_micro:8.2f} {t_pr:8.2f} {t_pr / t_search:6.1f}x {t_loop_all:9.0f}* "
-            f"{t_loop_all / t_search:8.0f}x  {verdict(t_search, 1.0)}"
+            f"{'rounded' if rounded else 'continuous':<11} {t_search:8.2f} {c_search:6.2f} "
+            f"{t_shared:10.2f} {t_micro:8.2f} {t_pr:8.2f} {t_pr / t_search:6.1f}x "
+            f"{t_loop_all:9.0f}* {t_loop_all / t_search:8.0f}x  "
+            f"{verdict(t_search, c_search, 1.0)}"
         )
     print(
         "ours: counts + per-class argmax; +shared: also the best single shared threshold (the "
