@@ -6,9 +6,26 @@ functions (tested without Streamlit); :func:`explain` renders them.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 
 import streamlit as st
+
+from ui.safe import md, tex_text
+
+_MD_ESCAPED = re.compile(r"\\([\\`*_{}\[\]()#+\-.!|<>~$:])")
+
+
+def tex_name(name: object) -> str:
+    """A user's name (a column, a model) for ``\\text{...}``: :func:`ui.safe.tex_text`.
+
+    A name that is exactly :func:`ui.safe.md`'s output (a page that escaped it for markdown)
+    is unescaped first, so that its backslashes do not show."""
+    s = str(name)
+    plain = _MD_ESCAPED.sub(r"\1", s)
+    if plain != s and md(plain, limit=len(plain) + 1) == s:
+        s = plain
+    return tex_text(s)
 
 
 def num(x: float, digits: int = 4) -> str:
@@ -25,7 +42,7 @@ def fraction(
     r"""``name = \frac{a}{b} = \frac{3}{4} = 0.75`` (0/0 shown as 0, the library's convention)."""
     value = num_value / den_value if den_value else 0.0
     return (
-        rf"\text{{{name}}} = \frac{{{num_symbol}}}{{{den_symbol}}} = "
+        rf"\text{{{tex_name(name)}}} = \frac{{{num_symbol}}}{{{den_symbol}}} = "
         rf"\frac{{{num(num_value)}}}{{{num(den_value)}}} = {num(value)}"
     )
 
@@ -46,7 +63,7 @@ def auc_lines(name: str, n_pos: float, n_neg: float, auc: float) -> list[str]:
     pairs = n_pos * n_neg
     wins = auc * pairs
     return [
-        rf"\text{{AUC}}_{{\text{{{name}}}}} = \frac{{\#\{{s_+ > s_-\}} + \tfrac12\,"
+        rf"\text{{AUC}}_{{\text{{{tex_name(name)}}}}} = \frac{{\#\{{s_+ > s_-\}} + \tfrac12\,"
         rf"\#\{{s_+ = s_-\}}}}{{P \cdot N}} = \frac{{{num(wins, 10)}}}{{{num(n_pos)} \cdot "
         rf"{num(n_neg)}}} = {num(auc)}"
     ]
@@ -64,7 +81,7 @@ def ap_lines(name: str, tps, fps, ap: float, terms: int = 3) -> list[str]:
         last_recall = recall
     more = r" + \dots" if len(tps) > terms else ""
     return [
-        rf"\text{{AP}}_{{\text{{{name}}}}} = \sum_i (R_i - R_{{i-1}})\,P_i = "
+        rf"\text{{AP}}_{{\text{{{tex_name(name)}}}}} = \sum_i (R_i - R_{{i-1}})\,P_i = "
         + " + ".join(shown)
         + more
         + rf" = {num(ap)}"

@@ -2,8 +2,10 @@
 
 Column names, cell values and file names come from uploads. Streamlit renders markdown (never
 raw HTML unless asked), so a name like ``![x](http://...)`` would still become an image or a
-link: :func:`md` escapes markdown so such text shows literally. :func:`neutralise_csv` guards
-exported CSVs against spreadsheet formula injection.
+link: :func:`md` escapes markdown so such text shows literally; :func:`tex_text` escapes text
+for ``\\text{...}`` in a formula (KaTeX would otherwise read ``%`` as a comment, ``&`` as a
+column, ``^`` and ``_`` as scripts). :func:`neutralise_csv` guards exported CSVs against
+spreadsheet formula injection.
 """
 
 from __future__ import annotations
@@ -23,6 +25,33 @@ def md(text: object, limit: int = 120) -> str:
     if len(s) > limit:
         s = s[: limit - 1] + "…"
     return _MARKDOWN_SPECIAL.sub(r"\\\1", s).replace("\n", " ")
+
+
+_TEX_TEXT = {
+    "\\": r"\textbackslash{}",
+    "{": r"\{",
+    "}": r"\}",
+    "#": r"\#",
+    "$": r"\$",
+    "%": r"\%",
+    "&": r"\&",
+    "_": r"\_",
+    "^": r"\textasciicircum{}",
+    "~": r"\textasciitilde{}",
+}
+_TEX_SPECIAL = re.compile("[" + re.escape("".join(_TEX_TEXT)) + "]")
+_CONTROL = re.compile(r"[\x00-\x1f\x7f]+")
+
+
+def tex_text(text: object, limit: int = 80) -> str:
+    """``text`` for the inside of ``\\text{...}`` in KaTeX: every TeX special escaped (so it
+    shows literally and the braces stay balanced), control characters as a space, shortened
+    past ``limit``."""
+    s = str(text)
+    if len(s) > limit:
+        s = s[: limit - 1] + "…"
+    s = _CONTROL.sub(" ", s)
+    return _TEX_SPECIAL.sub(lambda m: _TEX_TEXT[m.group()], s)
 
 
 def neutralise_csv(frame: pd.DataFrame) -> pd.DataFrame:
