@@ -1120,9 +1120,9 @@ def log_loss(
     """
     arr = _proba_matrix(y_proba)
     eps = np.finfo(np.float64).eps
-    if arr.ndim == 1:
+    if arr.ndim == 1 or arr.shape[1] == 1:
         y, p, w = _binary_probabilities(
-            y_true, arr, sample_weight, pos_label, labels, strings_ok=True
+            y_true, arr.reshape(-1), sample_weight, pos_label, labels, strings_ok=True
         )
         p = np.clip(p, eps, 1 - eps)
         loss = -np.where(y, np.log(p), np.log1p(-p))

@@ -390,6 +390,11 @@ def test_binary_losses_accept_what_the_old_ones_accept():
         y, p, pos_label="yes"
     )
     assert mc.log_loss(y, p) == pytest.approx(skm.log_loss(y, p), abs=1e-15)
+    column = np.array(p)[:, None]  # one column is one probability per row, pos_label and all
+    assert mc.log_loss(y, column, pos_label="no") == calibration.log_loss(y, p, pos_label="no")
+    assert mc.brier_score_loss(y, column, pos_label="no") == calibration.brier_score_loss(
+        y, p, pos_label="no"
+    )
     with pytest.raises(ValueError, match="outside"):
         mc.log_loss([0, 1], [0.2, 1.2])
 
