@@ -47,7 +47,7 @@ __all__ = [
 _NORMAL = NormalDist()
 
 
-# --- distributions -------------------------------------------------------------------------------
+# --- distributions --------------------------------------------------------------------------------
 
 
 def _chi2_sf(x: float, df: int) -> float:
@@ -124,7 +124,7 @@ def _binomial_cdf_half(m: int, n: int) -> float:
     return float(math.exp(top) * np.sum(np.exp(log_terms - top)))
 
 
-# --- Friedman and Nemenyi --------------------------------------------------------------------------
+# --- Friedman and Nemenyi -------------------------------------------------------------------------
 
 
 @dataclass(frozen=True, eq=False)
@@ -209,7 +209,9 @@ def friedman_test(
     try:
         t = np.asarray(table, dtype=np.float64)
     except (TypeError, ValueError):
-        raise ValueError("table must hold numbers: one row per block, one column per model.")
+        raise ValueError(
+            "table must hold numbers: one row per block, one column per model."
+        ) from None
     if t.ndim != 2 or t.shape[0] < 2 or t.shape[1] < 2:
         raise ValueError(
             f"table must be 2-D with at least 2 blocks (rows) and 2 models (columns), got shape "
@@ -252,7 +254,7 @@ def friedman_test(
     )
 
 
-# --- McNemar ---------------------------------------------------------------------------------------
+# --- McNemar --------------------------------------------------------------------------------------
 
 
 @dataclass(frozen=True)
@@ -303,7 +305,8 @@ def mcnemar_test(y_true: Any, pred_a: Any, pred_b: Any, *, exact: bool = True) -
 
     Examples
     --------
-    >>> r = mcnemar_test([1, 1, 1, 0, 0, 0, 1, 0], [1, 1, 1, 0, 0, 0, 1, 1], [0, 0, 1, 1, 0, 0, 0, 0])
+    >>> y = [1, 1, 1, 0, 0, 0, 1, 0]
+    >>> r = mcnemar_test(y, [1, 1, 1, 0, 0, 0, 1, 1], [0, 0, 1, 1, 0, 0, 0, 0])
     >>> r.only_a_right, r.only_b_right, r.statistic, round(r.p_value, 6)
     (4, 1, 1.0, 0.375)
     """
@@ -335,7 +338,7 @@ def mcnemar_test(y_true: Any, pred_a: Any, pred_b: Any, *, exact: bool = True) -
     return McNemarResult(statistic, _chi2_sf(statistic, 1), only_a, only_b, False)
 
 
-# --- power of DeLong's test ------------------------------------------------------------------------
+# --- power of DeLong's test -----------------------------------------------------------------------
 
 
 def _difference_variance_parts(
