@@ -381,7 +381,8 @@ def _validate_for_server(path: Path, args) -> dict:
     except Exception as exc:  # duckdb raises several types for an unreadable file
         raise BadInput(f"Cannot read {path.name}: {str(exc).splitlines()[0]}") from None
     columns = [str(c) for c in head.columns]
-    for column, flag in ((args.label, "--label"), (args.group, "--group")):
+    named = ((args.label, "--label"), (args.group, "--group"), (args.weight, "--weight"))
+    for column, flag in named:
         if column is not None and column not in columns:
             raise BadInput(
                 f"No column named {column!r} ({flag}); {path.name} has "
@@ -397,22 +398,30 @@ def _validate_for_server(path: Path, args) -> dict:
     label = args.label or guess.label
     if label is None:
         raise BadInput(f"No binary label column was found in {path.name}: name it with --label.")
-    scores = list(args.score or [c for c in guess.scores if c not in (label, args.group)])
+    scores = list(
+        args.score or [c for c in guess.scores if c not in (label, args.group, args.weight)]
+    )
     if not scores:
         raise BadInput(f"No score column was found in {path.name}: name one with --score.")
     pos = args.pos_label
     try:
-        summarize(str(path), label, scores, group=args.group, pos_label=pos)
+        summarize(str(path), label, scores, group=args.group, weight=args.weight, pos_label=pos)
     except SQLInputError as exc:
         guessed = guess.pos_label if label == guess.label else None
         if pos is not None or guessed is None or isinstance(guessed, (bool, int, float)):
             raise BadInput(str(exc)) from None
         pos = str(guessed)
         try:
-            summarize(str(path), label, scores, group=args.group, pos_label=pos)
+            summarize(str(path), label, scores, group=args.group, weight=args.weight, pos_label=pos)
         except SQLInputError as again:
             raise BadInput(str(again)) from None
-    return {"label": label, "scores": scores, "group": args.group, "pos_label": pos}
+    return {
+        "label": label,
+        "scores": scores,
+        "group": args.group,
+        "weight": args.weight,
+        "pos_label": pos,
+    }
 
 
 def _sql(argv: list[str]) -> int:

@@ -112,6 +112,7 @@ def link(
     label: str | None = None,
     scores: list[str] | tuple[str, ...] = (),
     group: str | None = None,
+    weight: str | None = None,
     pos_label: str | None = None,
     model: str | None = None,
 ) -> str:
@@ -123,6 +124,8 @@ def link(
     query += [("score", s) for s in scores]
     if group:
         query.append(("group", group))
+    if weight:
+        query.append(("weight", weight))
     if pos_label is not None:
         query.append(("pos", str(pos_label)))
     if model or scores:
@@ -146,6 +149,8 @@ def main() -> None:
                 st.session_state["server_scores"] = q.get_all("score")
             if q.get("group"):
                 st.session_state["server_group"] = q["group"]
+            if q.get("weight"):
+                st.session_state["server_weight"] = q["weight"]
             if q.get("pos"):
                 st.session_state["server_pos"] = q["pos"]
             if q.get("model"):
@@ -191,6 +196,7 @@ def serve(
     label: str | None = None,
     scores: list[str] | tuple[str, ...] = (),
     group: str | None = None,
+    weight: str | None = None,
     pos_label: str | None = None,
     open_browser: bool = True,
     run_dir: Path | None = None,
@@ -213,7 +219,15 @@ def serve(
         )
         base = f"http://{'127.0.0.1' if host in ('0.0.0.0', '') else host}:{port}"
         url = (
-            link(base, names[0], label=label, scores=scores, group=group, pos_label=pos_label)
+            link(
+                base,
+                names[0],
+                label=label,
+                scores=scores,
+                group=group,
+                weight=weight,
+                pos_label=pos_label,
+            )
             if names
             else base
         )

@@ -113,10 +113,11 @@ def test_the_settings_become_streamlit_flags():
 
 def test_the_link_selects_the_server_dataset_with_its_columns():
     url = dashboard.link("http://127.0.0.1:9", "my file.csv", label="y", scores=["a", "b c"],
-                         group="user", pos_label="yes")  # fmt: skip
+                         group="user", weight="w", pos_label="yes")  # fmt: skip
     query = urllib.parse.parse_qs(urllib.parse.urlsplit(url).query)
     assert query == {"source": ["server"], "dataset": ["my file.csv"], "label": ["y"],
-                     "score": ["a", "b c"], "group": ["user"], "pos": ["yes"], "model": ["a"]}  # fmt: skip
+                     "score": ["a", "b c"], "group": ["user"], "weight": ["w"], "pos": ["yes"],
+                     "model": ["a"]}  # fmt: skip
 
 
 def test_files_are_linked_into_the_data_directory_not_moved(tmp_path):
