@@ -229,3 +229,58 @@ __all__ += [
     "recall_score",
     "zero_one_loss",
 ]
+
+# Decision curves, the calibration lab and tests between models (issue 24).
+from metrics.calibration import (  # noqa: E402 (after the block above)
+    RECALIBRATION_METHODS,
+    BrierDecomposition,
+    Calibrator,
+    brier_decomposition,
+    calibration_error,
+    fit_calibrator,
+    recalibrate,
+)
+from metrics.decision_curves import (  # noqa: E402 (after the block above)
+    EqualErrorRate,
+    ThresholdInterval,
+    brier_curve,
+    cost_curve,
+    det_curve,
+    equal_error_rate,
+    precision_recall_gain_auc,
+    precision_recall_gain_curve,
+    threshold_interval,
+)
+from metrics.model_tests import (  # noqa: E402 (after the block above)
+    FriedmanResult,
+    McNemarResult,
+    auc_difference_power,
+    auc_min_detectable_difference,
+    friedman_test,
+    mcnemar_test,
+)
+
+__all__ += [
+    "RECALIBRATION_METHODS",
+    "BrierDecomposition",
+    "Calibrator",
+    "EqualErrorRate",
+    "FriedmanResult",
+    "McNemarResult",
+    "ThresholdInterval",
+    "auc_difference_power",
+    "auc_min_detectable_difference",
+    "brier_curve",
+    "brier_decomposition",
+    "calibration_error",
+    "cost_curve",
+    "det_curve",
+    "equal_error_rate",
+    "fit_calibrator",
+    "friedman_test",
+    "mcnemar_test",
+    "precision_recall_gain_auc",
+    "precision_recall_gain_curve",
+    "recalibrate",
+    "threshold_interval",
+]
