@@ -304,3 +304,21 @@ def test_each_file_gets_its_own_mapping_and_never_the_sample(tmp_path, monkeypat
     at.selectbox(key="server_file").set_value("a.parquet").run()
     shows(a, "clicked", ["model_b"])  # the hand-edited mapping of a.parquet came back
     assert at.selectbox(key="server_model").value == "model_b"
+
+
+def test_an_empty_csv_and_a_bad_cell_say_what_is_wrong(tmp_path, monkeypatch):
+    root = tmp_path / "data"
+    root.mkdir()
+    (root / "empty.csv").write_bytes(b"")
+    rows = 35_000  # past DuckDB's 20,480-row type sniffing, so the bad cell is found late
+    with (root / "late.csv").open("w") as f:
+        f.write("clicked,model_a\n")
+        for i in range(rows):
+            f.write(f"{i % 2},{'n/a?' if i + 2 == 30_002 else f'{(i % 97) / 97:.4f}'}\n")
+    at = _server(monkeypatch, root)
+    at.selectbox(key="server_file").set_value("empty.csv").run()
+    assert not at.exception, at.exception
+    assert "empty.csv is empty (0 bytes)" in _errors(at)
+    at.selectbox(key="server_file").set_value("late.csv").run()
+    assert not at.exception, at.exception
+    assert "late.csv, line 30,002: column 'model_a' holds 'n/a?', not a number" in _errors(at)
