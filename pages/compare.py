@@ -172,6 +172,35 @@ def _p(p: float, test: str, name: str = "p") -> str:
     return format_p(p, floor=1 / n_resamples if bootstrap and n_resamples else 0, name=name)
 
 
+def _power_sentence(a: str, b: str) -> None:
+    """How large an AUC difference these rows can find (DeLong's paired test)."""
+    power_col, text_col = st.columns([1, 4])
+    d = power_col.number_input(
+        "AUC difference to find", min_value=0.001, max_value=0.5, value=0.02, step=0.005,
+        format="%.3f", key="compare_power_d",
+        help="A true difference in AUC between the two models; the sentence says how likely "
+        "DeLong's test at 5% is to find it with this table's rows.",
+    )  # fmt: skip
+    y = ds.labels_for(a)
+    n_pos = int(np.count_nonzero(y))
+    try:
+        power, smallest = uncertainty.auc_power(ds.key, a, b, float(d), ds)
+    except ValueError as exc:
+        text_col.caption(md(f"No power figure: {exc}", limit=300))
+        return
+    text_col.markdown(
+        f"With these {n_pos:,} positives and {y.size - n_pos:,} negatives, a difference of "
+        f"**{d:.3f}** in AUC between {md(a)} and {md(b)} is found with power "
+        f"**{power:.0%}**; the smallest difference found with 80% power is **{smallest:.3f}**."
+    )
+    text_col.caption(
+        "DeLong's paired test at 5%, in the normal approximation of Obuchowski & McClish "
+        "(1997), with the variances and the correlation of the two models measured on these "
+        "rows: a planning figure. A verdict of no difference says little when the smallest "
+        "difference found with 80% power is larger than one that would matter."
+    )
+
+
 if len(models) >= 2:
     st.subheader("Are the differences real?")
     st.caption(
@@ -204,6 +233,7 @@ if len(models) >= 2:
     auc_pairs = pairs[(pairs["metric"] == "AUC") & (pairs["test"] == "DeLong")]
     if len(auc_pairs):
         first = auc_pairs.iloc[0]
+        _power_sentence(first["model A"], first["model B"])
         delong = data.delong_pairs(ds.key, models, ds).iloc[0]
         explain(
             "DeLong's test",

@@ -173,3 +173,18 @@ def test_ks_interval(compare_page):
     for k in range(len(names)):
         iv = r.results["ks"].models[k]
         assert table["KS"].iloc[k] == f"{iv.estimate:.4f}  [{iv.ci_low:.4f}, {iv.ci_high:.4f}]"
+
+
+def test_power_beside_the_auc_verdict_equals_the_library(compare_page):
+    ds = data.bundled_dataset(data.DEFAULT_DATASET)
+    a, b = ds.models[0], ds.models[1]
+    power = metrics.auc_difference_power(ds.y, ds.score(a), ds.score(b), 0.02)
+    smallest = metrics.auc_min_detectable_difference(ds.y, ds.score(a), ds.score(b))
+    text = "\n".join(m.value for m in compare_page.markdown)
+    n_pos = int(ds.y.sum())
+    assert (
+        f"With these {n_pos:,} positives and {ds.y.size - n_pos:,} negatives, a difference of "
+        f"**0.020** in AUC"
+    ) in text
+    assert f"found with power **{power:.0%}**" in text
+    assert f"the smallest difference found with 80% power is **{smallest:.3f}**" in text
