@@ -57,6 +57,7 @@ class _Progress:
         print(text, file=sys.stderr, flush=True)
 
     def release(self) -> None:
+        self._timer.cancel()
         with self._lock:
             held, self._held = self._held, None
         for text in held or ():
