@@ -208,12 +208,13 @@ def _source(args, into: Path | None = None):
     return frame, Path(args.file).name, notes, Path(args.file)
 
 
-def _table(args, into: Path | None = None):
+def _table(args, into: Path | None = None, score_flags: dict[str, str] | None = None):
     from metrics_lens.inputs import mapped_table
 
     frame, name, notes, path = _source(args, into)
     table = mapped_table(
         frame,
+        score_flags=score_flags,
         name=name,
         label=args.label,
         scores=args.score,
@@ -282,7 +283,8 @@ def _check(args) -> int:
 
     specs = [parse_metric(m) for m in args.metric]
     with tempfile.TemporaryDirectory(prefix="metrics-lens-") as tmp:
-        table, _ = _table(_with_scores(args), Path(tmp))
+        flags = {args.baseline: "--baseline", args.candidate: "--candidate"}
+        table, _ = _table(_with_scores(args), Path(tmp), flags)
     result = gate(
         table,
         args.baseline,

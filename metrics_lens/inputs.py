@@ -105,8 +105,11 @@ def mapped_table(
     pos_label: str | None = None,
     drop_bad_rows: bool = False,
     notes: list[str] | tuple[str, ...] = (),
+    score_flags: dict[str, str] | None = None,
 ) -> Table:
     """The table's binary label and score columns as arrays (roles guessed where not given).
+
+    ``score_flags`` names the option that gave each score column, for the messages.
 
     Raises :class:`BadInput` for a column that does not exist, a label that is not binary or
     has one class only, a score column that is not numeric, and any other problem the
@@ -115,7 +118,7 @@ def mapped_table(
     for column, role in ((label, "--label"), (group, "--group"), (weight, "--weight")):
         _check_column(frame, column, role)
     for column in scores or ():
-        _check_column(frame, column, "--score")
+        _check_column(frame, column, (score_flags or {}).get(column, "--score"))
     guess = guess_mapping(frame)
     if label is None and guess.label is None:
         raise BadInput(
