@@ -148,3 +148,12 @@ def test_rows_behind_a_wide_table_show_its_first_columns(n_cols):
     full = show._rows_of(weakref.ref(frame), np.array([3, 1]))
     assert full.shape == (2, n_cols + 1)
     assert list(full["row"]) == [4, 2]
+
+
+def test_the_page_says_when_it_shows_the_sample_instead_of_your_table():
+    at = open_page("pages/threshold.py")
+    at.segmented_control(key="source").set_value("Upload").run()
+    assert not at.exception, at.exception
+    assert any("Showing the sample dataset" in i.value for i in at.info)
+    at.segmented_control(key="source").set_value("Sample dataset").run()
+    assert not any("Showing the sample dataset" in i.value for i in at.info)

@@ -403,7 +403,7 @@ def _sidebar() -> data.Dataset:
                     key="dataset",
                 )
             ds = data.bundled_dataset(st.session_state["dataset"])
-            if source == "Upload":
+            if source in ("Upload", "Server dataset"):
                 st.caption(f"Showing the sample dataset {md(ds.name)} until a table loads.")
             else:
                 st.caption(ds.description)
@@ -628,6 +628,14 @@ def page_context(*, require_usable: bool = True) -> tuple[data.Dataset, str | No
             "Show all rows",
             key="slice_reset",
             on_click=lambda: st.session_state.update(slice_choice=ALL_ROWS),
+        )
+    if st.session_state.get("source") in ("Upload", "Server dataset") and ds.source_id.startswith(
+        "bundled:"
+    ):  # never another dataset silently
+        st.info(
+            f"Showing the sample dataset **{md(ds.name)}** until your table is ready: the "
+            "sidebar says what it needs.",
+            icon=":material/info:",
         )
     if not require_usable:
         return ds, st.session_state.get("model")
