@@ -196,7 +196,7 @@ def _reference_auprg(y, s, w):
         # The reference tests a[5] * b[5] < 0: when the recall-gain-0 crossing lands exactly on
         # precision gain 0, rounding (1e-16) inserts a spurious crossing at recall gain -1e-17
         # whose next trapezoid it then skips. A tolerance keeps the port to the exact answer.
-        if a[5] * b[5] < 0 and min(abs(a[5]), abs(b[5])) > 1e-12 and a[4] >= 0:
+        if a[4] >= 0 and a[5] * b[5] < 0 and min(abs(a[5]), abs(b[5])) > 1e-12:
             cross_x = a[4] + (-a[5]) / (b[5] - a[5]) * (b[4] - a[4])
             delta = [b[k] - a[k] for k in range(4)]
             if delta[0] > 0:
