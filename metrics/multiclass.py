@@ -133,7 +133,12 @@ def top_k_accuracy_score(
 
 
 def ovo_roc_auc(
-    y_true: Any, y_score: Any, *, labels: Any = None, average: str | None = "macro"
+    y_true: Any,
+    y_score: Any,
+    *,
+    labels: Any = None,
+    average: str | None = "macro",
+    sample_weight: Any = None,
 ) -> float:
     """Hand & Till's one-vs-one multi-class ROC AUC, equal to scikit-learn's ``multi_class="ovo"``.
 
@@ -151,6 +156,8 @@ def ovo_roc_auc(
     labels : array-like of shape (n_classes,), optional
         The class of each score column; default the sorted distinct labels of ``y_true``.
     average : {"macro", "weighted"}, default "macro"
+    sample_weight : None
+        Refused, as scikit-learn refuses it: Hand & Till's measure has no weighted form.
 
     Returns
     -------
@@ -172,6 +179,8 @@ def ovo_roc_auc(
 
     if average not in ("macro", "weighted"):
         raise ValueError(f"multi_class='ovo' takes average='macro' or 'weighted', got {average!r}.")
+    if sample_weight is not None:
+        raise ValueError("multi_class='ovo' does not take sample weights (as in scikit-learn).")
     truth = np.asarray(y_true)
     if truth.ndim != 1:
         raise ValueError("multi_class='ovo' needs one class label per row in y_true.")

@@ -136,3 +136,11 @@ def test_ovr_macro_with_absent_labels_leaves_them_out(case):
         ours = roc_auc_score(y, p, labels=labels, multi_class="ovr", average="macro")
     assert ours == pytest.approx(np.nanmean(per_class), rel=1e-12)
     assert any(issubclass(w.category, UndefinedMetricWarning) for w in caught) == absent
+
+
+def test_ovo_function_rejects_what_it_cannot_do():
+    y, p = _data(0)
+    with pytest.raises(ValueError, match="'macro' or 'weighted'"):
+        ovo_roc_auc(y, p, average="micro")
+    with pytest.raises(ValueError, match="sample weights"):
+        ovo_roc_auc(y, p, sample_weight=np.ones(y.size))
