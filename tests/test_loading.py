@@ -154,3 +154,26 @@ def test_encodings_are_judged_on_the_whole_file_not_only_the_decoded_head():
     assert frame[name].iloc[-1] == "café"
     assert frame[name].iloc[0] == "cafÃ©"  # the UTF-8 bytes, read as Latin-1
     assert any("Latin-1" in n for n in notes)
+
+
+# --- hostile tables (issue 20) ------------------------------------------------------------------
+
+
+def test_an_empty_table_is_a_sentence_not_a_crash():
+    frame = pd.DataFrame({"label": pd.array([], dtype="Int64"), "model_a": np.zeros(0)})
+    prepared = prepare(frame, ColumnMapping(label="label", scores=("model_a",)))
+    assert [p.message for p in prepared.problems] == ["The table has no data rows."]
+
+
+def test_scores_beyond_1e300_are_bad_rows_that_can_be_dropped():
+    frame = pd.DataFrame({"y": [1, 0, 1, 0], "s": [1e308, -1e308, 0.7, 0.2]})
+    mapping = ColumnMapping(label="y", scores=("s",))
+    prepared = prepare(frame, mapping)
+    assert not prepared.ok
+    assert prepared.problems[0].message.startswith(
+        "Score column 's' has 2 values beyond ±1e+300 (rows 1, 2, e.g. 1e+308)"
+    )
+    kept = prepare(frame, mapping, drop_bad_rows=True)
+    assert kept.ok
+    assert kept.n_dropped == 2
+    np.testing.assert_array_equal(kept.scores["s"], [0.7, 0.2])

@@ -7,7 +7,7 @@ import pandas as pd
 import pytest
 
 from ui.loading import guess_mapping
-from ui.roles import default_threshold, infer_roles, infer_scale
+from ui.roles import NESTED_REASON, ColumnRole, default_threshold, infer_roles, infer_scale
 
 
 @pytest.fixture
@@ -175,3 +175,20 @@ def test_editing_roles_on_the_data_page_sets_the_sidebar_mapping():
     at.session_state["edits"] = {0: {"role": "score"}}
     at.run()
     assert at.session_state["data_roles_error"] == "A table needs a label column: one stays."
+
+
+def test_list_and_struct_columns_take_no_role_and_say_so():
+    frame = pd.DataFrame(
+        {
+            "label": [0, 1, 0, 1],
+            "score": [0.1, 0.9, 0.3, 0.7],
+            "tags": [np.array([1]), np.array([2, 3]), np.array([]), None],
+            "meta": [{"a": 1}, {"a": 2}, {"a": 3}, {"a": 4}],
+        }
+    )
+    roles = infer_roles(frame)
+    assert roles["tags"] == ColumnRole("ignore", NESTED_REASON)
+    assert roles["meta"] == ColumnRole("ignore", NESTED_REASON)
+    assert NESTED_REASON.startswith("ignored: list/struct column")
+    assert roles["label"].role == "label"
+    assert roles["score"].role == "score"
