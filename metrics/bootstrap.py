@@ -695,7 +695,10 @@ def fast_paired_bootstrap(
     alpha = _check_resampling(n_resamples, alpha, counts)
     y = check_binary_labels(y_true, pos_label)
     n = y.size
-    arrays = [check_scores(s, n) for s in scores]
+    arrays = [check_scores(s, f"scores[{k}]") for k, s in enumerate(scores)]
+    for k, s in enumerate(arrays):
+        if s.size != n:
+            raise ValueError(f"scores[{k}] has {s.size} values but y_true has {n} rows.")
     w = check_sample_weight(sample_weight, n)
     m = len(arrays)
     if thresholds is not None:

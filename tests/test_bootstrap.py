@@ -470,3 +470,10 @@ def test_balanced_classes_bit_identical_to_generic_path(n_pos, n_neg):
         slow = paired_bootstrap(metric, y, a, b, n_resamples=50, seed=3)
         assert np.array_equal(fast.results[name].replicates, slow.replicates), name
         assert fast.results[name].differences == slow.differences, name
+
+
+def test_bad_scores_are_named_by_their_position():
+    with pytest.raises(ValueError, match=r"scores\[1\] has 1 NaN value at position 1"):
+        fast_paired_bootstrap([0, 1, 0, 1], [0.1, 0.2, 0.3, 0.4], [0.1, np.nan, 0.3, 0.4])
+    with pytest.raises(ValueError, match=r"scores\[0\] has 3 values but y_true has 4 rows"):
+        fast_paired_bootstrap([0, 1, 0, 1], [0.1, 0.3, 0.4])
