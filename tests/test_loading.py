@@ -177,3 +177,9 @@ def test_scores_beyond_1e300_are_bad_rows_that_can_be_dropped():
     assert kept.ok
     assert kept.n_dropped == 2
     np.testing.assert_array_equal(kept.scores["s"], [0.7, 0.2])
+
+
+def test_a_table_without_rows_says_so_before_asking_for_a_score_column():
+    frame = pd.DataFrame({"column0": pd.array([], dtype="string")})
+    prepared = prepare(frame, guess_mapping(frame))
+    assert [p.message for p in prepared.problems] == ["The table has no data rows."]

@@ -647,6 +647,8 @@ def prepare(
         return Prepared(
             None, {}, None, None, [Problem("error", f"No column named {missing_cols[0]!r}.")]
         )
+    if not len(frame):
+        return Prepared(None, {}, None, None, [Problem("error", "The table has no data rows.")])
     if not mapping.scores:
         return Prepared(
             None,
@@ -655,8 +657,6 @@ def prepare(
             None,
             [Problem("error", "Pick at least one score column (one per model).")],
         )
-    if not len(frame):
-        return Prepared(None, {}, None, None, [Problem("error", "The table has no data rows.")])
     from ui.roles import nested_columns
 
     mapped = [
