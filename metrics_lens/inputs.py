@@ -127,9 +127,10 @@ def mapped_table(
     label = label or guess.label
     present = pd.unique(frame[label].dropna())
     if len(present) == 1:
+        only = present[0].item() if hasattr(present[0], "item") else present[0]
         raise BadInput(
-            f"Label column {label!r} has one class only (every row is {present[0]!r}): AUC and "
-            "AP need both classes."
+            f"Label column {label!r} has one class only (every row is {only!r}): AUC and AP "
+            "need both classes."
         )
     if pos_label is not None:
         positive = _pos_label(frame[label], pos_label)

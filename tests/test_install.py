@@ -204,6 +204,10 @@ def test_app_serves_the_files_numbers_from_the_installed_package(installed, else
             card = page.locator('[data-testid="stMetric"]', has_text="Recall").first
             value = card.locator('[data-testid="stMetricValue"]').inner_text().strip()
             assert value == f"{c.recall:.3f}"
+            # The models are the --score columns, not the guess (all three score columns).
+            page.locator('[data-testid="stSelectbox"]', has_text="Model shown on the pages").click()
+            options = page.get_by_role("option").all_inner_texts()
+            assert sorted(options) == ["logistic_regression", "naive_bayes"]
     finally:
         proc.terminate()
         proc.wait(timeout=30)
