@@ -7,9 +7,11 @@ import pandas as pd
 import streamlit as st
 
 import metrics
+from ui import decision_rules as dr
 from ui import multilabel_charts as mc
 from ui import server_source, shell
 from ui.explain import explain, num
+from ui.roles import default_threshold, infer_scale
 from ui.show import chart
 
 ds, model = shell.page_context()
@@ -173,7 +175,12 @@ st.caption(
 
 if problem.multiclass and sm.confusion is not None and sm.top_k is not None:
     st.subheader("Multi-class: arg-max confusion matrix and top-k accuracy")
-    NORMALIZE = {"counts": "counts", "by true class": "true", "by predicted class": "pred"}
+    NORMALIZE = {
+        "counts": "counts",
+        "by true class": "true",
+        "by predicted class": "pred",
+        "of all rows": "all",
+    }
     matrix_col, topk_col = st.columns([3, 2])
     with matrix_col:
         shown = (
@@ -232,7 +239,405 @@ if problem.multiclass and sm.confusion is not None and sm.top_k is not None:
             "scikit-learn's multi_class='ovo'."
         )
 
-# --- 5. LRAP against samples-averaged AP ----------------------------------------------------
+# --- 5. a decision rule: confusion matrices, per-class metrics, averages --------------------
+
+st.subheader("A decision rule: per-class confusion, metrics and their averages")
+st.caption(
+    "AP and AUC above use every threshold. Precision, recall, F1 and Jaccard need one decision "
+    "per row and class: choose the rule that turns the scores into predictions."
+)
+_sig = (problem.name, problem.classes, problem.n_rows, ds.key if preset == CURRENT else preset)
+if st.session_state.get("multilabel_rule_for") != _sig:  # a new table starts afresh
+    st.session_state["multilabel_rule_for"] = _sig
+    for _k in ("multilabel_threshold", "multilabel_abstain", "multilabel_k"):
+        st.session_state.pop(_k, None)
+    st.session_state.pop("multilabel_thr_editor", None)
+    st.session_state["multilabel_thr_values"] = None
+_finite = problem.scores[np.isfinite(problem.scores)]
+_scale = infer_scale(_finite) if _finite.size else infer_scale(np.array([0.5]))
+_lo, _hi = (float(_finite.min()), float(_finite.max())) if _finite.size else (0.0, 1.0)
+if _scale.kind == "probability":
+    _range, _step = (0.0, 1.0), 0.01
+elif _scale.kind == "percent":
+    _range, _step = (0.0, 100.0), 1.0
+else:
+    _range = (_lo, _hi if _hi > _lo else _lo + 1.0)
+    _step = float(f"{(_range[1] - _range[0]) / 200:.2g}")
+_default_thr = float(
+    np.clip(
+        default_threshold(
+            _scale.kind,
+            problem.y.ravel(),
+            problem.scores.ravel(),
+            None if problem.weight is None else np.repeat(problem.weight, problem.n_classes),
+        ),
+        *_range,
+    )
+)
+
+rule_cols = st.columns([4, 3, 1])
+if problem.multiclass:
+    rule_name = (
+        rule_cols[0].segmented_control(
+            "Decision rule", dr.MULTICLASS_RULES, default="argmax", key="multilabel_rule_mc"
+        )
+        or "argmax"
+    )
+else:
+    rule_name = (
+        rule_cols[0].segmented_control(
+            "Decision rule",
+            dr.MULTILABEL_RULES,
+            default="one shared threshold",
+            key="multilabel_rule_ml",
+        )
+        or "one shared threshold"
+    )
+kind_ = dr.rule_kind(rule_name)
+beta = float(
+    rule_cols[2].number_input(
+        "β of F-beta",
+        min_value=0.1,
+        max_value=10.0,
+        value=1.0,
+        step=0.5,
+        key="multilabel_beta",
+        help="β > 1 weighs recall more, β < 1 precision; β = 1 is F1.",
+    )
+)
+if kind_ == "abstain":
+    _abstain_default = 0.5 if _scale.kind == "probability" else float(np.median(_finite))
+    rule = dr.Rule(
+        "abstain",
+        threshold=float(
+            rule_cols[1].slider(
+                "Abstain when the top score is below",
+                *_range,
+                value=float(np.clip(_abstain_default, *_range)),
+                step=_step,
+                key="multilabel_abstain",
+            )
+        ),
+    )
+elif kind_ == "top-k":
+    rule = dr.Rule(
+        "top-k",
+        k=int(
+            rule_cols[1].number_input(
+                "k", 1, problem.n_classes, min(2, problem.n_classes), 1, key="multilabel_k"
+            )
+        ),
+    )
+elif kind_ == "shared":
+    rule = dr.Rule(
+        "shared",
+        threshold=float(
+            rule_cols[1].slider(
+                "Threshold (every class)",
+                *_range,
+                value=_default_thr,
+                step=_step,
+                key="multilabel_threshold",
+                help=f"Scores read as {_scale.kind}: {_scale.reason}.",
+            )
+        ),
+    )
+elif kind_ == "per-class":
+    _values = st.session_state.get("multilabel_thr_values") or [_default_thr] * problem.n_classes
+    with rule_cols[1]:
+        edited = st.data_editor(
+            pd.DataFrame({"class": list(problem.classes), "threshold": _values}),
+            hide_index=True,
+            disabled=["class"],
+            width="stretch",
+            height=min(35 * problem.n_classes + 38, 300),
+            column_config={
+                "threshold": st.column_config.NumberColumn(format="%.4g", required=True)
+            },
+            key="multilabel_thr_editor",
+        )
+    _thr = pd.to_numeric(edited["threshold"], errors="coerce").to_numpy(float)
+    _thr = np.where(np.isnan(_thr), _default_thr, _thr)
+    rule = dr.Rule("per-class", thresholds=tuple(float(t) for t in _thr))
+else:
+    rule = dr.Rule("argmax")
+st.markdown(f"**{rule_name}**: {dr.RULE_LINES[rule_name]}")
+if not problem.multiclass:
+    st.caption(
+        f"Scores read as {_scale.kind} ({_scale.reason}); the first threshold is {_default_thr:g}."
+    )
+
+# Bad input, said once, and nothing dropped.
+_sums = problem.scores.sum(axis=1)
+if (
+    problem.multiclass
+    and _scale.kind == "probability"
+    and problem.n_rows
+    and not np.allclose(_sums, 1, atol=1e-3)
+):
+    st.caption(
+        f":material/info: Rows' scores sum to {_sums.min():.3g}–{_sums.max():.3g}, not 1: "
+        "allowed. The rules compare the scores as they are (argmax is unchanged by scaling a "
+        "row; an abstention cut-off is not)."
+    )
+_no_pos = [c for c, n in zip(problem.classes, problem.y.sum(axis=0), strict=True) if n == 0]
+if _no_pos:
+    st.caption(
+        f":material/warning: {', '.join(_no_pos)} ha{'ve' if len(_no_pos) > 1 else 's'} no true "
+        "row: its recall and F1 are 0/0, set to 0 (zero_division) and kept in macro; micro "
+        "and weighted are unaffected by its missing positives, but its false positives count."
+    )
+if np.isnan(problem.scores).any():
+    st.caption(
+        ":material/warning: Some scores are missing (NaN): such a cell is never >= a threshold "
+        "(thresholds and top-k treat it as not predicted)."
+    )
+if preset == CURRENT and ds.prepared.n_dropped:
+    st.caption(
+        f"{ds.prepared.n_dropped:,} row{'s' * (ds.prepared.n_dropped != 1)} with a missing or "
+        "bad label or score were dropped when loading (see the sidebar)."
+    )
+
+
+@st.cache_data(max_entries=16, show_spinner="Scoring the decision rule...")
+def _evaluate(key: tuple, _problem: mc.Problem, _rule: dr.Rule, beta: float) -> dr.Evaluation:
+    return dr.evaluate(_problem, _rule, beta=beta)
+
+
+ev = _evaluate((_sig, rule), problem, rule, beta)
+
+cards = st.columns(5)
+for col, avg in zip(cards, dr.AVERAGES, strict=False):
+    col.metric(f"F1 ({avg})", dr.fmt(ev.averages[("F1", avg)]), help=dr.AVERAGE_LINES[avg])
+cards[4].metric(
+    "accuracy" if rule.single else "subset accuracy",
+    dr.fmt(ev.accuracy),
+    help="metrics.accuracy_score: for sets of labels, the share of rows whose predicted set "
+    "is exactly the true set.",
+)
+for line in dr.lessons(ev, problem.multiclass):
+    st.markdown(line)
+
+avg_col, explain_col = st.columns([3, 2])
+with avg_col:
+    st.dataframe(
+        dr.averages_table(ev),
+        hide_index=True,
+        width="stretch",
+        column_config={a: st.column_config.NumberColumn(format="%.4f") for a in dr.AVERAGES},
+        key="multilabel_rule_averages",
+    )
+    st.caption(
+        "Each cell is metrics.precision_score / recall_score / f1_score / jaccard_score with "
+        "that average. None: samples averaging is not defined for one label per row."
+    )
+    for msg in dict.fromkeys(
+        m for key in ("per class", *dr.AVERAGES) for m in ev.notes.get(key, ())
+    ):
+        st.caption(f":material/warning: {msg}")
+with explain_col:
+    for avg in dr.AVERAGES:
+        lines, note = dr.explain_lines(ev, avg)
+        explain(f"F1 ({avg})", lines, note)
+
+st.dataframe(
+    dr.per_class_table(ev),
+    hide_index=True,
+    width="stretch",
+    column_config={
+        **{
+            name: st.column_config.NumberColumn(format="%.0f" if not sm.weighted else "%.3f")
+            for name in ("support", "TP", "FP", "FN", "TN")
+        },
+        **{
+            name: st.column_config.NumberColumn(format="%.4f")
+            for name in ("precision", "recall", f"F{beta:g}", "F1", "Jaccard", "MCC")
+        },
+    },
+    key="multilabel_rule_table",
+)
+st.caption(
+    "Support: true rows of the class. TP/FP/FN/TN: metrics.multilabel_confusion_matrix, each "
+    "class against the rest; Jaccard = TP / (TP + FP + FN); MCC: metrics.matthews_corrcoef on "
+    "the class's column."
+)
+
+st.markdown("**Each class's 2 × 2 confusion matrix** (rows: truth; columns: prediction)")
+chart(dr.class_matrices_figure(ev), key="multilabel_rule_matrices")
+if preset == CURRENT and all(m in ds.models for m in ds.mapping.scores):
+
+    def _open_on_threshold(model_name: str) -> None:
+        st.session_state["model"] = model_name
+        st.session_state["multilabel_open"] = True
+
+    st.caption("Open one class, alone, on the Threshold page:")
+    per_row = 6
+    for start in range(0, problem.n_classes, per_row):
+        buttons = st.columns(per_row)
+        for c in range(start, min(start + per_row, problem.n_classes)):
+            buttons[c - start].button(
+                str(problem.classes[c]),
+                key=f"multilabel_open_{c}",
+                icon=":material/tune:",
+                on_click=_open_on_threshold,
+                args=(ds.mapping.scores[c],),
+                width="stretch",
+            )
+    if st.session_state.pop("multilabel_open", False):
+        st.switch_page("pages/threshold.py")
+
+if rule.single:
+    if rule.kind == "abstain":
+        _norm = {
+            "counts": None,
+            "by true class": "true",
+            "by predicted class": "pred",
+            "of all rows": "all",
+        }
+        shown_as = (
+            st.segmented_control(
+                "N × N matrix of this rule",
+                list(_norm),
+                default="counts",
+                key="multilabel_rule_normalize",
+            )
+            or "counts"
+        )
+        chart(dr.rule_confusion_figure(ev, _norm[shown_as]), key="multilabel_rule_matrix")
+        st.caption(
+            "The last column holds the abstained rows: misses of their true class, predicted as "
+            "nothing."
+        )
+    else:
+        st.caption("The N × N matrix of argmax is in the multi-class section above.")
+
+# --- 6. choosing per-class thresholds (multi-label) -------------------------------------------
+
+if not problem.multiclass and problem.n_rows >= 2:
+    st.subheader("Choosing thresholds")
+
+    @st.cache_data(max_entries=8, show_spinner="Searching thresholds...")
+    def _choices(key: tuple, _problem: mc.Problem, beta: float):
+        y, s, w = _problem.y, _problem.scores, _problem.weight
+        best = metrics.optimise_thresholds(y, s, objective="macro", beta=beta, sample_weight=w)
+        micro = metrics.optimise_thresholds(y, s, objective="micro", beta=beta, sample_weight=w)
+        return best, micro
+
+    @st.cache_data(max_entries=8, show_spinner="Choosing on half the rows...")
+    def _halves(key: tuple, _problem: mc.Problem, beta: float, seed: int):
+        y, s, w = _problem.y, _problem.scores, _problem.weight
+        return {
+            obj: metrics.choose_on_half(y, s, objective=obj, beta=beta, sample_weight=w, seed=seed)
+            for obj in ("macro", "micro")
+        }
+
+    fb = f"F{beta:g}"
+    best, micro_choice = _choices(_sig, problem, beta)
+    st.markdown(
+        f"Per class, the threshold that maximises its own {fb} (one sweep over its scores). "
+        f"Each class's {fb} depends on its threshold only, so these are also **the exact "
+        f"maximum of macro-{fb}**. **Micro-{fb}** pools the counts, so the classes interact: "
+        "the search starts from the macro optimum and moves one class's threshold at a time "
+        "while that helps (coordinate ascent) — a **local optimum**: no single move improves it, "
+        "a joint move might."
+    )
+    choose_cols = st.columns(4)
+    choose_cols[0].metric(
+        f"macro-{fb}, per-class thresholds",
+        dr.fmt(best.macro),
+        delta=f"{best.gain:+.4f} vs one shared",
+        delta_color="off" if best.gain == 0 else "normal",
+    )
+    choose_cols[1].metric(
+        f"macro-{fb}, shared threshold",
+        dr.fmt(best.shared_value),
+        help=f"One threshold for every class: {best.shared_threshold:g}.",
+    )
+    choose_cols[2].metric(
+        f"micro-{fb}, per-class thresholds",
+        dr.fmt(micro_choice.micro),
+        delta=f"{micro_choice.gain:+.4f} vs one shared",
+        delta_color="off" if micro_choice.gain == 0 else "normal",
+    )
+    choose_cols[3].metric(
+        f"micro-{fb}, shared threshold",
+        dr.fmt(micro_choice.shared_value),
+        help=f"One threshold for every class: {micro_choice.shared_threshold:g}.",
+    )
+    st.caption(
+        f"Best shared threshold: {best.shared_threshold:g} for macro, "
+        f"{micro_choice.shared_threshold:g} for micro. The micro ascent took "
+        f"{micro_choice.rounds} pass{'es' * (micro_choice.rounds != 1)}. A threshold of inf "
+        "predicts the class for no row."
+    )
+    st.dataframe(
+        dr.thresholds_table(problem, best, micro_choice),
+        hide_index=True,
+        width="stretch",
+        column_config={
+            c: st.column_config.NumberColumn(format="%.4g")
+            for c in dr.thresholds_table(problem, best, micro_choice).columns[1:]
+        },
+        key="multilabel_choice_table",
+    )
+    st.warning(
+        "Thresholds chosen on the rows they are then scored on **overstate**: they fit this "
+        "sample's noise. Choose on one half of the rows and report on the other to see by how "
+        "much.",
+        icon=":material/warning:",
+    )
+    halves = st.toggle(
+        "Choose on a random half, report on the other half", key="multilabel_choose_half"
+    )
+    chosen_best, chosen_micro = best, micro_choice
+    if halves:
+        split = _halves(_sig, problem, beta, 0)
+        chosen_best, chosen_micro = split["macro"].choice, split["micro"].choice
+        half_cols = st.columns(4)
+        for i, (obj, h) in enumerate(split.items()):
+            half_cols[2 * i].metric(f"{obj}-{fb}, choosing half", dr.fmt(h.choice.value))
+            half_cols[2 * i + 1].metric(
+                f"{obj}-{fb}, held-out half",
+                dr.fmt(h.report_value),
+                delta=f"{-h.optimism:+.4f} vs in-sample",
+                help=f"The shared threshold, chosen on the same half, scores "
+                f"{h.report_shared_value:.4f} here: a held-out gain of {h.report_gain:+.4f}.",
+            )
+        st.caption(
+            f"Rows split at random (seed 0): {split['macro'].chosen_rows.size:,} to choose, "
+            f"{split['macro'].report_rows.size:,} to report. Held out, per-class thresholds beat "
+            f"the shared one by {split['macro'].report_gain:+.4f} (macro) and "
+            f"{split['micro'].report_gain:+.4f} (micro)."
+        )
+
+    def _apply(thresholds: np.ndarray) -> None:
+        st.session_state["multilabel_thr_values"] = [float(t) for t in thresholds]
+        st.session_state.pop("multilabel_thr_editor", None)
+        st.session_state["multilabel_rule_ml"] = "per-class thresholds"
+
+    where = " (chosen on the half)" if halves else ""
+    apply_cols = st.columns(2)
+    apply_cols[0].button(
+        f"Use the macro-optimal thresholds{where}",
+        key="multilabel_apply_macro",
+        on_click=_apply,
+        args=(dr.finite_thresholds(problem, chosen_best.thresholds),),
+        icon=":material/done_all:",
+    )
+    apply_cols[1].button(
+        f"Use the micro-optimal thresholds{where}",
+        key="multilabel_apply_micro",
+        on_click=_apply,
+        args=(dr.finite_thresholds(problem, chosen_micro.thresholds),),
+        icon=":material/done_all:",
+    )
+    st.caption(
+        "The buttons fill the per-class rule's table above (inf becomes a number just above "
+        "the class's highest score: the same predictions)."
+    )
+
+
+# --- 7. LRAP against samples-averaged AP ----------------------------------------------------
 
 st.subheader("Label ranking AP vs samples-averaged AP")
 lrap_cols = st.columns(4)

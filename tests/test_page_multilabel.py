@@ -15,6 +15,7 @@ from tests.apptest_utils import figures as _figures
 from tests.apptest_utils import metric_value as _metric
 from tests.apptest_utils import open_page
 from ui import data
+from ui import decision_rules as dr
 from ui import multilabel_charts as mc
 
 
@@ -230,3 +231,186 @@ def test_wine_shows_one_vs_one_auc(wine):
     labels = np.argmax(p.y, axis=1)
     ovo = metrics.roc_auc_score(labels, p.scores, multi_class="ovo", average="macro")
     assert f"macro **{ovo:.4f}**" in markdown_text(wine)
+
+
+# --- the decision rule (issue 22) ------------------------------------------------------------
+
+
+def _frame(at: AppTest, first_column: str, having: str):
+    """The dataframe whose first column is ``first_column`` and which has column ``having``."""
+    return next(
+        d.value
+        for d in at.dataframe
+        if d.value.columns[0] == first_column and having in d.value.columns
+    )
+
+
+def _check_rule_numbers(at: AppTest, p: mc.Problem, rule: dr.Rule, beta: float = 1.0) -> None:
+    """Every number of the decision-rule section equals the library's for ``rule``."""
+    assert not at.exception, at.exception
+    yt, yp, labels = dr.predictions(p, rule)
+    kw = dict(labels=labels, sample_weight=p.weight)
+    fns = {
+        "precision": metrics.precision_score,
+        "recall": metrics.recall_score,
+        "F1": metrics.f1_score,
+        "Jaccard": metrics.jaccard_score,
+    }
+    averages = _frame(at, "metric", "samples").set_index("metric")
+    for avg in dr.AVERAGES:
+        for name, fn in fns.items():
+            got = averages.loc[name, avg]
+            if rule.single and avg == "samples":
+                assert np.isnan(got)
+                continue
+            want = _library(yt, yp, fn, average=avg, **kw)
+            assert got == want, (name, avg)
+        f1 = np.nan if rule.single and avg == "samples" else averages.loc["F1", avg]
+        assert _metric(at, f"F1 ({avg})") == dr.fmt(f1)
+    accuracy = metrics.accuracy_score(yt, yp, sample_weight=p.weight)
+    assert _metric(at, "accuracy" if rule.single else "subset accuracy") == dr.fmt(accuracy)
+    table = _frame(at, "class", "MCC")
+    mcm = metrics.multilabel_confusion_matrix(yt, yp, **kw)
+    np.testing.assert_array_equal(table["TP"], mcm[:, 1, 1])
+    np.testing.assert_array_equal(table["FP"], mcm[:, 0, 1])
+    np.testing.assert_array_equal(table["FN"], mcm[:, 1, 0])
+    np.testing.assert_array_equal(table["TN"], mcm[:, 0, 0])
+    prec, rec, fb, support = _library(
+        yt, yp, metrics.precision_recall_fscore_support, beta=beta, average=None, **kw
+    )
+    np.testing.assert_array_equal(table["precision"], prec)
+    np.testing.assert_array_equal(table["recall"], rec)
+    np.testing.assert_array_equal(table[f"F{beta:g}"], fb)
+    np.testing.assert_array_equal(table["support"], support)
+    np.testing.assert_array_equal(
+        table["Jaccard"], _library(yt, yp, metrics.jaccard_score, average=None, **kw)
+    )
+    pred = dr.indicator(p, rule)
+    mcc = [_library(p.y[:, c], pred[:, c], metrics.matthews_corrcoef) for c in range(p.n_classes)]
+    np.testing.assert_array_equal(table["MCC"], mcc)
+    small = next(
+        f for f in _figures(at) if len(f["data"]) == p.n_classes and "customdata" in f["data"][0]
+    )
+    for c, trace in enumerate(small["data"]):
+        m = mcm[c]
+        np.testing.assert_array_equal(
+            _array(trace["customdata"]), [[m[1, 1], m[1, 0]], [m[0, 1], m[0, 0]]]
+        )
+
+
+def test_digits_every_rule_shows_the_library_numbers(digits):
+    p = mc.problem_from_dataset(data.bundled_dataset("digits_multilabel"))
+    assert digits.slider(key="multilabel_threshold").value == 0.5  # probabilities
+    _check_rule_numbers(digits, p, dr.Rule("shared", threshold=0.5))
+    digits.slider(key="multilabel_threshold").set_value(0.3).run()
+    _check_rule_numbers(digits, p, dr.Rule("shared", threshold=0.3))
+    digits.number_input(key="multilabel_beta").set_value(2.0).run()
+    _check_rule_numbers(digits, p, dr.Rule("shared", threshold=0.3), beta=2.0)
+    digits.segmented_control(key="multilabel_rule_ml").set_value("top-k per row").run()
+    digits.number_input(key="multilabel_k").set_value(3).run()
+    _check_rule_numbers(digits, p, dr.Rule("top-k", k=3), beta=2.0)
+    digits.segmented_control(key="multilabel_rule_ml").set_value("per-class thresholds").run()
+    _check_rule_numbers(digits, p, dr.Rule("per-class", thresholds=(0.5,) * 6), beta=2.0)
+    # 182 digits have no label: the sentence says so, with samples-F1 with and without them
+    text = "\n".join(m.value for m in digits.markdown)
+    assert "**182 of 1,797 rows have no true label.**" in text
+    assert "The rarest class" in text
+
+
+def test_digits_choosing_thresholds_equals_the_library_and_applies(digits):
+    p = mc.problem_from_dataset(data.bundled_dataset("digits_multilabel"))
+    best = metrics.optimise_thresholds(p.y, p.scores, objective="macro")
+    micro = metrics.optimise_thresholds(p.y, p.scores, objective="micro")
+    assert _metric(digits, "macro-F1, per-class thresholds") == dr.fmt(best.macro)
+    assert _metric(digits, "macro-F1, shared threshold") == dr.fmt(best.shared_value)
+    assert _metric(digits, "micro-F1, per-class thresholds") == dr.fmt(micro.micro)
+    assert _metric(digits, "micro-F1, shared threshold") == dr.fmt(micro.shared_value)
+    table = _frame(digits, "class", "micro-optimal threshold")
+    np.testing.assert_array_equal(table["best F1 threshold"], best.thresholds)
+    np.testing.assert_array_equal(table["micro-optimal threshold"], micro.thresholds)
+    assert any("local optimum" in m.value for m in digits.markdown)
+    assert any("overstate" in w.value for w in digits.warning)
+    digits.button(key="multilabel_apply_micro").click().run()
+    assert digits.segmented_control(key="multilabel_rule_ml").value == "per-class thresholds"
+    thresholds = dr.finite_thresholds(p, micro.thresholds)
+    _check_rule_numbers(digits, p, dr.Rule("per-class", thresholds=tuple(thresholds)))
+    assert _metric(digits, "F1 (micro)") == dr.fmt(micro.micro)
+    # choose on one half, report on the other
+    digits.toggle(key="multilabel_choose_half").set_value(True).run()
+    assert not digits.exception
+    half = metrics.choose_on_half(p.y, p.scores, objective="macro", seed=0)
+    assert _metric(digits, "macro-F1, choosing half") == dr.fmt(half.choice.value)
+    assert _metric(digits, "macro-F1, held-out half") == dr.fmt(half.report_value)
+    digits.button(key="multilabel_apply_macro").click().run()
+    thresholds = dr.finite_thresholds(p, half.choice.thresholds)
+    _check_rule_numbers(digits, p, dr.Rule("per-class", thresholds=tuple(thresholds)))
+
+
+def test_wine_argmax_abstain_and_top_k_show_the_library_numbers(wine):
+    p = mc.problem_from_dataset(data.bundled_dataset("wine_multiclass"))
+    _check_rule_numbers(wine, p, dr.Rule("argmax"))
+    text = "\n".join(m.value for m in wine.markdown)
+    truth = p.true_labels()
+    acc = metrics.accuracy_score(truth, metrics.predict_argmax(p.scores, labels=list(p.classes)))
+    assert f"micro-F1 {acc:.4f}, accuracy {acc:.4f}" in text
+    wine.segmented_control(key="multilabel_rule_mc").set_value(
+        "argmax, abstain below a score"
+    ).run()
+    wine.slider(key="multilabel_abstain").set_value(0.9).run()
+    _check_rule_numbers(wine, p, dr.Rule("abstain", threshold=0.9))
+    heat = [f for f in _figures(wine) if f["data"][0]["type"] == "heatmap"][-1]
+    assert heat["data"][0]["x"][-1] == f"pred {dr.ABSTAINED}"
+    abstained = (p.scores.max(axis=1) < 0.9).sum()
+    assert _array(heat["data"][0]["z"])[:, -1].sum() == abstained
+    wine.segmented_control(key="multilabel_rule_mc").set_value("top-k").run()
+    _check_rule_numbers(wine, p, dr.Rule("top-k", k=2))
+    assert "Choosing thresholds" not in [s.value for s in wine.subheader]
+
+
+def test_wine_matrix_of_all_rows(wine):
+    ds = data.bundled_dataset("wine_multiclass")
+    p = mc.problem_from_dataset(ds)
+    wine.segmented_control(key="multilabel_normalize").set_value("of all rows").run()
+    heat = next(f for f in _figures(wine) if f["data"][0]["type"] == "heatmap")
+    np.testing.assert_allclose(
+        _array(heat["data"][0]["z"]),
+        metrics.multiclass_confusion_matrix(
+            ds.frame["label"].to_numpy(), p.scores, labels=list(p.classes), normalize="all"
+        ),
+    )
+
+
+def test_bad_input_is_said_and_nothing_is_lost():
+    rng = np.random.default_rng(4)
+    n = 40
+    truth = rng.choice(["a", "b", "c"], n)
+    s = rng.random((n, 3)).round(3)  # not summing to 1
+    lines = ["label,score_a,score_b,score_c"] + [
+        f"{t},{x},{y},{z}" for t, (x, y, z) in zip(truth, s, strict=True)
+    ]
+    at = AppTest.from_file(APP, default_timeout=60)
+    at.run()
+    at.segmented_control(key="source").set_value("Upload").run()
+    at.file_uploader(key="upload_file").set_value(
+        ("mc.csv", "\n".join(lines).encode(), "text/csv")
+    ).run()
+    at.switch_page(PAGE).run()
+    assert not at.exception
+    captions = " ".join(c.value for c in at.caption)
+    if at.radio(key="map_layout").value == "multiclass":
+        assert "not 1: allowed" in captions
+    # a multi-label table where one class has no positives keeps that class, and says so
+    y = rng.random((n, 3)) < 0.4
+    y[:, 2] = False
+    lines = ["label_a,label_b,label_c,score_a,score_b,score_c"] + [
+        ",".join([*(str(int(v)) for v in y[i]), *(str(v) for v in s[i])]) for i in range(n)
+    ]
+    at.file_uploader(key="upload_file").set_value(
+        ("ml.csv", "\n".join(lines).encode(), "text/csv")
+    ).run()
+    at.switch_page(PAGE).run()
+    assert not at.exception
+    captions = " ".join(c.value for c in at.caption)
+    assert "c has no true row" in captions
+    p = mc.Problem("ml", y, s, ("a", "b", "c"))
+    _check_rule_numbers(at, p, dr.Rule("shared", threshold=0.5))

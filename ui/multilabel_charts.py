@@ -212,7 +212,7 @@ def summarize(p: Problem) -> Summary:
             key: metrics.multiclass_confusion_matrix(
                 truth, s, labels=labels, sample_weight=w, normalize=norm
             )
-            for key, norm in (("counts", None), ("true", "true"), ("pred", "pred"))
+            for key, norm in (("counts", None), ("true", "true"), ("pred", "pred"), ("all", "all"))
         }
         top_k = np.array(
             [
