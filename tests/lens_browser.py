@@ -60,3 +60,24 @@ def wait_for_app(page, timeout: float = 60_000) -> None:
     page.wait_for_function(
         "() => !document.querySelector('[data-testid=\"stStatusWidget\"]')", timeout=timeout
     )
+
+
+def announced_url(proc, timeout: float = 120) -> str:
+    """The URL ``metrics-lens app`` prints once its server answers (read from its stdout)."""
+    import re
+    import time
+    import urllib.request
+
+    deadline = time.monotonic() + timeout
+    lines = []
+    while time.monotonic() < deadline:
+        line = proc.stdout.readline()
+        if not line:
+            break
+        lines.append(line)
+        found = re.search(r"Metrics Lens: (http://\S+)", line)
+        if found:
+            with urllib.request.urlopen(found.group(1), timeout=10) as r:
+                assert r.status == 200
+            return found.group(1)
+    raise AssertionError("the app announced no URL:\n" + "".join(lines))

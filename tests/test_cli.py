@@ -16,7 +16,15 @@ import pytest
 
 from metrics_lens import dashboard
 from metrics_lens.cli import main
-from tests.lens_browser import ROOT, chromium, free_port, needs_chromium, run_module, wait_for_app
+from tests.lens_browser import (
+    ROOT,
+    announced_url,
+    chromium,
+    free_port,
+    needs_chromium,
+    run_module,
+    wait_for_app,
+)
 
 CANCER = ROOT / "sample_data" / "breast_cancer.csv"
 
@@ -147,9 +155,7 @@ def test_app_with_two_files_shows_the_first_and_lists_the_second(tmp_path):
         stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
     )  # fmt: skip
     try:
-        from tests.test_install import _announced_url
-
-        url = _announced_url(proc)
+        url = announced_url(proc)
         query = urllib.parse.parse_qs(urllib.parse.urlsplit(url).query)
         assert query["label"] == ["clicked"]
         assert query["score"] == ["model_a", "model_b"]
@@ -172,6 +178,7 @@ def test_app_with_two_files_shows_the_first_and_lists_the_second(tmp_path):
             page.get_by_text(f"{gauc:.3f}").first.wait_for(timeout=60_000)
             box = page.locator('[data-testid="stSelectbox"]', has_text="Server file")
             box.click()
+            page.get_by_role("option").first.wait_for(timeout=20_000)
             options = page.get_by_role("option").all_inner_texts()
             assert options[:2] == ["breast_cancer.csv", "user_impressions.csv"]
     finally:

@@ -10,14 +10,11 @@ from __future__ import annotations
 
 import json
 import os
-import re
 import shutil
 import subprocess
 import sys
 import sysconfig
-import time
 import tomllib
-import urllib.request
 import zipfile
 from pathlib import Path
 
@@ -25,7 +22,14 @@ import pandas as pd
 import pytest
 
 import metrics
-from tests.lens_browser import ROOT, chromium, free_port, needs_chromium, wait_for_app
+from tests.lens_browser import (
+    ROOT,
+    announced_url,
+    chromium,
+    free_port,
+    needs_chromium,
+    wait_for_app,
+)
 
 IGNORE = shutil.ignore_patterns(
     ".git", ".venv", ".hypothesis", ".ruff_cache", ".pytest_cache", "__pycache__", "build",
@@ -176,7 +180,7 @@ def test_app_serves_the_files_numbers_from_the_installed_package(installed, else
         cwd=elsewhere, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
     )  # fmt: skip
     try:
-        url = _announced_url(proc)
+        url = announced_url(proc)
         assert url.startswith(f"http://127.0.0.1:{port}/?source=server&dataset=scores.csv")
         # The settings of .streamlit/config.toml reach the server as flags.
         if Path("/proc").exists():
@@ -206,24 +210,9 @@ def test_app_serves_the_files_numbers_from_the_installed_package(installed, else
             assert value == f"{c.recall:.3f}"
             # The models are the --score columns, not the guess (all three score columns).
             page.locator('[data-testid="stSelectbox"]', has_text="Model shown on the pages").click()
+            page.get_by_role("option").first.wait_for(timeout=20_000)
             options = page.get_by_role("option").all_inner_texts()
             assert sorted(options) == ["logistic_regression", "naive_bayes"]
     finally:
         proc.terminate()
         proc.wait(timeout=30)
-
-
-def _announced_url(proc, timeout: float = 120) -> str:
-    deadline = time.monotonic() + timeout
-    lines = []
-    while time.monotonic() < deadline:
-        line = proc.stdout.readline()
-        if not line:
-            break
-        lines.append(line)
-        found = re.search(r"Metrics Lens: (http://\S+)", line)
-        if found:
-            with urllib.request.urlopen(found.group(1), timeout=10) as r:
-                assert r.status == 200
-            return found.group(1)
-    raise AssertionError("the app announced no URL:\n" + "".join(lines))

@@ -12,11 +12,8 @@ from __future__ import annotations
 
 import json
 import os
-import re
 import subprocess
 import sys
-import time
-import urllib.request
 
 import numpy as np
 import pandas as pd
@@ -24,7 +21,14 @@ import pytest
 
 import metrics
 from metrics_lens.cli import main
-from tests.lens_browser import ROOT, chromium, free_port, needs_chromium, wait_for_app
+from tests.lens_browser import (
+    ROOT,
+    announced_url,
+    chromium,
+    free_port,
+    needs_chromium,
+    wait_for_app,
+)
 
 pytest.importorskip("mlflow", reason='the [mlflow] extra: pip install "metrics-lens[mlflow]"')
 
@@ -171,7 +175,7 @@ def test_app_opens_a_runs_predictions(sqlite_store, tmp_path):
         stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
     )  # fmt: skip
     try:
-        url = _announced_url(proc)
+        url = announced_url(proc)
         assert f":{port}/?source=server&dataset=eval_results_table.parquet" in url
         y = frame["label"].to_numpy() == 1
         c = metrics.confusion_at_threshold(y, frame["new_model"], 0.5)
@@ -180,28 +184,8 @@ def test_app_opens_a_runs_predictions(sqlite_store, tmp_path):
             page.goto(url)
             wait_for_app(page)
             want = f"Scores ≥ 0.5 are predicted label = 1: {int(c.tp + c.fp)} of {len(frame)} rows."
-            try:
-                page.get_by_text(want).wait_for(timeout=60_000)
-            except Exception:
-                page.screenshot(path=str(ROOT / "test-artifacts" / "FAILED-mlflow-app.png"))
-                raise
+            page.get_by_text(want).wait_for(timeout=60_000)
             assert page.get_by_role("heading", name="Threshold · new_model").count() == 1
     finally:
         proc.terminate()
         proc.wait(timeout=30)
-
-
-def _announced_url(proc, timeout: float = 120) -> str:
-    deadline = time.monotonic() + timeout
-    lines = []
-    while time.monotonic() < deadline:
-        line = proc.stdout.readline()
-        if not line:
-            break
-        lines.append(line)
-        found = re.search(r"Metrics Lens: (http://\S+)", line)
-        if found:
-            with urllib.request.urlopen(found.group(1), timeout=10) as r:
-                assert r.status == 200
-            return found.group(1)
-    raise AssertionError("the app announced no URL:\n" + "".join(lines))
