@@ -118,7 +118,7 @@ def test_a_mapping_edited_by_hand_comes_back_with_its_file():
 
 def test_a_table_with_thousands_of_score_columns_is_capped_with_a_sentence():
     rng = np.random.default_rng(0)
-    n_cols = 1500
+    n_cols = 900
     wide = pd.DataFrame(rng.random((40, n_cols)), columns=[f"f{i}" for i in range(n_cols)])
     wide.insert(0, "label", rng.integers(0, 2, 40))
     at = open_page("pages/threshold.py")
@@ -126,7 +126,7 @@ def test_a_table_with_thousands_of_score_columns_is_capped_with_a_sentence():
     assert not at.exception, at.exception
     assert len(at.multiselect(key="map_scores").value) == 50
     captions = "\n".join(c.value for c in at.caption)
-    assert "1,500 columns look like scores; the first 50 are mapped" in captions
+    assert "900 columns look like scores; the first 50 are mapped" in captions
     assert "30 more score columns not listed" in captions  # 20 scale settings of 50
     at.switch_page("pages/curves.py").run()
     assert not at.exception, at.exception
@@ -157,3 +157,17 @@ def test_the_page_says_when_it_shows_the_sample_instead_of_your_table():
     assert any("Showing the sample dataset" in i.value for i in at.info)
     at.segmented_control(key="source").set_value("Sample dataset").run()
     assert not any("Showing the sample dataset" in i.value for i in at.info)
+
+
+def test_a_table_of_ten_thousand_columns_is_refused_and_the_last_table_kept():
+    rng = np.random.default_rng(1)
+    at = open_page("pages/threshold.py")
+    first = _binary(0, "label", ("model_a", "model_b"))
+    upload_frame(at, first, "first.csv")
+    wide = pd.DataFrame(rng.random((50, 10_000)), columns=[f"f{i}" for i in range(10_000)])
+    wide.insert(0, "label", rng.integers(0, 2, 50))
+    upload_frame(at, wide, "wide.csv")
+    assert not at.exception, at.exception
+    errors = [e.value for e in at.error]
+    assert any("has 10,001 columns; the dashboard reads at most 1,000" in e for e in errors)
+    assert metric_value(at, "Prevalence") == f"{first['label'].mean():.3f}"

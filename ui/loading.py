@@ -126,6 +126,21 @@ def _gunzip(name: str, data: bytes, limit: int) -> bytes:
         return out.getvalue()
 
 
+MAX_COLUMNS = 1_000  # a score table has a label, a few ids and scores; features belong elsewhere
+
+
+def _check_width(name: str, n_columns: int) -> None:
+    """Refuse a table of very many columns before parsing it: every rerun of every page works
+    per column, and a shared server must answer within seconds."""
+    if n_columns > MAX_COLUMNS:
+        raise LoadError(
+            f"{name} has {n_columns:,} columns; the dashboard reads at most {MAX_COLUMNS:,}. "
+            "Upload only the columns it needs: the label, the score column of each model and, "
+            "if any, the user/query id, the sample weight and a few slice columns (for "
+            "example df[['label', 'model_a', 'model_b']].to_csv(...))."
+        )
+
+
 def _parquet_limit(name: str, data: bytes, limit: int) -> None:
     """Refuse a Parquet file whose columns, read as arrays, take more than ``limit`` bytes
     (its metadata says how many rows; run-length encoding packs millions into a few bytes)."""
@@ -135,6 +150,7 @@ def _parquet_limit(name: str, data: bytes, limit: int) -> None:
         meta = pq.ParquetFile(io.BytesIO(data)).metadata
     except Exception:  # a damaged file: read_parquet below says so
         return
+    _check_width(name, meta.num_columns)
     if meta.num_rows * max(meta.num_columns, 1) * 8 > limit:
         from ui.budget import MB
 
@@ -305,6 +321,9 @@ def read_table(
             raise LoadError(
                 f"{name} has no content. Upload a table with a header row and data rows."
             )
+        first = next((line for line in text.splitlines() if line.strip()), "")
+        # Before sniffing, which is slow on very long lines: the widest reading of the header.
+        _check_width(name, max(len(next(csv.reader([first], delimiter=d), [])) for d in DELIMITERS))
         delimiter = _sniff_delimiter(text)
         # Semicolon-separated files usually come from locales that write 0,5 for 0.5.
         decimal = "," if delimiter == ";" and re.search(r"\d,\d", text[:65536]) else "."
