@@ -201,7 +201,11 @@ def roc_auc_score(
     if multi_class not in ("ovr", "ovo"):
         raise ValueError(f"multi_class must be 'ovr' or 'ovo', got {multi_class!r}.")
     if multi_class == "ovo":
-        return _ovo_auc(y_true, y_score, labels, average, sample_weight)
+        from metrics.multiclass import ovo_roc_auc  # imported here: multiclass imports areas
+
+        return ovo_roc_auc(
+            y_true, y_score, labels=labels, average=average, sample_weight=sample_weight
+        )
     if is_multilabel(y_true, y_score):
         if max_fpr is not None and max_fpr != 1:
             raise ValueError("max_fpr (partial AUC) is for binary labels only.")
@@ -213,31 +217,6 @@ def roc_auc_score(
     if max_fpr is None or max_fpr == 1:
         return _auc_binary(y, s, w)
     return _partial_auc(y, s, w, max_fpr)
-
-
-def _ovo_auc(y_true: Any, y_score: Any, labels: Any, average: str | None, sample_weight) -> float:
-    """Hand & Till's one-vs-one multi-class AUC (see :func:`roc_auc_score`)."""
-    if average not in ("macro", "weighted"):
-        raise ValueError(f"multi_class='ovo' takes average='macro' or 'weighted', got {average!r}.")
-    if sample_weight is not None:
-        raise ValueError("multi_class='ovo' does not take sample weights (as in scikit-learn).")
-    truth = np.asarray(y_true)
-    if truth.ndim != 1:
-        raise ValueError("multi_class='ovo' needs one class label per row in y_true.")
-    indicator, scores, _ = check_multilabel(truth, y_score, None, labels)
-    n_classes = indicator.shape[1]
-    values, weights = [], []
-    for j in range(n_classes):
-        for k in range(j + 1, n_classes):
-            rows = indicator[:, j] | indicator[:, k]
-            a_jk = _auc_binary(indicator[rows, j], scores[rows, j], None)
-            a_kj = _auc_binary(indicator[rows, k], scores[rows, k], None)
-            values.append((a_jk + a_kj) / 2)
-            weights.append(rows.mean())
-    values_arr = np.asarray(values)
-    if average == "weighted":
-        return float(np.average(values_arr, weights=weights))
-    return float(values_arr.mean())
 
 
 def _partial_auc(y: np.ndarray, s: np.ndarray, w: np.ndarray | None, max_fpr: float) -> float:

@@ -572,7 +572,9 @@ def delong_from_variances(
     alpha = _check_alpha(alpha)
     difference = auc_a - auc_b
     std_error = math.sqrt(var_diff)
-    if std_error > 0:
+    if math.isnan(std_error):  # fewer than two rows of a class: undefined, as delong_test says
+        z = math.nan
+    elif std_error > 0:
         z = difference / std_error
     else:
         z = 0.0 if difference == 0 else math.copysign(math.inf, difference)
@@ -589,9 +591,9 @@ def delong_from_variances(
         difference=difference,
         std_error=std_error,
         z=z,
-        p_value=_two_sided_p(z),
-        ci_low=max(-1.0, difference - half),
-        ci_high=min(1.0, difference + half),
+        p_value=math.nan if math.isnan(z) else _two_sided_p(z),
+        ci_low=_clip(difference - half, -1.0, 1.0),
+        ci_high=_clip(difference + half, -1.0, 1.0),
         alpha=alpha,
         std_error_a=math.sqrt(var_a),
         std_error_b=math.sqrt(var_b),
@@ -610,8 +612,14 @@ def auc_interval_from_variance(
     std_error = math.sqrt(variance)
     half = _normal_quantile(alpha) * std_error
     return AUCInterval(
-        auc, std_error, max(0.0, auc - half), min(1.0, auc + half), alpha, n_pos, n_neg
-    )
+        auc, std_error, _clip(auc - half, 0.0, 1.0), _clip(auc + half, 0.0, 1.0), alpha, n_pos,
+        n_neg,
+    )  # fmt: skip
+
+
+def _clip(x: float, low: float, high: float) -> float:
+    """``x`` within [low, high], NaN staying NaN (``max`` and ``min`` would drop it)."""
+    return x if math.isnan(x) else min(high, max(low, x))
 
 
 # --- paired bootstrap ----------------------------------------------------------------------

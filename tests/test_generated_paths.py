@@ -294,13 +294,6 @@ def test_sql_summarize_and_delong_equal_numpy(t, fmt):
         assert got.p_value == pytest.approx(want.p_value, rel=1e-9, abs=1e-12, nan_ok=True)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="metrics/sql/_summary.py: DeLongSummary.test and .interval pass a NaN variance to "
-    "delong_from_variances / auc_interval_from_variance, which turn it into z = -inf, p = 0 "
-    "and the interval [-1, 1] (max/min with NaN); numpy's delong_test gives NaN. Remove this "
-    "marker with the fix.",
-)
 def test_sql_delong_with_one_row_of_a_class_is_undefined_as_in_numpy(tmp_path):
     from metrics.sql import delong as sql_delong
 

@@ -103,12 +103,6 @@ def test_ovo_with_one_class_present_is_nan_with_a_warning():
             assert np.isnan(ovo_roc_auc([1, 1], p, labels=[0, 1, 2], average=average))
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="metrics/areas.py (not this helper's file) still runs its own _ovo_auc, which "
-    "pairs absent classes and returns NaN; roc_auc_score(multi_class='ovo') must call "
-    "metrics.multiclass.ovo_roc_auc. Remove this marker with that change.",
-)
 def test_roc_auc_score_ovo_with_an_absent_label_equals_scikit_learn():
     p = np.array([[0.2, 0.0, 0.8], [0.6, 0.0, 0.4], [0.55, 0.0, 0.45], [0.4, 0.0, 0.6]])
     assert roc_auc_score([0, 2, 0, 2], p, labels=[0, 1, 2], multi_class="ovo") == 0.25
