@@ -275,7 +275,7 @@ _default_thr = float(
     )
 )
 
-rule_cols = st.columns([4, 3, 1])
+rule_cols = [st.container(), *st.columns([5, 1])]  # the rule on a row of its own
 if problem.multiclass:
     rule_name = (
         rule_cols[0].segmented_control(
@@ -364,7 +364,8 @@ else:
 st.markdown(f"**{rule_name}**: {dr.RULE_LINES[rule_name]}")
 if not problem.multiclass:
     st.caption(
-        f"Scores read as {_scale.kind} ({_scale.reason}); the first threshold is {_default_thr:g}."
+        f"Scores read as {_scale.kind} ({_scale.reason}); the first threshold is "
+        f"{_default_thr:g}. Each class is scored on its own: a row's scores need not sum to 1."
     )
 
 # Bad input, said once, and nothing dropped.
@@ -466,11 +467,12 @@ st.markdown("**Each class's 2 × 2 confusion matrix** (rows: truth; columns: pre
 chart(dr.class_matrices_figure(ev), key="multilabel_rule_matrices")
 if preset == CURRENT and all(m in ds.models for m in ds.mapping.scores):
 
-    def _open_on_threshold(model_name: str) -> None:
-        st.session_state["model"] = model_name
-        st.session_state["multilabel_open"] = True
+    def _pick_model(model_name: str) -> None:
+        st.session_state["model"] = model_name  # the sidebar's model: Threshold shows it
 
-    st.caption("Open one class, alone, on the Threshold page:")
+    st.caption(
+        "Pick a class to study it alone on the Threshold page (it becomes the sidebar's model):"
+    )
     per_row = 6
     for start in range(0, problem.n_classes, per_row):
         buttons = st.columns(per_row)
@@ -479,12 +481,18 @@ if preset == CURRENT and all(m in ds.models for m in ds.mapping.scores):
                 str(problem.classes[c]),
                 key=f"multilabel_open_{c}",
                 icon=":material/tune:",
-                on_click=_open_on_threshold,
+                on_click=_pick_model,
                 args=(ds.mapping.scores[c],),
                 width="stretch",
+                type="primary" if model == ds.mapping.scores[c] else "secondary",
             )
-    if st.session_state.pop("multilabel_open", False):
-        st.switch_page("pages/threshold.py")
+    if model in ds.mapping.scores:
+        picked = problem.classes[list(ds.mapping.scores).index(model)]
+        st.page_link(
+            "pages/threshold.py",
+            label=f"Open {picked} on the Threshold page",
+            icon=":material/arrow_forward:",
+        )
 
 if rule.single:
     if rule.kind == "abstain":

@@ -380,6 +380,18 @@ def test_wine_matrix_of_all_rows(wine):
     )
 
 
+def test_a_class_button_makes_it_the_model_and_links_to_threshold(digits):
+    assert digits.session_state["model"] == "score_even"
+    digits.button(key="multilabel_open_5").click().run()
+    assert not digits.exception
+    assert digits.session_state["model"] == "score_two_loops"
+    links = [e.proto.label for e in digits.get("page_link")]
+    assert "Open two_loops on the Threshold page" in links
+    digits.switch_page("pages/threshold.py").run()
+    assert not digits.exception
+    assert digits.session_state["model"] == "score_two_loops"
+
+
 def test_bad_input_is_said_and_nothing_is_lost():
     rng = np.random.default_rng(4)
     n = 40

@@ -396,7 +396,12 @@ def lessons(ev: Evaluation, multiclass: bool) -> list[str]:
             f"{'s' * bool(support[rare] != 1)}, {share:.1%} of all true labels), has F1 "
             f"{ev.f1[rare]:.4f}. Macro-F1 ({macro:.4f}) gives it 1/{len(ev.classes)} of the "
             f"weight; micro-F1 ({micro:.4f}) only its {share:.1%} share of the pooled counts, "
-            "so a failing rare class drags macro down while micro barely moves."
+            + (
+                "so this failing rare class drags macro down while micro barely moves."
+                if ev.f1[rare] < macro
+                else "so a rare class that fails drags macro down while micro barely moves "
+                "(here it does better than the macro average)."
+            )
         )
     if ev.rule.single:
         out.append(
@@ -407,9 +412,16 @@ def lessons(ev: Evaluation, multiclass: bool) -> list[str]:
         with_label = ev.samples_f1_labelled
         out.append(
             f"**{ev.n_no_true:,} of {ev.n_rows:,} rows have no true label.** Samples averaging "
-            f"keeps them: the {ev.n_no_true_predicted:,} of them given a label by this rule "
-            f"score F1 0 (precision 0), the other {ev.n_no_true - ev.n_no_true_predicted:,} are "
-            "0/0 and get zero_division (0, with a warning). Samples-F1 "
+            "keeps them: "
+            + (
+                f"the {ev.n_no_true_predicted:,} given a label by this rule score F1 0 "
+                "(precision 0), "
+                if ev.n_no_true_predicted
+                else "this rule predicts no label for any of them, so "
+            )
+            + f"{'the other ' if ev.n_no_true_predicted else ''}"
+            f"{ev.n_no_true - ev.n_no_true_predicted:,} "
+            "are 0/0 and get zero_division (0, with a warning). Samples-F1 "
             f"{ev.averages[('F1', 'samples')]:.4f}; over the rows with a label only, "
             + (f"{with_label:.4f}." if np.isfinite(with_label) else "undefined.")
         )
@@ -542,7 +554,7 @@ def thresholds_table(
             f"best {b} threshold": best.thresholds,
             f"{b} there": best.per_class,
             "micro-optimal threshold": micro.thresholds,
-            f"{b} at micro's": micro.per_class,
+            f"{b} at the micro threshold": micro.per_class,
         }
     )
 
