@@ -163,7 +163,22 @@ if wanted:
         "the j-th smallest by m − j + 1. Each model is sorted once: a resample is a vector of "
         "counts, and every metric is a sum of counts in that fixed order.",
     )
-csv_download("Download the table (CSV)", table, "model_comparison.csv", key="compare_download")
+table_col, report_col = st.columns(2)
+with table_col:
+    csv_download("Download the table (CSV)", table, "model_comparison.csv", key="compare_download")
+if not ds.mapping.per_class and report_col.button(
+    "Build the HTML report", key="compare_report", icon=":material/description:",
+    help="One self-contained HTML file that opens offline: every model's AUC, AP, partial AUC "
+    "and Brier with intervals, ROC and PR with the operating points, the confusion at each "
+    "model's current threshold, the AP methods, GAUC when grouped, and the verdicts "
+    "(the same report as metrics-lens report).",
+):  # fmt: skip
+    with st.spinner("Writing the report..."):
+        html = uncertainty.report_html(ds, models, clustered, n_resamples or 1000)
+    report_col.download_button(
+        "Download the report (HTML)", html, file_name="metrics_lens_report.html",
+        mime="text/html", key="compare_report_download", icon=":material/download:",
+    )  # fmt: skip
 
 
 def _p(p: float, test: str, name: str = "p") -> str:

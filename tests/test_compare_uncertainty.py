@@ -188,3 +188,20 @@ def test_power_beside_the_auc_verdict_equals_the_library(compare_page):
     ) in text
     assert f"found with power **{power:.0%}**" in text
     assert f"the smallest difference found with 80% power is **{smallest:.3f}**" in text
+
+
+def test_the_html_report_downloads_from_compare_with_the_library_numbers():
+    import re
+
+    at = open_page("pages/compare.py")
+    at.select_slider(key="compare_resamples").set_value(100).run()
+    at.button(key="compare_report").click().run()
+    assert not at.exception, at.exception
+    ds = data.bundled_dataset(data.DEFAULT_DATASET)
+    from ui import uncertainty
+
+    html = uncertainty.report_html(ds, tuple(ds.models), False, 100).decode()
+    assert "<html" in html.lower()
+    auc = metrics.roc_auc_score(ds.y, ds.score(ds.models[0]))
+    assert f"{auc:.4f}" in html
+    assert re.search(r"Download the report", str(at.get("download_button")))

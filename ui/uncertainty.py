@@ -187,3 +187,27 @@ def auc_power(key: tuple, a: str, b: str, difference: float, _ds: Dataset) -> tu
         metrics.auc_difference_power(y, _ds.score(a), _ds.score(b), difference),
         metrics.auc_min_detectable_difference(y, _ds.score(a), _ds.score(b)),
     )
+
+
+def report_html(ds: Dataset, models: tuple[str, ...], clustered: bool, n_resamples: int) -> bytes:
+    """The offline HTML report (``metrics-lens report``) of these models on this dataset, at
+    each model's current threshold, resampling groups when ``clustered``."""
+    from metrics_lens.inputs import Table
+    from metrics_lens.report import ReportSettings, build_report
+    from ui import thresholds
+
+    table = Table(
+        name=ds.name,
+        frame=ds.frame,
+        mapping=ds.mapping,
+        y=ds.labels_for(models[0]).astype(bool),
+        scores={m: ds.score(m) for m in models},
+        groups=cluster_of(ds, clustered),
+        weight=ds.weight,
+        n_dropped=ds.prepared.n_dropped,
+    )
+    chosen = {m: float(thresholds.current(ds, m)) for m in models}
+    settings = ReportSettings(
+        source=f"the dashboard: {ds.name}", n_resamples=max(100, n_resamples), thresholds=chosen
+    )
+    return str(build_report(table, settings, thresholds=chosen)).encode()
