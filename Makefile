@@ -7,7 +7,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 PORT ?= 8501
 
-.PHONY: run test lint format bench samples clean chromium java
+.PHONY: run test lint format bench samples clean chromium java install wheel
 
 $(VENV)/.runtime: requirements.txt
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -49,6 +49,14 @@ format: $(VENV)/.dev
 bench: $(VENV)/.dev
 	$(PY) -m bench.bench_binary
 	$(PY) -m bench.bench_bootstrap --sizes 1e5
+	$(PY) -m bench.bench_classification
+
+# The metrics-lens command (app, report, check, sql) into the project's venv; a wheel in dist/.
+install: $(VENV)/.runtime
+	$(PY) -m pip install --quiet .
+
+wheel: $(VENV)/.dev
+	$(PY) -m pip wheel --quiet --no-deps --no-build-isolation -w dist .
 
 samples: $(VENV)/.dev
 	$(PY) sample_data/make_samples.py
