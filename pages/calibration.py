@@ -99,6 +99,23 @@ def _table(stats: dict[str, decision_compute.CalibrationStats]) -> pd.DataFrame:
     )
 
 
+def _panels(lines, key: str, name: str, *, pairs: bool = False) -> None:
+    """One reliability diagram per model (with its "before" line when ``pairs``), up to three
+    side by side: overlaid bands of several models hide each other."""
+    groups: dict[int, list] = {}
+    for line in lines:
+        groups.setdefault(line.color, []).append(line)
+    columns = st.columns(min(len(groups), 3))
+    for i, (color, group) in enumerate(groups.items()):
+        title = models[color] + (" before and after" if pairs and len(group) > 1 else "")
+        with columns[i % len(columns)]:
+            chart(
+                calibration_charts.reliability_figure(group, title=title),
+                key=f"{key}_{i}",
+                name=f"{name}-{models[color]}",
+            )
+
+
 probabilistic = [m for m in models if decision_compute.is_probability(ds.score(m))]
 others = [m for m in models if m not in probabilistic]
 for m in others:
@@ -120,8 +137,7 @@ if probabilistic:
         )
         for m, s in before.items()
     ]
-    chart(calibration_charts.reliability_figure(lines), key="calibration_reliability",
-          name="reliability-diagram")  # fmt: skip
+    _panels(lines, "calibration_reliability", "reliability-diagram")
     st.dataframe(_table(before), hide_index=True, width="stretch")
     st.caption(
         f"Each dot is a bin: its mean predicted probability against the share of positives in "
@@ -215,8 +231,7 @@ if after:
                 s.size, color=models.index(m),
             )
         )  # fmt: skip
-    chart(calibration_charts.reliability_figure(lines), key="calibration_recalibrated",
-          name="reliability-before-after")  # fmt: skip
+    _panels(lines, "calibration_recalibrated", "reliability-before-after", pairs=True)
     rows = []
     for m in after:
         y, s, w = ds.labels_for(m), ds.score(m), ds.weight

@@ -55,9 +55,12 @@ def test_sample_data_reliability_numbers_equal_the_library(sample_page):
             assert cell.startswith(f"{value:.4f}  ["), (column, cell, value)
             low, high = _interval(cell)
             assert low <= high
-    fig = json.loads(at.get("plotly_chart")[0].proto.spec)
-    bands = [t for t in fig["data"] if t.get("fill") == "toself"]
-    assert len(bands) == len(ds.models)
+    figs = [json.loads(c.proto.spec) for c in at.get("plotly_chart")]
+    assert len(figs) == 2 * len(ds.models)  # a diagram per model, then one after recalibration
+    for m, fig in zip(ds.models, figs, strict=False):
+        bands = [t for t in fig["data"] if t.get("fill") == "toself"]
+        assert len(bands) == 1
+        assert [t["name"] for t in fig["data"] if t.get("mode") == "lines+markers"] == [m]
     assert any("95% bootstrap, rows resampled interval" in c.value for c in at.caption)
     notes = " ".join(c.value for c in at.caption)
     assert "Murphy (1973)" in notes

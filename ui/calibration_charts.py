@@ -41,7 +41,11 @@ def _rgba(hex_color: str, alpha: float) -> str:
 
 
 def reliability_figure(
-    lines: list[Reliability], *, height: int = 560, band_label: str = "95% band"
+    lines: list[Reliability],
+    *,
+    height: int = 520,
+    band_label: str = "95% band",
+    title: str | None = None,
 ) -> go.Figure:
     """Observed positive rate against mean predicted probability per bin, the diagonal of
     perfect calibration, a shaded band per line where it has one, and below, how many rows
@@ -97,6 +101,8 @@ def reliability_figure(
         **_BASE_LAYOUT, height=height, barmode="group",
         legend=dict(orientation="h", y=-0.12, x=0),
     )  # fmt: skip
+    if title:
+        fig.update_layout(title=dict(text=title, x=0, xanchor="left", font=dict(size=15)))
     fig.update_xaxes(range=[-0.02, 1.02])
     fig.update_xaxes(title="mean predicted probability in the bin", row=2, col=1)
     fig.update_yaxes(title="observed positive rate", range=[-0.02, 1.02], row=1, col=1)
