@@ -430,7 +430,8 @@ with avg_col:
     )
     st.caption(
         "Each cell is metrics.precision_score / recall_score / f1_score / jaccard_score with "
-        "that average. None: samples averaging is not defined for one label per row."
+        "that average."
+        + (" None: samples averaging is not defined for one label per row." if rule.single else "")
     )
     for msg in dict.fromkeys(
         m for key in ("per class", *dr.AVERAGES) for m in ev.notes.get(key, ())

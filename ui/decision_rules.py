@@ -74,8 +74,8 @@ class Rule:
 
 
 def fmt(x: float) -> str:
-    """A card's value: 4 decimals (no fraction, so five cards fit a row); NaN: undefined."""
-    return f"{x:.4f}" if np.isfinite(x) else "undefined"
+    """A card's value: 4 decimals (no fraction, so five cards fit a row); NaN (undefined): —."""
+    return f"{x:.4f}" if np.isfinite(x) else "—"
 
 
 def rule_kind(name: str) -> str:
@@ -395,13 +395,10 @@ def lessons(ev: Evaluation, multiclass: bool) -> list[str]:
             f"**The rarest class, {ev.classes[rare]}** ({count(support[rare])} true row"
             f"{'s' * bool(support[rare] != 1)}, {share:.1%} of all true labels), has F1 "
             f"{ev.f1[rare]:.4f}. Macro-F1 ({macro:.4f}) gives it 1/{len(ev.classes)} of the "
-            f"weight; micro-F1 ({micro:.4f}) only its {share:.1%} share of the pooled counts, "
-            + (
-                "so this failing rare class drags macro down while micro barely moves."
-                if ev.f1[rare] < macro
-                else "so a rare class that fails drags macro down while micro barely moves "
-                "(here it does better than the macro average)."
-            )
+            f"weight; micro-F1 ({micro:.4f}) only its {share:.1%} share of the pooled counts. "
+            "When a rare class fails, macro falls while micro barely moves; here its F1 is "
+            + ("below" if ev.f1[rare] < macro else "at or above")
+            + " the macro average."
         )
     if ev.rule.single:
         out.append(
