@@ -47,7 +47,7 @@ cost_tab, brier_tab, gain_tab, det_tab = st.tabs(
 
 # --- cost curves --------------------------------------------------------------------------------
 with cost_tab:
-    ratio = st.number_input(
+    ratio = st.columns([1, 2])[0].number_input(
         "Cost of a missed positive, in false alarms",
         min_value=0.001, max_value=1000.0, value=1.0, step=0.5, key="decisions_cost_ratio",
         help="C(−|+) / C(+|−): how many false positives one false negative costs. With the "
@@ -233,8 +233,11 @@ with det_tab:
         )
         for m in models
     ]
-    chart(decision_charts.det_figure(dlines), key="decisions_det", name="det-curves")
-    st.dataframe(
+    det_chart, det_side = st.columns([3, 2])
+    chart(
+        decision_charts.det_figure(dlines), key="decisions_det", name="det-curves", where=det_chart
+    )
+    det_side.dataframe(
         pd.DataFrame(
             {
                 "model": list(models),
@@ -247,7 +250,7 @@ with det_tab:
         hide_index=True,
         width="stretch",
     )
-    st.caption(
+    det_side.caption(
         "Both axes are normal deviates (probit): a model whose two classes' scores are normal "
         "with equal spread draws a straight line, and the low error rates that matter in "
         "screening and verification spread out instead of crowding a corner. Diamonds mark the "

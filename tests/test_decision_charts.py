@@ -53,6 +53,8 @@ def test_cost_figure_draws_trivial_lines_an_envelope_and_an_operating_line_per_m
         grid = np.linspace(0, 1, 101)
         assert np.all(np.interp(grid, m.x, m.cost) <= m.fnr * grid + m.fpr * (1 - grid) + 1e-12)
     assert fig.layout.xaxis.range == (0, 1)
+    top = max(max(float(m.cost.max()), m.fpr, m.fnr) for m in lines)
+    assert fig.layout.yaxis.range == (0, pytest.approx(min(0.55, max(0.02, 1.2 * top))))
 
 
 def test_brier_figure_pairs_each_curve_with_its_envelope(two_models):

@@ -50,6 +50,13 @@ class CostLines:
     area: float
 
 
+def _cost_top(models: list[CostLines]) -> float:
+    """The y-axis top: 20% above the highest envelope or operating line, in [0.02, 0.55]."""
+    highest = [float(np.nanmax(m.cost)) for m in models if np.isfinite(m.cost).any()]
+    highest += [v for m in models for v in (m.fpr, m.fnr) if np.isfinite(v)]
+    return min(0.55, max(0.02, 1.2 * max(highest, default=0.5)))
+
+
 def cost_figure(models: list[CostLines], *, height: int = 460) -> go.Figure:
     """Drummond & Holte's cost space: treat-none and treat-all lines, each model's lower
     envelope (solid) and the operating line of its current threshold (dashed)."""
@@ -82,7 +89,8 @@ def cost_figure(models: list[CostLines], *, height: int = 460) -> go.Figure:
         **_BASE_LAYOUT,
         height=height,
         xaxis=dict(title="probability cost PC(+)", range=[0, 1]),
-        yaxis=dict(title="normalised expected cost", range=[0, 0.55]),
+        # Up to a little above the highest model line (the trivial lines rise to 1 beyond).
+        yaxis=dict(title="normalised expected cost", range=[0, _cost_top(models)]),
         legend=dict(orientation="h", y=-0.2, x=0),
     )
     return fig
@@ -156,7 +164,7 @@ def prg_figure(models: list[GainLines], *, height: int = 460) -> go.Figure:
     fig = go.Figure()
     fig.add_trace(
         go.Scatter(
-            x=[0, 1], y=[1, 0], mode="lines", name="F1 of always-positive (iso-gain)",
+            x=[0, 1], y=[1, 0], mode="lines", name="F1 gain ½, as flagging everyone",
             line=dict(color=_GREY, width=1, dash="dot"), hoverinfo="skip",
         )
     )  # fmt: skip
@@ -170,7 +178,7 @@ def prg_figure(models: list[GainLines], *, height: int = 460) -> go.Figure:
             low = min(low, float(np.min(pg)))
         fig.add_trace(
             go.Scatter(
-                x=rg[order], y=pg[order], mode="lines+markers", marker=dict(size=4),
+                x=rg[order], y=pg[order], mode="lines",
                 name=f"{m.name}: AUPRG {m.auprg:.4f}, AP {m.ap:.4f}",
                 line=dict(color=_color(i), width=2),
                 hovertemplate="recall gain %{x:.3f}<br>precision gain %{y:.3f}<extra>"
@@ -217,7 +225,7 @@ class DetLines:
     eer_threshold: float
 
 
-def det_figure(models: list[DetLines], *, height: int = 480) -> go.Figure:
+def det_figure(models: list[DetLines], *, height: int = 560) -> go.Figure:
     """False negative against false positive rate, both on normal-deviate (probit) axes, so a
     model whose two classes' scores are normal with equal spread draws a straight line; the
     diagonal FPR = FNR and each model's equal error rate marked. Rates of 0 or 1 lie at
@@ -256,7 +264,9 @@ def det_figure(models: list[DetLines], *, height: int = 480) -> go.Figure:
             )  # fmt: skip
     ticks = probit(DET_TICKS)
     labels = [f"{t:.1%}" if t < 0.01 or t > 0.99 else f"{t:.0%}" for t in DET_TICKS]
-    axis = dict(tickvals=ticks, ticktext=labels, range=[lim, -lim], zeroline=False)
+    axis = dict(
+        tickvals=ticks, ticktext=labels, range=[lim, -lim], zeroline=False, constrain="domain"
+    )
     fig.update_layout(
         **_BASE_LAYOUT,
         height=height,
