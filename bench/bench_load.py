@@ -66,7 +66,10 @@ def free_port() -> int:
 
 
 def start_server(port: int, budget_mb: float, log_path: Path) -> subprocess.Popen:
-    env = dict(os.environ, METRICS_LENS_BUDGET_MB=str(budget_mb))
+    # Sessions whose browser left are released at the next sweep (a real server waits a minute).
+    env = dict(
+        os.environ, METRICS_LENS_BUDGET_MB=str(budget_mb), METRICS_LENS_RECONNECT_SECONDS="0"
+    )
     cmd = [
         sys.executable, "-m", "streamlit", "run", str(ROOT / "app.py"),
         "--server.port", str(port), "--server.address", "127.0.0.1",

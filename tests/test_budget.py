@@ -222,6 +222,7 @@ def test_sweeping_on_a_server_closes_the_sessions_that_ended(monkeypatch):
     fake = SimpleNamespace(clear_user_info_for_session=closed.append)
     monkeypatch.setattr(Runtime, "instance", classmethod(lambda cls: fake))
     monkeypatch.setattr(budget, "active_session_ids", lambda: {"here"})
+    monkeypatch.setenv(budget.RECONNECT_ENV, "0")  # gone at once (a server waits a minute)
     assert budget.sweep_ended() == ["left#1"]
     assert closed == ["left"]  # Streamlit shuts it down now: its state goes too
     assert registry.usage() == {"here#2": 100}
@@ -277,3 +278,26 @@ def test_over_budget_the_oldest_session_is_asked_to_upload_again(small_budget):
     assert not old.exception
     assert budget.MESSAGE not in [w.value for w in old.warning]
     assert _rows_caption(old).startswith("20,000 rows")
+
+
+def test_a_browser_away_for_a_moment_keeps_its_upload():
+    # A busy server can miss a heartbeat: the session comes back, its table must still be there.
+    registry = budget.Registry(limit=10 * budget.MB)
+    registry.store("s#1", "s")["upload"] = _frame(10, 3)
+    registry.set_size("s#1", 1000)
+    assert registry.sweep(set(), grace=60, now=100.0) == []  # away from t = 100
+    assert registry.sweep(set(), grace=60, now=150.0) == []
+    assert registry.sweep({"s"}, grace=60, now=155.0) == []  # back: no longer away
+    assert registry.sweep(set(), grace=60, now=200.0) == []  # away again from t = 200
+    assert registry.sweep(set(), grace=60, now=259.0) == []
+    assert registry.sweep(set(), grace=60, now=260.0) == ["s#1"]  # a minute gone: released
+    assert registry.usage() == {}
+
+
+def test_the_reconnect_grace_comes_from_the_environment(monkeypatch):
+    monkeypatch.setenv(budget.RECONNECT_ENV, "5")
+    assert budget.reconnect_seconds() == 5.0
+    monkeypatch.setenv(budget.RECONNECT_ENV, "soon")
+    assert budget.reconnect_seconds() == budget.DEFAULT_RECONNECT_SECONDS
+    monkeypatch.delenv(budget.RECONNECT_ENV)
+    assert budget.reconnect_seconds() == budget.DEFAULT_RECONNECT_SECONDS

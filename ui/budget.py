@@ -49,6 +49,11 @@ ENV_VAR = "METRICS_LENS_BUDGET_MB"
 DEFAULT_MB = 1024
 CACHE_SHARE = 0.25  # of the budget, for st.cache_data (unless server.maxCacheDataSize is set)
 SWEEP_SECONDS = 5.0
+# A browser whose connection drops for a moment (a busy server misses a heartbeat, a laptop
+# changes networks) comes back to the same session: its upload is released only after it has
+# been away this long. ``METRICS_LENS_RECONNECT_SECONDS`` sets it.
+RECONNECT_ENV = "METRICS_LENS_RECONNECT_SECONDS"
+DEFAULT_RECONNECT_SECONDS = 60.0
 MESSAGE = (
     "The server ran short of memory for uploads and dropped yours (the least recently used "
     "on this server); upload it again."
@@ -257,6 +262,7 @@ class Registry:
         self._lock = threading.RLock()
         self._entries: dict[str, _Entry] = {}
         self._dropped: set[str] = set()
+        self._away: dict[str, float] = {}  # key -> when its browser was first seen gone
 
     @property
     def limit(self) -> int:
@@ -396,11 +402,23 @@ class Registry:
         if entry is not None and entry.nbytes:
             self._after_drop(callbacks)
 
-    def sweep(self, active_session_ids: Iterable[str]) -> list[str]:
-        """Release every entry whose session is not among ``active_session_ids``."""
+    def sweep(
+        self, active_session_ids: Iterable[str], grace: float = 0.0, now: float | None = None
+    ) -> list[str]:
+        """Release every entry whose session has not been among ``active_session_ids`` for
+        ``grace`` seconds or more (0: at once); a session seen again is not away any more."""
         active = set(active_session_ids)
+        now = time.monotonic() if now is None else now
         with self._lock:
-            gone = [k for k, e in self._entries.items() if e.session_id not in active]
+            away = self._away
+            for key, entry in self._entries.items():
+                if entry.session_id in active:
+                    away.pop(key, None)
+                else:
+                    away.setdefault(key, now)
+            gone = [k for k, since in away.items() if k in self._entries and now - since >= grace]
+            for key in [k for k in away if k not in self._entries or k in gone]:
+                del away[key]
         for key in gone:
             self.release(key)
         return gone
@@ -468,12 +486,22 @@ def _close_session(session_id: str) -> None:
         _LOGGER.debug("budget: could not close session %s", session_id, exc_info=True)
 
 
+def reconnect_seconds() -> float:
+    """How long a session may be away before its uploads go (``METRICS_LENS_RECONNECT_SECONDS``,
+    default 60)."""
+    try:
+        value = float(os.environ.get(RECONNECT_ENV, DEFAULT_RECONNECT_SECONDS))
+    except ValueError:
+        return DEFAULT_RECONNECT_SECONDS
+    return value if value >= 0 else DEFAULT_RECONNECT_SECONDS
+
+
 def sweep_ended() -> list[str]:
     """Release the uploads of every session whose browser left, and close those sessions."""
     active = active_session_ids()
     if active is None:
         return []
-    gone = REGISTRY.sweep(active)
+    gone = REGISTRY.sweep(active, grace=reconnect_seconds())
     for session_id in {_session_id(key) for key in gone}:
         _close_session(session_id)
     return gone
