@@ -107,6 +107,8 @@ def test_calibration_page_shows_bands_the_library_ece_and_recalibration(server, 
 
     page.set_viewport_size({"width": 1280, "height": 720})
     page.wait_for_timeout(1500)
+    page.get_by_role("heading", name="Reliability").scroll_into_view_if_needed()
+    page.wait_for_timeout(800)
     page.screenshot(path=ARTIFACTS / "calibration-1280x720.png")
     page.get_by_role("heading", name="Recalibration, cross-fitted").scroll_into_view_if_needed()
     page.wait_for_timeout(800)

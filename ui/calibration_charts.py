@@ -99,12 +99,12 @@ def reliability_figure(
         )  # fmt: skip
     fig.update_layout(
         **_BASE_LAYOUT, height=height, barmode="group",
-        legend=dict(orientation="h", y=-0.12, x=0),
+        legend=dict(orientation="h", y=1.02, x=0),
     )  # fmt: skip
     if title:
         fig.update_layout(title=dict(text=title, x=0, xanchor="left", font=dict(size=15)))
     fig.update_xaxes(range=[-0.02, 1.02])
-    fig.update_xaxes(title="mean predicted probability in the bin", row=2, col=1)
+    fig.update_xaxes(title="mean predicted probability", row=2, col=1)
     fig.update_yaxes(title="observed positive rate", range=[-0.02, 1.02], row=1, col=1)
     fig.update_yaxes(title="rows", row=2, col=1)
     return fig

@@ -91,7 +91,7 @@ def cost_figure(models: list[CostLines], *, height: int = 460) -> go.Figure:
         xaxis=dict(title="probability cost PC(+)", range=[0, 1]),
         # Up to a little above the highest model line (the trivial lines rise to 1 beyond).
         yaxis=dict(title="normalised expected cost", range=[0, _cost_top(models)]),
-        legend=dict(orientation="h", y=-0.2, x=0),
+        legend=dict(orientation="h", y=1.02, x=0),
     )
     return fig
 
@@ -138,7 +138,7 @@ def brier_figure(models: list[BrierLines], *, height: int = 460) -> go.Figure:
         height=height,
         xaxis=dict(title="probability cost (threshold = 1 − x)", range=[0, 1]),
         yaxis=dict(title="normalised expected cost", rangemode="tozero"),
-        legend=dict(orientation="h", y=-0.2, x=0),
+        legend=dict(orientation="h", y=1.02, x=0),
     )
     return fig
 
@@ -190,7 +190,7 @@ def prg_figure(models: list[GainLines], *, height: int = 460) -> go.Figure:
         height=height,
         xaxis=dict(title="recall gain", range=[0, 1.02]),
         yaxis=dict(title="precision gain", range=[max(low, -1.0) - 0.02, 1.02]),
-        legend=dict(orientation="h", y=-0.2, x=0),
+        legend=dict(orientation="h", y=1.02, x=0),
     )
     return fig
 
@@ -272,6 +272,6 @@ def det_figure(models: list[DetLines], *, height: int = 560) -> go.Figure:
         height=height,
         xaxis=dict(title="false positive rate (normal-deviate scale)", **axis),
         yaxis=dict(title="false negative rate (normal-deviate scale)", scaleanchor="x", **axis),
-        legend=dict(orientation="h", y=-0.2, x=0),
+        legend=dict(orientation="h", y=1.02, x=0),
     )
     return fig
