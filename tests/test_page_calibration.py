@@ -151,3 +151,19 @@ def test_upload_with_a_score_that_is_no_probability_says_so_and_recalibrates():
     assert any("margin" in w.value and "reads scores as probabilities" in w.value
                for w in at.warning)  # fmt: skip
     assert _tables(at)[1]["model"].tolist() == ["prob"]
+
+
+def test_server_dataset_is_refused_with_the_reason(tmp_path, monkeypatch):
+    from tests.test_server_source import _open, _table
+
+    root = tmp_path / "data"
+    root.mkdir()
+    _table(2000).to_parquet(root / "impressions.parquet")
+    monkeypatch.setenv("METRICS_LENS_DATA_DIR", str(root))
+    at = _open(root, "impressions.parquet")
+    at.switch_page(PAGE).run()
+    assert not at.exception, at.exception
+    (info,) = [i.value for i in at.info]
+    assert "Calibration needs the rows" in info
+    assert "cross-fitting" in info
+    assert not at.get("plotly_chart")

@@ -125,3 +125,27 @@ def test_upload_with_a_score_that_is_no_probability():
     # the margin has no Brier curve, and the page says why
     assert tables["area under Brier curve"]["model"].tolist() == ["prob"]
     assert any("Not probabilities" in w.value and "margin" in w.value for w in at.warning)
+
+
+def test_server_dataset_curves_are_exact_from_the_engines_counts(tmp_path, monkeypatch):
+    from tests.test_server_source import _open, _table
+
+    root = tmp_path / "data"
+    root.mkdir()
+    t = _table(3000)
+    t.to_parquet(root / "impressions.parquet")
+    monkeypatch.setenv("METRICS_LENS_DATA_DIR", str(root))
+    at = _open(root, "impressions.parquet")
+    at.selectbox(key="server_model").set_value("model_a").run()
+    at.switch_page(PAGE).run()
+    assert not at.exception, at.exception
+    assert any("per-score counts" in c.value for c in at.caption)
+    y, s = t.clicked.to_numpy() == 1, t.model_a.to_numpy()
+    tables = _frames(at)
+    assert tables["AUPRG"]["model"].tolist() == ["model_a"]
+    assert tables["AUPRG"]["AUPRG"][0] == pytest.approx(
+        metrics.precision_recall_gain_auc(y, s), abs=1e-12
+    )
+    assert tables["EER"]["EER"][0] == pytest.approx(metrics.equal_error_rate(y, s).rate, abs=1e-12)
+    x, c = metrics.cost_curve(y, s)
+    assert tables["threshold"]["area under envelope"][0] == pytest.approx(_area(x, c), abs=1e-12)
