@@ -31,7 +31,7 @@ PAGES = [
     ("pages/threshold.py", "Threshold", ":material/tune:"),
     ("pages/curves.py", "Curves", ":material/show_chart:"),
     ("pages/compare.py", "Compare models", ":material/leaderboard:"),
-    ("pages/decisions.py", "Decision curves", ":material/paid:"),
+    ("pages/decisions.py", "Decisions", ":material/paid:"),
     ("pages/calibration.py", "Calibration", ":material/straighten:"),
     ("pages/ap_lab.py", "AP lab", ":material/functions:"),
     ("pages/auc_lab.py", "AUC lab", ":material/grid_on:"),
