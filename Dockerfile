@@ -18,6 +18,7 @@ COPY --chown=lens:lens .streamlit ./.streamlit
 COPY --chown=lens:lens app.py ./
 COPY --chown=lens:lens metrics ./metrics
 COPY --chown=lens:lens ui ./ui
+COPY --chown=lens:lens metrics_lens ./metrics_lens
 COPY --chown=lens:lens pages ./pages
 COPY --chown=lens:lens sample_data ./sample_data
 

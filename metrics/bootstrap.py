@@ -442,7 +442,9 @@ def _score_block(models, c, rows: slice, w, dtype, spec: _Spec, out: _Out, k: in
         kp, kn = model.at_thresholds(spec.thresholds[k : k + 1])
         tp, fp = _at(b.pos_prefix, kp), _at(b.neg_prefix, kn)
         for name, v in _rates(tp, fp, b.n_pos, b.n_neg).items():
-            out.replicates[name][rows, k] = v[:, 0]
+            # At a fixed threshold a ratio 0/0 is 0, as metrics.confusion_at_threshold says
+            # (a resample with nothing flagged and no positive has F1 0, not a dropped NaN).
+            out.replicates[name][rows, k] = np.nan_to_num(v[:, 0], nan=0.0)
     if out.curves is not None:
         kp, kn = model.at_thresholds(spec.threshold_grid[k])
         tp, fp = _at(b.pos_prefix, kp), _at(b.neg_prefix, kn)

@@ -44,7 +44,9 @@ def fresh_server():
     yield from _serve()
 
 
-def _serve():
+def _serve(env: dict | None = None):
+    """``streamlit run app.py`` on a free loopback port (with ``env`` added to the
+    environment); yields its URL, stops it afterwards."""
     port = _free_port()
     proc = subprocess.Popen(
         [
@@ -53,6 +55,7 @@ def _serve():
             "--server.headless", "true", "--browser.gatherUsageStats", "false",
         ],
         cwd=ROOT,
+        env=None if env is None else {**os.environ, **env},
         stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT,
     )  # fmt: skip

@@ -8,12 +8,6 @@ goes back to its upload, reading the Threshold page's cards each time.
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
-import time
-import urllib.request
-
 import numpy as np
 import pytest
 
@@ -22,7 +16,7 @@ from tests.test_browser import (  # noqa: F401  (fixtures, and the skip without 
     ROOT,
     _choose,
     _expect_metric,
-    _free_port,
+    _serve,
     _upload,
     _wait_for_app,
     browser,
@@ -69,31 +63,7 @@ def files(tmp_path_factory):
 @pytest.fixture(scope="module")
 def server_with_data(files):
     d, _ = files
-    port = _free_port()
-    env = dict(os.environ, METRICS_LENS_DATA_DIR=str(d / "server"))
-    proc = subprocess.Popen(
-        [
-            sys.executable, "-m", "streamlit", "run", "app.py",
-            "--server.port", str(port), "--server.address", "127.0.0.1",
-            "--server.headless", "true", "--browser.gatherUsageStats", "false",
-        ],
-        cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-    )  # fmt: skip
-    url = f"http://127.0.0.1:{port}"
-    deadline = time.monotonic() + 60
-    while time.monotonic() < deadline:
-        try:
-            with urllib.request.urlopen(f"{url}/_stcore/health", timeout=2) as r:
-                if r.status == 200:
-                    break
-        except OSError:
-            time.sleep(0.3)
-    else:
-        proc.kill()
-        raise RuntimeError(f"streamlit did not start: {proc.stdout.read().decode()[-2000:]}")
-    yield url
-    proc.terminate()
-    proc.wait(timeout=20)
+    yield from _serve({"METRICS_LENS_DATA_DIR": str(d / "server")})
 
 
 def _shows(page, truth) -> None:  # noqa: F811

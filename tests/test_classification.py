@@ -489,8 +489,8 @@ def test_metric_at_thresholds_equal_sklearn(case):
 def test_confusion_matrix_at_thresholds_equal_sklearn(case):
     """The existing metrics.curves function, checked against scikit-learn 1.8+'s."""
     y, s, w = case
-    if np.unique(y).size < 2:
-        return
+    if np.unique(y).size < 2 or (w is not None and not np.any(w)):
+        return  # scikit-learn refuses weights that are all zero
     got = curves.confusion_matrix_at_thresholds(y, s, sample_weight=w)
     want = skm.confusion_matrix_at_thresholds(y, s, sample_weight=w)
     for a, b in zip(got, want, strict=True):

@@ -601,7 +601,7 @@ def run_app() -> None:
         for i, (path, title, icon) in enumerate(PAGES)
     ]
     try:
-        st.navigation(pages).run()
+        st.navigation(pages, expanded=True).run()  # every page listed, none behind "View more"
     finally:
         del _inside.dataset
     st.session_state["_run_unfinished"] = False  # not reached when the run was stopped
