@@ -46,8 +46,15 @@ def fresh_server():
 
 def _serve(env: dict | None = None):
     """``streamlit run app.py`` on a free loopback port (with ``env`` added to the
-    environment); yields its URL, stops it afterwards."""
+    environment); yields its URL, stops it afterwards.
+
+    The server's output goes to a file, never to a pipe nobody reads: a full pipe (64 KB of
+    logs over a module's tests) blocks the server on its next write, and every later page
+    load times out."""
+    import tempfile
+
     port = _free_port()
+    log = tempfile.TemporaryFile()  # noqa: SIM115 (lives as long as the server; closed below)
     proc = subprocess.Popen(
         [
             sys.executable, "-m", "streamlit", "run", "app.py",
@@ -56,7 +63,7 @@ def _serve(env: dict | None = None):
         ],
         cwd=ROOT,
         env=None if env is None else {**os.environ, **env},
-        stdout=subprocess.PIPE,
+        stdout=log,
         stderr=subprocess.STDOUT,
     )  # fmt: skip
     url = f"http://127.0.0.1:{port}"
@@ -70,10 +77,16 @@ def _serve(env: dict | None = None):
             time.sleep(0.3)
     else:
         proc.kill()
-        raise RuntimeError(f"streamlit did not start: {proc.stdout.read().decode()[-2000:]}")
+        log.seek(0)
+        raise RuntimeError(f"streamlit did not start: {log.read().decode()[-2000:]}")
     yield url
     proc.terminate()
-    proc.wait(timeout=20)
+    try:
+        proc.wait(timeout=20)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait(timeout=20)
+    log.close()
 
 
 @pytest.fixture(scope="module")
