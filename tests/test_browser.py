@@ -216,8 +216,10 @@ def test_every_page_renders_without_an_exception(server, page, path, dataset):
 
 def _choose(page, label: str, option: str) -> None:
     """Pick an option of the st.selectbox with this label (a react-aria combobox)."""
+    from tests.lens_browser import open_options
+
     combo = page.get_by_role("combobox", name=label, exact=True)
-    combo.click()
+    open_options(page, combo)
     combo.fill(option)  # type to filter, as a user would
     page.get_by_role("option", name=option, exact=True).click()
     _wait_for_app(page)

@@ -22,6 +22,7 @@ from tests.lens_browser import (
     chromium,
     free_port,
     needs_chromium,
+    open_options,
     run_module,
     wait_for_app,
 )
@@ -177,8 +178,7 @@ def test_app_with_two_files_shows_the_first_and_lists_the_second(tmp_path):
             )
             page.get_by_text(f"{gauc:.3f}").first.wait_for(timeout=60_000)
             box = page.locator('[data-testid="stSelectbox"]', has_text="Server file")
-            box.click()
-            page.get_by_role("option").first.wait_for(timeout=20_000)
+            open_options(page, box)
             options = page.get_by_role("option").all_inner_texts()
             assert options[:2] == ["breast_cancer.csv", "user_impressions.csv"]
     finally:

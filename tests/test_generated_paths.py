@@ -107,9 +107,10 @@ def test_cluster_bootstrap_equals_gauc_on_repeated_groups(t, seed, counts, weigh
 
 def _rates(y, s, w, threshold):
     c = confusion_at_threshold(y, s, threshold, pos_label=True, sample_weight=w)
-    # Nothing called positive: precision 0/0 is undefined (NaN) in the bootstrap's replicates.
-    precision = c.tp / (c.tp + c.fp) if c.tp + c.fp > 0 else math.nan
-    recall = c.tp / (c.tp + c.fn) if c.tp + c.fn > 0 else math.nan
+    # Nothing called positive: at a fixed threshold the library's 0/0 is 0, and so are the
+    # bootstrap's replicates (metrics.confusion_at_threshold).
+    precision = c.tp / (c.tp + c.fp) if c.tp + c.fp > 0 else 0.0
+    recall = c.tp / (c.tp + c.fn) if c.tp + c.fn > 0 else 0.0
     return precision, recall
 
 
