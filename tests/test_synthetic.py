@@ -86,7 +86,7 @@ def test_bad_specs_are_refused(kwargs, message):
 def _app():
     import streamlit as st
 
-    from ui.synthetic import synthetic_dataset
+    from ui.synthetic_source import synthetic_dataset
 
     with st.sidebar:
         ds = synthetic_dataset()

@@ -20,8 +20,8 @@ import plotly.graph_objects as go
 import metrics
 from metrics import AP_METHOD_SOURCES, AP_METHODS, APBreakdown, APStepTable, ScoreGridAP
 from ui.charts import _BASE_LAYOUT, MAX_POINTS, PALETTE, sample_indices
-from ui.explain import num
 from ui.numbers import difference_text
+from ui.text import num
 
 __all__ = [
     "METHOD_LABELS",

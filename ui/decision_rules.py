@@ -22,8 +22,8 @@ from plotly.subplots import make_subplots
 
 import metrics
 from ui.charts import _BASE_LAYOUT
-from ui.explain import num
 from ui.multilabel_charts import Problem, capture, count, tex
+from ui.text import num
 
 MULTICLASS_RULES = ("argmax", "argmax, abstain below a score", "top-k")
 MULTILABEL_RULES = ("one shared threshold", "per-class thresholds", "top-k per row")

@@ -22,8 +22,8 @@ import pandas as pd
 
 import metrics
 from ui import ap_charts, auc_charts, ranking_charts
-from ui.explain import fraction, num
 from ui.synthetic import SyntheticSpec, dprime_from_auc, generate
+from ui.text import fraction, num
 
 __all__ = [
     "LESSONS",

@@ -20,7 +20,7 @@ import plotly.graph_objects as go
 import metrics
 from metrics import ThresholdCounts
 from ui.charts import _BASE_LAYOUT, PALETTE, sample_indices
-from ui.explain import num
+from ui.text import num
 
 MODES = ("macro", "micro", "weighted", "samples")
 

@@ -20,7 +20,7 @@ from plotly.subplots import make_subplots
 
 import metrics
 from ui.charts import _BASE_LAYOUT, PALETTE
-from ui.explain import num
+from ui.text import num
 
 __all__ = [
     "CURVE_METRICS",

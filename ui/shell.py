@@ -21,7 +21,15 @@ from dataclasses import dataclass
 
 import streamlit as st
 
-from ui import budget, data, example_source, presentation, server_source, synthetic, thresholds
+from ui import (
+    budget,
+    data,
+    example_source,
+    presentation,
+    server_source,
+    synthetic_source,
+    thresholds,
+)
 from ui.loading import ColumnMapping, LoadError, guess_mapping, guess_pos_label, read_table
 from ui.numbers import plural
 from ui.roles import ROLES, SCALES
@@ -371,7 +379,7 @@ def _sidebar() -> data.Dataset:
         if source == "Your example":
             ds = example_source.example_dataset()
         elif source == "Synthetic":
-            ds = synthetic.synthetic_dataset()
+            ds = synthetic_source.synthetic_dataset()
         elif source == "Server dataset":
             ds = server_source.server_dataset()
         elif source == "Upload":
