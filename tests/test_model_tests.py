@@ -16,9 +16,11 @@ from hypothesis import strategies as st
 from metrics import delong_test
 from metrics.model_tests import (
     _chi2_sf,
+    _f_sf,
     auc_difference_power,
     auc_min_detectable_difference,
     friedman_test,
+    iman_davenport_test,
     mcnemar_test,
     studentized_range_cdf,
     studentized_range_quantile,
@@ -187,3 +189,36 @@ def test_power_formula_properties():
         auc_difference_power([0, 1, 1], [0.1, 0.2, 0.3], [0.3, 0.2, 0.1], 0.1)
     with pytest.raises(ValueError, match="n_pos must be"):
         auc_difference_power(y, a, b, 0.1, n_pos=1)
+
+
+@SETTINGS
+@given(tables())
+def test_iman_davenport_against_its_formula_and_scipy_f(t):
+    n, k = t.shape
+    chi2 = ss.friedmanchisquare(*t.T).statistic
+    r = iman_davenport_test(t)
+    assert (r.df_numerator, r.df_denominator) == (k - 1, (k - 1) * (n - 1))
+    if n * (k - 1) - chi2 < 1e-9:  # every block ranks the models alike
+        assert r.statistic == math.inf
+        assert r.p_value == 0.0
+        return
+    want = (n - 1) * chi2 / (n * (k - 1) - chi2)
+    assert r.statistic == pytest.approx(want, rel=1e-9, abs=1e-12)
+    assert r.p_value == pytest.approx(ss.f.sf(want, k - 1, (k - 1) * (n - 1)), rel=1e-8, abs=1e-13)
+
+
+@pytest.mark.parametrize("df1", [1, 2, 3, 7, 30])
+@pytest.mark.parametrize("df2", [1, 2, 5, 40, 1000])
+def test_f_tail_against_scipy(df1, df2):
+    for x in (0.0, 1e-4, 0.3, 1.0, 2.5, 9.0, 60.0, 1e4):
+        assert _f_sf(x, df1, df2) == pytest.approx(ss.f.sf(x, df1, df2), rel=1e-9, abs=1e-15)
+
+
+def test_iman_davenport_degenerate_cases():
+    perfect = iman_davenport_test([[3, 2, 1], [3, 2, 1], [3, 2, 1]])
+    assert perfect.statistic == math.inf
+    assert perfect.p_value == 0.0
+    with pytest.warns(UserWarning, match="ties every model"):
+        tied = iman_davenport_test([[1, 1, 1], [2, 2, 2]])
+    assert math.isnan(tied.statistic)
+    assert math.isnan(tied.p_value)
