@@ -253,10 +253,12 @@ from metrics.decision_curves import (  # noqa: E402 (after the block above)
 )
 from metrics.model_tests import (  # noqa: E402 (after the block above)
     FriedmanResult,
+    ImanDavenportResult,
     McNemarResult,
     auc_difference_power,
     auc_min_detectable_difference,
     friedman_test,
+    iman_davenport_test,
     mcnemar_test,
 )
 
@@ -266,6 +268,8 @@ __all__ += [
     "Calibrator",
     "EqualErrorRate",
     "FriedmanResult",
+    "ImanDavenportResult",
+    "iman_davenport_test",
     "McNemarResult",
     "ThresholdInterval",
     "auc_difference_power",
