@@ -35,21 +35,28 @@ from ui.numbers import plural
 from ui.roles import ROLES, SCALES
 from ui.safe import md
 
-PAGES = [
-    ("pages/threshold.py", "Threshold", ":material/tune:"),
-    ("pages/curves.py", "Curves", ":material/show_chart:"),
-    ("pages/compare.py", "Compare models", ":material/leaderboard:"),
-    ("pages/decisions.py", "Decisions", ":material/paid:"),
-    ("pages/calibration.py", "Calibration", ":material/straighten:"),
-    ("pages/ap_lab.py", "AP lab", ":material/functions:"),
-    ("pages/auc_lab.py", "AUC lab", ":material/grid_on:"),
-    ("pages/step_through.py", "Step through", ":material/skip_next:"),
-    ("pages/lessons.py", "Lessons", ":material/school:"),
-    ("pages/gauc.py", "GAUC", ":material/group:"),
-    ("pages/ranking.py", "Ranking", ":material/format_list_numbered:"),
-    ("pages/multilabel.py", "Multi-label", ":material/label:"),
-    ("pages/data.py", "Data", ":material/table:"),
-]
+# The navigation, in sections (st.navigation draws each heading): what a user explores on
+# their own data, the model comparison, the teaching labs, and the table itself.
+SECTIONS = {
+    "Explore": [
+        ("pages/threshold.py", "Threshold", ":material/tune:"),
+        ("pages/curves.py", "Curves", ":material/show_chart:"),
+        ("pages/decisions.py", "Decisions", ":material/paid:"),
+        ("pages/calibration.py", "Calibration", ":material/straighten:"),
+        ("pages/gauc.py", "GAUC", ":material/group:"),
+        ("pages/ranking.py", "Ranking", ":material/format_list_numbered:"),
+        ("pages/multilabel.py", "Multi-label", ":material/label:"),
+    ],
+    "Compare": [("pages/compare.py", "Compare models", ":material/leaderboard:")],
+    "Learn": [
+        ("pages/ap_lab.py", "AP lab", ":material/functions:"),
+        ("pages/auc_lab.py", "AUC lab", ":material/grid_on:"),
+        ("pages/step_through.py", "Step through", ":material/skip_next:"),
+        ("pages/lessons.py", "Lessons", ":material/school:"),
+    ],
+    "Data": [("pages/data.py", "Data", ":material/table:")],
+}
+PAGES = [page for pages in SECTIONS.values() for page in pages]
 UPLOAD_TYPES = ["csv", "tsv", "txt", "gz", "parquet"]
 SOURCES = ["Sample dataset", "Upload", "Server dataset", "Your example", "Synthetic"]
 NONE = "(none)"
@@ -604,10 +611,13 @@ def run_app() -> None:
         st.query_params.clear()
     presentation.apply()
     _inside.dataset = ds
-    pages = [
-        st.Page(path, title=title, icon=icon, default=i == 0)
-        for i, (path, title, icon) in enumerate(PAGES)
-    ]
+    pages = {
+        section: [
+            st.Page(path, title=title, icon=icon, default=path == PAGES[0][0])
+            for path, title, icon in entries
+        ]
+        for section, entries in SECTIONS.items()
+    }
     try:
         st.navigation(pages, expanded=True).run()  # every page listed, none behind "View more"
     finally:
