@@ -7,6 +7,7 @@ import pandas as pd
 import streamlit as st
 
 import metrics
+from ui import cost_matrix as cm
 from ui import decision_rules as dr
 from ui import multilabel_charts as mc
 from ui import server_source, shell
@@ -253,6 +254,10 @@ if st.session_state.get("multilabel_rule_for") != _sig:  # a new table starts af
         st.session_state.pop(_k, None)
     st.session_state.pop("multilabel_thr_editor", None)
     st.session_state["multilabel_thr_values"] = None
+    for _k in ("multilabel_cost_editor", "multilabel_cost_row", "multilabel_cost_class"):
+        st.session_state.pop(_k, None)
+    st.session_state["multilabel_cost_values"] = None
+    st.session_state["multilabel_cost_current"] = None
 _finite = problem.scores[np.isfinite(problem.scores)]
 _scale = infer_scale(_finite) if _finite.size else infer_scale(np.array([0.5]))
 _lo, _hi = (float(_finite.min()), float(_finite.max())) if _finite.size else (0.0, 1.0)
@@ -519,6 +524,238 @@ if rule.single:
         )
     else:
         st.caption("The N × N matrix of argmax is in the multi-class section above.")
+
+# --- 5b. multi-class: a cost matrix and the minimum-expected-cost decision -------------------
+
+if problem.multiclass and problem.n_rows:
+    st.subheader("Costs: the minimum-expected-cost decision against argmax")
+    st.markdown(
+        "Not every mistake costs the same. Say what predicting each class costs when the truth "
+        "is each class; the rule then predicts, for each row, the class with the lowest "
+        "**expected cost** Σᵢ P(true class i) × cost(i → j). The default, 0 on the diagonal "
+        "and 1 elsewhere, counts every mistake alike: its minimum-expected-cost decision is "
+        "argmax."
+    )
+    n_cls = problem.n_classes
+    _base = st.session_state.get("multilabel_cost_values")
+    _base = (
+        np.asarray(_base, dtype=float)
+        if _base is not None and np.shape(_base) == (n_cls, n_cls)
+        else cm.default_cost(n_cls)
+    )
+
+    def _set_cost(values) -> None:
+        st.session_state["multilabel_cost_values"] = values
+        st.session_state.pop("multilabel_cost_editor", None)  # the editor restarts from values
+
+    def _set_missing() -> None:
+        current = st.session_state.get("multilabel_cost_current")
+        start = np.asarray(current if current is not None else _base, dtype=float)
+        c = list(problem.classes).index(st.session_state["multilabel_cost_class"])
+        value = float(st.session_state["multilabel_cost_miss"])
+        _set_cost(cm.missing_cost(start, c, value).tolist())
+
+    matrix_col, fill_col = st.columns([3, 2])
+    with matrix_col:
+        if n_cls <= cm.MAX_EDITABLE:
+            st.markdown("**Cost matrix** (rows: true class; columns: predicted class; editable)")
+            edited = st.data_editor(
+                cm.editor_frame(problem.classes, _base),
+                hide_index=True,
+                disabled=[cm.CORNER],
+                width="stretch",
+                height=min(35 * n_cls + 38, 400),
+                column_config={
+                    c: st.column_config.NumberColumn(format="%g", width="small")
+                    for c in problem.classes
+                },
+                key="multilabel_cost_editor",
+            )
+            cost, cost_problem = cm.parse_cost(edited, problem.classes)
+        else:
+            st.markdown("**Cost matrix** (rows: true class; columns: predicted class)")
+            st.dataframe(
+                cm.editor_frame(problem.classes, _base),
+                hide_index=True,
+                width="stretch",
+                height=300,
+                key="multilabel_cost_view",
+            )
+            st.caption(
+                f"With {n_cls} classes ({cm.MAX_EDITABLE} at most for cell-by-cell editing) the "
+                "matrix is set with the shortcut on the right, one class at a time. For any "
+                "matrix, call metrics.compare_cost_decisions(y_true, proba, cost) in Python."
+            )
+            cost, cost_problem = _base, ""
+    with fill_col:
+        st.markdown("**Shortcut: the cost of missing a class**")
+        st.selectbox("Class", problem.classes, key="multilabel_cost_class")
+        st.number_input(
+            "Cost of every wrong prediction for a true row of it",
+            min_value=0.0,
+            value=5.0,
+            step=1.0,
+            key="multilabel_cost_miss",
+        )
+        st.button("Set that row", key="multilabel_cost_set", on_click=_set_missing)
+        st.button(
+            "Reset to 0-1 (argmax)",
+            key="multilabel_cost_reset",
+            on_click=_set_cost,
+            args=(None,),
+        )
+        st.caption(
+            "Sets the class's row of the matrix (every prediction but itself) and keeps the "
+            "other rows; edit any cell afterwards."
+        )
+
+    if cost is None:
+        st.warning(cost_problem, icon=":material/warning:")
+    else:
+        st.session_state["multilabel_cost_current"] = cost.tolist()
+        for sentence in cm.dominated(cost, problem.classes):
+            st.caption(f":material/info: {sentence}")
+        prob = cm.probabilities(problem.scores, _scale.kind, _scale.reason)
+        st.info(
+            "**The rule assumes calibrated probabilities**: a row's expected cost weighs each "
+            "cost by the probability that the row is of that class, so the rule is the cheapest "
+            "on average only if those probabilities are right (of the rows scored 0.8 for a "
+            "class, 8 in 10 belong to it). Summing to 1 is not enough: over-confident scores "
+            "make every cost but the top class's look negligible. Check a class's calibration "
+            "on the Calibration page (its button above makes it the sidebar's model).",
+            icon=":material/info:",
+        )
+        if prob.refusal:
+            st.warning(prob.refusal, icon=":material/block:")
+        else:
+            if prob.normalised:
+                st.caption(f":material/info: {prob.note}")
+
+            @st.cache_data(max_entries=16, show_spinner="Weighing the costs...")
+            def _costs(key: tuple, _problem: mc.Problem, _proba: np.ndarray, _cost: np.ndarray):
+                return cm.compare(_problem, _proba, _cost)
+
+            res = _costs((_sig, cost.tobytes()), problem, prob.proba, cost)
+            cmp = res.comparison
+            cost_cards = st.columns(5)
+            cost_cards[0].metric(
+                "total cost, argmax",
+                f"{res.argmax_total:,.6g}",
+                help="Σ cost(true class → argmax class) over the rows"
+                + (" (× sample weight)." if problem.weight is not None else "."),
+            )
+            cost_cards[1].metric(
+                "total cost, min expected cost",
+                f"{res.min_cost_total:,.6g}",
+                delta=f"{-res.saving_total:+,.4g} vs argmax" if res.saving_total else None,
+                delta_color="inverse",
+                help="Σ cost(true class → the minimum-expected-cost class) over the rows.",
+            )
+            cost_cards[2].metric("mean cost, argmax", dr.fmt(cmp.argmax_mean))
+            cost_cards[3].metric(
+                "mean cost, min expected cost",
+                dr.fmt(cmp.min_cost_mean),
+                help="metrics.compare_cost_decisions: the realised mean cost per row.",
+            )
+            cost_cards[4].metric(
+                "rows changing decision",
+                f"{cmp.changed:,}",
+                help=f"Of {problem.n_rows:,} rows.",
+            )
+            st.markdown(cm.summary(res))
+
+            cost_norm = {"counts": None, "by true class": "true"}
+            shown_cost = (
+                st.segmented_control(
+                    "Both N × N matrices",
+                    list(cost_norm),
+                    default="counts",
+                    key="multilabel_cost_normalize",
+                )
+                or "counts"
+            )
+            left, right = st.columns(2)
+            for col, title, counts_, key in (
+                (left, "argmax", res.confusion_argmax, "multilabel_cost_matrix_argmax"),
+                (
+                    right,
+                    "minimum expected cost",
+                    res.confusion_min_cost,
+                    "multilabel_cost_matrix_min",
+                ),
+            ):
+                with col:
+                    chart(
+                        dr.matrix_figure(
+                            counts_,
+                            problem.classes,
+                            problem.classes,
+                            cost_norm[shown_cost],
+                            title=title,
+                        ),
+                        key=key,
+                    )
+            st.dataframe(
+                cm.class_table(res),
+                hide_index=True,
+                width="stretch",
+                column_config={
+                    **{
+                        name: st.column_config.NumberColumn(format="%.4f")
+                        for name in ("recall, argmax", "recall, min cost")
+                    },
+                    "recall change": st.column_config.NumberColumn(format="%+.4f"),
+                    **{
+                        name: st.column_config.NumberColumn(format="%.4g")
+                        for name in ("cost, argmax", "cost, min cost")
+                    },
+                },
+                key="multilabel_cost_table",
+            )
+            st.caption(
+                "Per true class: its recall under each rule (None: no true row), how many rows "
+                "each rule predicts as it, and the cost its rows run up. Raising the cost of "
+                "missing a class moves rows into its column: its recall rises, others' fall."
+            )
+
+            changed = res.changed_rows
+            cost_row = (
+                int(
+                    st.number_input(
+                        "Row to unfold (from 1)",
+                        1,
+                        problem.n_rows,
+                        1,
+                        1,
+                        key="multilabel_cost_row",
+                    )
+                )
+                - 1
+            )
+            cost_row = min(cost_row, problem.n_rows - 1)
+            st.caption(
+                (
+                    "Rows whose decision changes: "
+                    + ", ".join(str(i + 1) for i in changed[:12])
+                    + (f", … ({changed.size:,} in all)" if changed.size > 12 else "")
+                    + "."
+                )
+                if changed.size
+                else "No row's decision changes with these costs."
+            )
+            lines, note = cm.explain_lines(res, cost_row)
+            explain(f"the expected costs of row {cost_row + 1}", lines, note)
+            st.dataframe(
+                cm.row_table(res, cost_row),
+                hide_index=True,
+                width="stretch",
+                column_config={
+                    "probability": st.column_config.NumberColumn(format="%.4g"),
+                    "expected cost if predicted": st.column_config.NumberColumn(format="%.4g"),
+                },
+                key="multilabel_cost_row_table",
+            )
+    st.caption(f"Source: {cm.ELKAN}")
 
 # --- 6. choosing per-class thresholds (multi-label) -------------------------------------------
 

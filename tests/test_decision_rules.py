@@ -293,3 +293,167 @@ def test_thresholds_table_holds_the_library_choice():
     ev = dr.evaluate(p, dr.Rule("per-class", thresholds=tuple(best.thresholds)))
     np.testing.assert_allclose(table["F1 there"], ev.f1)
     np.testing.assert_allclose(ev.averages[("F1", "macro")], best.macro)
+
+
+# --- the cost matrix (ui/cost_matrix.py) ---------------------------------------------------------
+
+
+def _exact_proba(draw, p: Problem) -> np.ndarray:
+    """Scores k / 2^m: every product and sum with integer costs is exact in floating point, so
+    ties in expected cost are exact ties for the library and for the loop alike."""
+    levels = draw(st.sampled_from([1, 2, 3, 5, 9, 17]))  # 1: every score 0, every cost tied
+    seed = draw(st.integers(0, 2**32 - 1))
+    rng = np.random.default_rng(seed)
+    return rng.integers(0, levels, (p.n_rows, p.n_classes)) / max(levels - 1, 1)
+
+
+@settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.data())
+def test_cost_comparison_against_loops(data):
+    from ui import cost_matrix as cm
+
+    p = data.draw(problems(multiclass=True))
+    proba = _exact_proba(data.draw, p)
+    c = p.n_classes
+    cost = np.array(
+        data.draw(st.lists(st.integers(0, 5), min_size=c * c, max_size=c * c)), dtype=float
+    ).reshape(c, c)
+    if data.draw(st.booleans()):
+        np.fill_diagonal(cost, 0)
+    r = cm.compare(p, proba, cost)
+    w = np.ones(p.n_rows) if p.weight is None else p.weight
+    truth = [int(np.flatnonzero(p.y[i])[0]) for i in range(p.n_rows)]
+    ours, top = [], []
+    for i in range(p.n_rows):
+        expected = [sum(proba[i, a] * cost[a, j] for a in range(c)) for j in range(c)]
+        ours.append(min(range(c), key=lambda j: (expected[j], j)))  # a tie: the first column
+        top.append(min(range(c), key=lambda j: (-proba[i, j], j)))
+        np.testing.assert_array_equal(cm.expected_costs(proba[i], cost), expected)
+    np.testing.assert_array_equal(r.comparison.min_cost_pred, ours)
+    np.testing.assert_array_equal(r.comparison.argmax_pred, top)
+    total_ours = sum(w[i] * cost[truth[i], ours[i]] for i in range(p.n_rows))
+    total_top = sum(w[i] * cost[truth[i], top[i]] for i in range(p.n_rows))
+    assert r.min_cost_total == pytest.approx(total_ours, abs=1e-9)
+    assert r.argmax_total == pytest.approx(total_top, abs=1e-9)
+    assert r.saving_total == pytest.approx(total_top - total_ours, abs=1e-9)
+    assert r.comparison.changed == sum(a != b for a, b in zip(ours, top, strict=True))
+    np.testing.assert_array_equal(r.changed_rows, [i for i in range(p.n_rows) if ours[i] != top[i]])
+    table = cm.class_table(r)
+    assert table["cost, min cost"].sum() == pytest.approx(total_ours, abs=1e-9)
+    assert table["cost, argmax"].sum() == pytest.approx(total_top, abs=1e-9)
+    names = np.asarray(p.classes)
+    for pred, conf, recall in (
+        (ours, r.confusion_min_cost, r.recall_min_cost),
+        (top, r.confusion_argmax, r.recall_argmax),
+    ):
+        loop = np.zeros((c, c))
+        for i in range(p.n_rows):
+            loop[truth[i], pred[i]] += w[i]
+        np.testing.assert_allclose(conf, loop, atol=1e-9)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            want = skm.recall_score(
+                names[truth], names[pred], labels=list(p.classes), average=None,
+                sample_weight=p.weight, zero_division=np.nan,
+            )  # fmt: skip
+        np.testing.assert_allclose(recall, want, atol=1e-12)
+    np.testing.assert_allclose(table["recall change"], r.recall_min_cost - r.recall_argmax)
+    # the 0-1 cost is argmax
+    zero_one = cm.compare(p, proba, cm.default_cost(c))
+    np.testing.assert_array_equal(zero_one.comparison.min_cost_pred, top)
+    assert zero_one.saving_total == 0
+
+
+def test_cost_row_unfolded_with_the_users_numbers():
+    from ui import cost_matrix as cm
+
+    y = np.eye(3, dtype=bool)[[0, 1, 2, 0]]
+    proba = np.array([[0.5, 0.25, 0.25], [0.25, 0.5, 0.25], [0.125, 0.375, 0.5], [0.75, 0.25, 0]])
+    p = Problem("small", y, proba, ("cat", "dog", "fish"), multiclass=True)
+    cost = cm.missing_cost(cm.default_cost(3), 2, 10.0)  # missing a fish costs 10
+    np.testing.assert_array_equal(cost, [[0, 1, 1], [1, 0, 1], [10, 10, 0]])
+    r = cm.compare(p, proba, cost)
+    # row 0: E = (0.25*1 + 0.25*10, 0.5 + 2.5, 0.5 + 0.25) = (2.75, 3, 0.75): fish
+    table = cm.row_table(r, 0)
+    np.testing.assert_allclose(table["expected cost if predicted"], [2.75, 3.0, 0.75])
+    assert table["picked by"].tolist() == ["argmax", "", "min expected cost"]
+    assert table["true class"].tolist() == [True, False, False]
+    lines, note = cm.explain_lines(r, 0)
+    assert lines[0] == r"p = (\text{cat}: 0.5,\ \text{dog}: 0.25,\ \text{fish}: 0.25)"
+    assert lines[1].endswith(r"0.5 \cdot 0 + 0.25 \cdot 1 + 0.25 \cdot 10 = 2.75")
+    assert lines[3].endswith(r"= 0.75\quad\leftarrow \min")
+    assert r"\arg\min_j" in lines[4]
+    assert lines[4].endswith(r"\arg\max_j p_j = \text{cat}")
+    assert r"C_{\text{truth},\,\hat y} = 1" in lines[5]
+    assert "Elkan" in note
+    # rows 0 and 1 switch to fish (row 1: E = (0.25 + 2.5, 2.75, 0.75)); rows 2, 3 do not
+    np.testing.assert_array_equal(r.changed_rows, [0, 1])
+    assert r.argmax_total == 0  # argmax is right on every row here
+    assert r.min_cost_total == 2
+    assert "2 rows change decision, and the realised cost **rises** by 2" in cm.summary(r)
+    many = cm.explain_lines(cm.compare(p, proba, cost), 0, max_classes=2)
+    assert len(many[0]) == 2 + 2 + 1  # p, the argmin's and argmax's lines (truth = argmax), ...
+    assert "only the chosen" in many[1]
+
+
+def test_cost_editor_frame_parses_and_says_what_is_wrong():
+    from ui import cost_matrix as cm
+
+    classes = ("a", "b", "c")
+    frame = cm.editor_frame(classes, cm.default_cost(3))
+    assert frame.columns.tolist() == [cm.CORNER, "a", "b", "c"]
+    cost, message = cm.parse_cost(frame, classes)
+    np.testing.assert_array_equal(cost, cm.default_cost(3))
+    assert message == ""
+    frame.loc[1, "a"] = -2.0
+    frame.loc[2, "b"] = np.nan
+    cost, message = cm.parse_cost(frame, classes)
+    assert cost is None
+    assert "true c → predicted b is empty, not a number" in message
+    assert "true b → predicted a is -2, below 0" in message
+    assert "The rest of the page is unaffected" in message
+    text = frame.astype(object)
+    text.loc[1, "a"] = "lots"
+    text.loc[2, "b"] = np.inf
+    cost, message = cm.parse_cost(text, classes)
+    assert cost is None
+    assert "'lots', not a number" in message
+    assert "inf, not a number" in message
+    cost, message = cm.parse_cost(frame.drop(columns="c"), classes)
+    assert cost is None
+    assert "one row and one column per class (3)" in message
+    with pytest.raises(ValueError, match=">= 0"):
+        cm.missing_cost(cm.default_cost(3), 0, -1.0)
+    # a column that never beats another
+    said = cm.dominated(np.array([[0, 2, 1], [1, 3, 1], [1, 2, 0]]), classes)
+    assert said == [
+        "Predicting b costs at least as much as predicting a whatever the truth: the "
+        "minimum-expected-cost rule never prefers b to a."
+    ]
+    assert cm.dominated(cm.default_cost(3), classes) == []
+
+
+def test_cost_probabilities_used_normalised_or_refused():
+    from ui import cost_matrix as cm
+
+    s = np.array([[0.2, 0.8], [0.5, 0.5]])
+    got = cm.probabilities(s)
+    assert got.proba is s or np.array_equal(got.proba, s)
+    assert not got.normalised
+    assert not got.refusal
+    raw = np.array([[0.2, 0.4], [0.9, 0.9]])
+    got = cm.probabilities(raw)
+    np.testing.assert_allclose(got.proba.sum(axis=1), 1)
+    np.testing.assert_allclose(got.proba, [[1 / 3, 2 / 3], [0.5, 0.5]])
+    assert got.normalised
+    assert "sum to 0.6–1.8, not 1: each row was divided by its sum" in got.note
+    pct = cm.probabilities(np.array([[20.0, 80.0]]), "percent")
+    np.testing.assert_allclose(pct.proba, [[0.2, 0.8]])
+    assert "NaN" in cm.probabilities(np.array([[np.nan, 1.0]])).refusal
+    margin = cm.probabilities(np.array([[-1.0, 2.0]]), "margin", "scores of both signs")
+    assert margin.proba is None
+    assert "read as margin (scores of both signs)" in margin.refusal
+    assert "Calibration page" in margin.refusal
+    zero = cm.probabilities(np.array([[0.0, 0.0], [0.5, 0.5]]))
+    assert zero.proba is None
+    assert "1 row scores 0 for every class" in zero.refusal

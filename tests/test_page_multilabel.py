@@ -426,3 +426,186 @@ def test_bad_input_is_said_and_nothing_is_lost():
     assert "c has no true row" in captions
     p = mc.Problem("ml", y, s, ("a", "b", "c"))
     _check_rule_numbers(at, p, dr.Rule("shared", threshold=0.5))
+
+
+# --- the cost matrix and the minimum-expected-cost decision (issue 22) ---------------------------
+
+
+def _edit_cost(at: AppTest, edits: dict[int, dict[str, float]]) -> AppTest:
+    """Type into the cost matrix editor: {row: {column (predicted class): value}}."""
+    at.session_state["multilabel_cost_editor"] = {
+        "edited_rows": edits,
+        "added_rows": [],
+        "deleted_rows": [],
+    }
+    return at.run()
+
+
+def _check_costs(at: AppTest, p: mc.Problem, cost: np.ndarray) -> None:
+    """The cost section's numbers equal metrics.compare_cost_decisions computed directly."""
+    assert not at.exception, at.exception
+    truth = p.true_labels()
+    want = metrics.compare_cost_decisions(truth, p.scores, cost, labels=list(p.classes))
+    n = p.n_rows
+    assert _metric(at, "total cost, argmax") == f"{want.argmax_mean * n:,.6g}"
+    assert _metric(at, "total cost, min expected cost") == f"{want.min_cost_mean * n:,.6g}"
+    assert _metric(at, "mean cost, argmax") == dr.fmt(want.argmax_mean)
+    assert _metric(at, "mean cost, min expected cost") == dr.fmt(want.min_cost_mean)
+    assert _metric(at, "rows changing decision") == f"{want.changed:,}"
+    names = np.asarray(p.classes)
+    labels = list(p.classes)
+    heat = {
+        f["layout"]["title"]["text"]: _array(f["data"][0]["customdata"])
+        for f in _figures(at)
+        if f["data"][0]["type"] == "heatmap" and "title" in f["layout"]
+    }
+    for title, pred in (
+        ("argmax", want.argmax_pred),
+        ("minimum expected cost", want.min_cost_pred),
+    ):
+        np.testing.assert_array_equal(
+            heat[title], metrics.confusion_matrix(truth, names[pred], labels=labels)
+        )
+    table = _frame(at, "class", "recall change")
+    for col, pred in (
+        ("recall, argmax", want.argmax_pred),
+        ("recall, min cost", want.min_cost_pred),
+    ):
+        np.testing.assert_array_equal(
+            table[col],
+            _library(truth, names[pred], metrics.recall_score, labels=labels, average=None),
+        )
+
+
+def test_wine_cost_matrix_changes_the_decision_totals(wine):
+    p = mc.problem_from_dataset(data.bundled_dataset("wine_multiclass"))
+    assert "Costs: the minimum-expected-cost decision against argmax" in [
+        s.value for s in wine.subheader
+    ]
+    editor = wine.session_state["multilabel_cost_editor"]
+    assert editor["edited_rows"] == {}  # the 0-1 default: the rule is argmax
+    _check_costs(wine, p, 1 - np.eye(3))
+    assert _metric(wine, "rows changing decision") == "0"
+    assert any("assumes calibrated probabilities" in i.value for i in wine.info)
+    assert any("Elkan, C. (2001). The foundations of cost-sensitive learning" in c.value
+               for c in wine.caption)  # fmt: skip
+    # predicting class_0 for a true class_1 costs 20: rows move out of class_0's column
+    cost = 1 - np.eye(3)
+    cost[1, 0] = 20
+    _edit_cost(wine, {1: {"class_0": 20.0}})
+    _check_costs(wine, p, cost)
+    before = metrics.compare_cost_decisions(p.true_labels(), p.scores, 1 - np.eye(3))
+    after = metrics.compare_cost_decisions(p.true_labels(), p.scores, cost)
+    assert after.changed > 0
+    assert after.min_cost_mean != before.min_cost_mean
+    # the Explain of a row that changed: its probabilities times the matrix, the argmin
+    row = int(np.flatnonzero(after.min_cost_pred != after.argmax_pred)[0])
+    assert any(f"Rows whose decision changes: {row + 1}" in c.value for c in wine.caption)
+    wine.number_input(key="multilabel_cost_row").set_value(row + 1).run()
+    assert not wine.exception
+    unfolded = _frame(wine, "class", "expected cost if predicted")
+    np.testing.assert_allclose(unfolded["probability"], p.scores[row])
+    np.testing.assert_allclose(unfolded["expected cost if predicted"], p.scores[row] @ cost)
+    picked = unfolded.set_index("class")["picked by"]
+    assert picked[p.classes[after.min_cost_pred[row]]] == "min expected cost"
+    assert picked[p.classes[after.argmax_pred[row]]] == "argmax"
+    from tests.apptest_utils import latex
+
+    shown = latex(wine)
+    assert any(r"\leftarrow \min" in line for line in shown)
+    assert any(line.startswith("p = (") for line in shown)
+
+
+def test_wine_negative_cost_is_said_and_the_page_stays(wine):
+    _edit_cost(wine, {1: {"class_0": -2.0}})
+    assert not wine.exception
+    message = " ".join(w.value for w in wine.warning)
+    assert "true class_1 → predicted class_0 is -2, below 0" in message
+    assert "The rest of the page is unaffected" in message
+    assert not any(m.label == "total cost, argmax" for m in wine.metric)
+    # everything else is still there: the decision rule's cards and the LRAP section
+    assert _metric(wine, "F1 (micro)") != ""
+    assert "Label ranking AP vs samples-averaged AP" in [s.value for s in wine.subheader]
+    # the typed value is kept; fixing it brings the numbers back
+    assert wine.session_state["multilabel_cost_editor"]["edited_rows"] == {1: {"class_0": -2.0}}
+    _edit_cost(wine, {1: {"class_0": 3.0}})
+    cost = 1 - np.eye(3)
+    cost[1, 0] = 3
+    _check_costs(wine, mc.problem_from_dataset(data.bundled_dataset("wine_multiclass")), cost)
+
+
+def test_wine_cost_of_missing_a_class_shortcut_and_reset(wine):
+    p = mc.problem_from_dataset(data.bundled_dataset("wine_multiclass"))
+    wine.selectbox(key="multilabel_cost_class").set_value("class_2").run()
+    wine.number_input(key="multilabel_cost_miss").set_value(50.0).run()
+    wine.button(key="multilabel_cost_set").click().run()
+    cost = 1 - np.eye(3)
+    cost[2, :2] = 50
+    assert wine.session_state["multilabel_cost_values"] == cost.tolist()
+    _check_costs(wine, p, cost)
+    # a second class keeps the first one's row
+    wine.selectbox(key="multilabel_cost_class").set_value("class_0").run()
+    wine.number_input(key="multilabel_cost_miss").set_value(4.0).run()
+    wine.button(key="multilabel_cost_set").click().run()
+    cost[0, 1:] = 4
+    _check_costs(wine, p, cost)
+    wine.button(key="multilabel_cost_reset").click().run()
+    _check_costs(wine, p, 1 - np.eye(3))
+
+
+def _multiclass_upload(n_classes: int, n: int = 120, seed: int = 9, scale=None):
+    """A multi-class upload (one label column, a score column per class): the app on this page,
+    the true labels, the class names and the scores as the file holds them."""
+    rng = np.random.default_rng(seed)
+    names = [f"k{c:02d}" for c in range(n_classes)]
+    truth = rng.integers(0, n_classes, n)
+    s = rng.dirichlet(np.ones(n_classes), n) + 2.0 * np.eye(n_classes)[truth] * rng.random((n, 1))
+    s /= s.sum(axis=1, keepdims=True)
+    if scale is not None:
+        s = s * scale[:, None]
+    text = [[f"{v:.6f}" for v in row] for row in s]
+    lines = ["label," + ",".join(f"score_{c}" for c in names)]
+    lines += [f"{names[t]}," + ",".join(row) for t, row in zip(truth, text, strict=True)]
+    at = AppTest.from_file(APP, default_timeout=60)
+    at.run()
+    at.segmented_control(key="source").set_value("Upload").run()
+    at.file_uploader(key="upload_file").set_value(
+        ("mc.csv", "\n".join(lines).encode(), "text/csv")
+    ).run()
+    if at.radio(key="map_layout").value != "multiclass":
+        at.radio(key="map_layout").set_value("multiclass").run()
+    at.switch_page(PAGE).run()
+    assert not at.exception, at.exception
+    scores = np.array([[float(v) for v in row] for row in text])
+    return at, np.asarray(names)[truth], names, scores
+
+
+def test_many_classes_use_the_shortcut_and_unnormalised_rows_are_said():
+    from ui import cost_matrix as cm
+
+    n_classes = cm.MAX_EDITABLE + 2
+    rng = np.random.default_rng(1)
+    at, truth, names, scores = _multiclass_upload(n_classes, scale=rng.uniform(0.5, 0.9, 120))
+    assert "Costs: the minimum-expected-cost decision against argmax" in [
+        s.value for s in at.subheader
+    ]
+    assert "multilabel_cost_editor" not in at.session_state  # no cell-by-cell editor
+    assert any(f"With {n_classes} classes" in c.value for c in at.caption)
+    assert any("each row was divided by its sum" in c.value for c in at.caption)
+    at.selectbox(key="multilabel_cost_class").set_value("k03").run()
+    at.number_input(key="multilabel_cost_miss").set_value(8.0).run()
+    at.button(key="multilabel_cost_set").click().run()
+    assert not at.exception
+    cost = 1 - np.eye(n_classes)
+    cost[3, [c for c in range(n_classes) if c != 3]] = 8
+    view = next(d.value for d in at.dataframe if d.value.columns[0] == cm.CORNER)
+    np.testing.assert_array_equal(view.iloc[:, 1:].to_numpy(float), cost)
+    proba = scores / scores.sum(axis=1, keepdims=True)
+    want = metrics.compare_cost_decisions(truth, proba, cost, labels=names)
+    assert want.changed > 0
+    assert _metric(at, "rows changing decision") == f"{want.changed:,}"
+    assert _metric(at, "mean cost, min expected cost") == dr.fmt(want.min_cost_mean)
+    assert _metric(at, "total cost, argmax") == f"{want.argmax_mean * truth.size:,.6g}"
+    # dividing each row by its sum changes no decision
+    raw = metrics.compare_cost_decisions(truth, scores, cost, labels=names)
+    np.testing.assert_array_equal(raw.min_cost_pred, want.min_cost_pred)

@@ -478,33 +478,50 @@ def rule_confusion_figure(ev: Evaluation, normalize: str | None = None) -> go.Fi
     """Single-label rules: the N x N matrix (plus an "abstained" column when the rule abstains),
     normalised by true class ("true"), predicted class ("pred") or all rows ("all")."""
     assert ev.confusion is not None
-    counts = ev.confusion.astype(float)
-    keep = counts.shape[1] if ev.rule.kind == "abstain" else len(ev.classes)
-    counts = counts[:, :keep]
+    keep = ev.confusion.shape[1] if ev.rule.kind == "abstain" else len(ev.classes)
+    return matrix_figure(
+        ev.confusion[:, :keep], ev.classes, [*ev.classes, ABSTAINED][:keep], normalize
+    )
+
+
+def matrix_figure(
+    counts: np.ndarray,
+    true_names,
+    pred_names,
+    normalize: str | None = None,
+    title: str | None = None,
+) -> go.Figure:
+    """A confusion-matrix heatmap (rows: truth, columns: prediction): counts, or counts with
+    their share by true class ("true"), predicted class ("pred") or all rows ("all")."""
+    counts = np.asarray(counts, dtype=float)
     shown = normalized(counts, normalize)
-    names = [*ev.classes, ABSTAINED][:keep]
+    rows, cols = counts.shape
     text = [
         [
             count(counts[i, j])
             if normalize is None
             else f"{shown[i, j]:.1%}<br>({count(counts[i, j])})"
-            for j in range(keep)
+            for j in range(cols)
         ]
-        for i in range(len(ev.classes))
+        for i in range(rows)
     ]
     fig = go.Figure(
         go.Heatmap(
             z=shown,
-            x=[f"pred {c}" for c in names],
-            y=[f"true {c}" for c in ev.classes],
+            x=[f"pred {c}" for c in pred_names],
+            y=[f"true {c}" for c in true_names],
             text=text,
             texttemplate="%{text}",
+            textfont=dict(size=14 if rows <= 6 else 10),
             colorscale="Blues",
             showscale=False,
             hovertemplate="%{y}, %{x}: %{text}<extra></extra>",
+            customdata=counts,
         )
     )
-    fig.update_layout(**_BASE_LAYOUT, height=max(300, 55 * len(ev.classes) + 90))
+    fig.update_layout(**_BASE_LAYOUT, height=max(300, 55 * rows + 90))
+    if title:
+        fig.update_layout(title=dict(text=title, x=0, xanchor="left", font=dict(size=14)))
     fig.update_yaxes(autorange="reversed")
     return fig
 
