@@ -12,7 +12,17 @@ import metrics
 from metrics.calibration import calibration_curve
 from metrics.flips import flip_table
 from metrics.significance import format_p
-from ui import band_charts, charts, data, server_compare, shell, summaries, thresholds, uncertainty
+from ui import (
+    band_charts,
+    charts,
+    compare_many,
+    data,
+    server_compare,
+    shell,
+    summaries,
+    thresholds,
+    uncertainty,
+)
 from ui.explain import explain, num
 from ui.safe import md
 from ui.show import chart, csv_download, rows_behind
@@ -264,6 +274,260 @@ if len(models) >= 2:
             "values, computed with one sort as Sun & Xu show), so it accounts for both models "
             "scoring the same rows.",
         )
+
+
+# --- three or more models: ranks over blocks, Friedman, Nemenyi, McNemar, letters -------------
+MIN_SLICE_ROWS = 10  # a slice value with fewer rows is not ranked on
+
+
+@st.cache_data(max_entries=8, show_spinner="Scoring every block...")
+def _group_blocks(
+    key: tuple, models: tuple[str, ...], kind: str, column: str, _ds
+) -> compare_many.Blocks:
+    """Each model's AUC within each user (``kind`` users) or slice value (``kind`` slices)."""
+    y = _ds.labels_for(models[0])
+    if kind == compare_many.USERS:
+        groups = _ds.prepared.groups
+    else:
+        values = _ds.frame[column].to_numpy()
+        if _ds.prepared.kept is not None:
+            values = values[_ds.prepared.kept]
+        groups = pd.Series(values).astype(str).to_numpy()
+    return compare_many.group_blocks(
+        y, {m: _ds.score(m) for m in models}, groups, kind=kind, name=str(column),
+        weight=_ds.weight, min_rows=MIN_SLICE_ROWS if kind == compare_many.SLICES else 1,
+    )  # fmt: skip
+
+
+def _many_models() -> None:
+    """Ranks over blocks, the critical-difference diagram, the pairs under Holm with their
+    letters, and McNemar at each model's threshold."""
+    choices = []
+    if clustered:
+        choices.append((compare_many.USERS, group_column))
+    sliced_on = ds.slice[0] if ds.slice is not None else None
+    choices += [(compare_many.SLICES, c) for c in ds.mapping.slices if c != sliced_on]
+    if wanted:
+        choices.append((compare_many.RESAMPLES, None))
+    st.subheader(f"{len(models)} models at once: ranks, critical difference, McNemar")
+    if not choices:
+        st.info(
+            "Ranking the models needs blocks to rank them over: map a user column or a slice "
+            "column on the Data page, or set resamples above 0 (a weaker stand-in: resamples "
+            "are not independent data sets)."
+        )
+        return
+    names = {
+        compare_many.USERS: lambda c: f"users ({c}): each model's AUC per user",
+        compare_many.SLICES: lambda c: f"slices of {c}: each model's AUC per value",
+        compare_many.RESAMPLES: lambda c: "bootstrap resamples of all rows (descriptive only)",
+    }
+    kind, column = st.selectbox(
+        "Rank the models over",
+        choices,
+        format_func=lambda o: names[o[0]](o[1]),
+        key="compare_many_blocks",
+        help="Friedman's test ranks the models within each block and asks whether the mean "
+        "ranks differ more than chance would make them. Users and slices are separate sets of "
+        "rows; resamples of one table share most of their rows, so they are not independent "
+        "and the test's p-value over them is descriptive only.",
+    )  # fmt: skip
+    if kind == compare_many.RESAMPLES:
+        blocks = compare_many.resample_blocks(
+            fb.results["roc_auc"].replicates, models, n_rows
+        )  # fmt: skip
+        what = f"{blocks.table.shape[0]:,} bootstrap resamples"
+    else:
+        blocks = _group_blocks(ds.key, models, kind, column, ds)
+        what = (
+            f"{blocks.table.shape[0]:,} users ({md(column)})"
+            if kind == compare_many.USERS
+            else f"{blocks.table.shape[0]:,} values of {md(column)}"
+        )
+    skipped = (
+        f" Skipped {blocks.skipped:,}: {md(blocks.skipped_reason, limit=200)}."
+        if blocks.skipped
+        else ""
+    )
+    st.caption(
+        f"Blocks: **{what}**. In each block every model's AUC is ranked, 1 the highest (ties "
+        "share their mean rank)." + skipped
+    )
+    if kind == compare_many.RESAMPLES:
+        st.warning(
+            "Resamples are not independent data sets: they redraw the same rows, and the more "
+            "resamples, the smaller Friedman's p-value, with nothing new learned. Over "
+            "resamples the ranks and the p-value are descriptive only; the pairs below use the "
+            "paired tests of the table above. Rank over users or slices (map a user or slice "
+            "column on the Data page) for a test over independent blocks."
+        )
+    if blocks.table.shape[0] < 2:
+        st.info(
+            f"Only {blocks.table.shape[0]} block with every model's AUC defined: ranking "
+            "needs at least 2."
+        )
+        return
+    analysis = compare_many.analyse(blocks)
+    fr, idf = analysis.friedman, analysis.iman_davenport
+    if kind == compare_many.RESAMPLES:
+        auc_pairs = pairs[pairs["metric"] == "AUC"]
+        pair_table = compare_many.page_pairs(auc_pairs, models)
+        how = (
+            "the paired AUC test of the table above ("
+            + ", ".join(sorted({md(t) for t in auc_pairs["test"]}))
+            + "), Holm-adjusted across these pairs"
+        )
+    else:
+        pair_table = compare_many.rank_pairs(analysis)
+        how = "the mean-rank z test on the same blocks, Holm-adjusted across the pairs"
+    ranked = compare_many.letters_table(analysis.ranks, pair_table, models)
+    st.dataframe(
+        ranked,
+        hide_index=True,
+        width="stretch",
+        column_config={
+            "letters": st.column_config.TextColumn(
+                "letters", help="Models sharing a letter are not significantly different "
+                "(Holm, 5%); models with no letter in common are."
+            ),
+            "mean rank": st.column_config.NumberColumn(format="%.3f"),
+            "mean AUC": st.column_config.NumberColumn(format="%.4f"),
+            "median AUC": st.column_config.NumberColumn(format="%.4f"),
+            "blocks best (ties shared)": st.column_config.NumberColumn(format="%.1f"),
+        },
+    )  # fmt: skip
+    descriptive = " (descriptive only: resamples)" if kind == compare_many.RESAMPLES else ""
+    st.markdown(
+        f"Friedman's χ² = **{fr.statistic:.3f}**, {format_p(fr.p_value)}{descriptive}; "
+        f"Iman-Davenport's F = **{idf.statistic:.3f}** on ({idf.df_numerator}, "
+        f"{idf.df_denominator}) degrees of freedom, {format_p(idf.p_value)}. Nemenyi's "
+        f"critical difference at 5%: **{fr.critical_difference:.3f}** in mean rank "
+        f"({fr.n_models} models, {fr.n_blocks:,} blocks)."
+    )
+    chart(compare_many.cd_figure(analysis), key="compare_many_cd", name="critical-difference")
+    st.caption(
+        "Critical-difference diagram (Demšar 2006): each model hangs from its mean rank, the "
+        "best (rank 1) on the left. A thick bar joins models whose mean ranks differ by no "
+        "more than Nemenyi's critical difference (the bar marked CD, to scale): the blocks "
+        "cannot tell them apart. Letters in the table come from the pairs below (Holm), so "
+        "they can differ from the bars."
+    )
+    explain(
+        "Friedman's test and Iman-Davenport's F",
+        compare_many.friedman_lines(analysis),
+        note=f"N = {fr.n_blocks:,} blocks, k = {fr.n_models} models, R_j the mean rank of "
+        "model j; C = 1 − Σ(t³ − t) / (N k (k² − 1)) corrects for ties (t: the size of each "
+        "group of tied AUCs in a block). Iman & Davenport's F is less conservative than the "
+        "chi-square (Demšar 2006, Section 3.2.2). Sources: Friedman (1937); Iman & Davenport "
+        "(1980); Demšar, JMLR 7 (2006) 1–30.",
+    )  # fmt: skip
+    explain(
+        "Nemenyi's critical difference",
+        compare_many.nemenyi_lines(analysis),
+        note="q_α is the studentized range quantile for k means with infinite degrees of "
+        "freedom, over √2 (Demšar 2006, Table 5: 2.343 for 3 models at 5%). Two models whose "
+        "mean ranks differ by more than CD differ at 5%, all pairs at once. Source: Nemenyi "
+        "(1963), as Demšar, JMLR 7 (2006) 1–30, presents it.",
+    )  # fmt: skip
+
+    st.markdown("**Pairs under Holm**")
+    pair_cols = [c for c in pair_table.columns if c not in ("mean rank A", "mean rank B")]
+    st.dataframe(
+        pair_table[pair_cols],
+        hide_index=True,
+        width="stretch",
+        column_config={
+            c: st.column_config.NumberColumn(format="%.4g")
+            for c in ("z", "AUC A − AUC B", "p-value", "Holm p")
+        },
+    )
+    st.caption(
+        f"Each pair by {how}. "
+        + (
+            "Over resamples a rank test would count every resample as new data, so the pairs "
+            "are the page's own paired tests of the AUC difference on all rows."
+            if kind == compare_many.RESAMPLES
+            else "The z test uses the same ranks as Friedman's test and the diagram "
+            "(Demšar 2006, Section 3.2.2, for all pairs as García & Herrera 2008); Holm's "
+            "step-down keeps the chance of any false 'different' at 5% and rejects at least "
+            "what Nemenyi's critical difference does."
+        )
+        + " Letters: Piepho's (2004) insert-absorb algorithm; two models share a letter "
+        "exactly when their pair is not significant."
+    )
+    explain(
+        "the pairs and Holm's adjustment",
+        compare_many.rank_pair_lines(analysis, pair_table)
+        if kind != compare_many.RESAMPLES
+        else compare_many.holm_lines(pair_table),
+        note="Holm (1979): sort the m p-values, multiply the j-th smallest by m − j + 1, and "
+        "carry the largest so far forward, so adjusted values never decrease. "
+        + (
+            "The p-values are those of the pairs under 'Are the differences real?'."
+            if kind == compare_many.RESAMPLES
+            else "Φ is the standard normal distribution function."
+        ),
+    )  # fmt: skip
+
+    st.markdown("**McNemar at each pair's operating points**")
+    chosen = {m: float(thresholds.current(ds, m)) for m in models}
+    mcnemar = compare_many.mcnemar_pairs(ds.labels_for(models[0]), {m: ds.score(m) for m in models},
+                                         chosen)  # fmt: skip
+    st.dataframe(
+        mcnemar,
+        hide_index=True,
+        width="stretch",
+        column_config={
+            c: st.column_config.NumberColumn(format="%.4g")
+            for c in ("threshold A", "threshold B", "statistic", "p-value", "Holm p")
+        },
+    )
+    st.caption(
+        "Each model at its current threshold (a score at or above it is a positive call); "
+        "only the rows where exactly one model is right count: 'only A right' (b) and 'only "
+        f"B right' (c). Exact binomial test below {compare_many.EXACT_BELOW} such rows, else "
+        "the chi-square with continuity correction; Holm across the pairs. McNemar treats "
+        "every row as independent"
+        + (" and ignores the sample weights" if ds.weight is not None else "")
+        + "."
+    )
+    if group_column is not None:
+        st.warning(
+            f"Rows of one {md(group_column)} are not independent, and McNemar's test counts "
+            "them as if they were: its p-values here are too small. Judge the models by the "
+            + (
+                "user-level ranks above."
+                if kind == compare_many.USERS
+                else f"ranks over users ({md(group_column)}) above (pick them in 'Rank the "
+                "models over')."
+                if clustered
+                else f"ranks over users: turn 'Rows are independent' off to rank over "
+                f"{md(group_column)}."
+            )
+        )
+    explain(
+        "McNemar's test",
+        compare_many.mcnemar_lines(mcnemar.iloc[0].to_dict()),
+        note=f"For {mcnemar.iloc[0]['model A']} against {mcnemar.iloc[0]['model B']}. Under "
+        "the hypothesis that both models make as many errors, each row where exactly one is "
+        "right is a fair coin. Source: McNemar, Psychometrika 12 (1947) 153–157.",
+    )  # fmt: skip
+    csv_download(
+        "Download the ranks and pairs (CSV)",
+        pd.concat([ranked.assign(table="ranks"), pair_table.assign(table="pairs"),
+                   mcnemar.assign(table="McNemar")], ignore_index=True),
+        "many_models.csv", key="compare_many_download",
+    )  # fmt: skip
+    st.caption(
+        "Sources: J. Demšar, JMLR 7 (2006) 1–30; R. L. Iman & J. M. Davenport (1980); S. "
+        "García & F. Herrera, JMLR 9 (2008) 2677–2694; S. Holm, Scand. J. Statist. 6 (1979) "
+        "65–70; Q. McNemar, Psychometrika 12 (1947) 153–157; H.-P. Piepho, J. Comput. Graph. "
+        "Statist. 13 (2004) 456–466."
+    )
+
+
+if len(models) >= 3 and not ds.mapping.per_class:
+    _many_models()
 
 y_all = ds.labels_for(models[0])
 same_labels = not ds.mapping.per_class
