@@ -43,9 +43,10 @@ exercise = lessons.BY_KEY[key].make(seed)
 if lesson.worked and seed == 0:
     st.caption(f":material/menu_book: Worked example · {md(lesson.source)}")
 else:
+    cited = f" · Source: {md(lesson.source)}" if lesson.source and not lesson.worked else ""
     st.caption(
         f"Example {seed + 1} (seeded: example {seed + 1} of this lesson is the same table for "
-        "everyone)."
+        f"everyone){cited}."
     )
 
 table_col, question_col = st.columns([1, 1])

@@ -622,6 +622,598 @@ def _ir_map(seed: int) -> Exercise:
     )
 
 
+# --- F1 averaged: micro, macro and samples --------------------------------------------------------
+
+SKLEARN_F1 = "scikit-learn documentation, sklearn.metrics.f1_score"
+IIR_AVERAGING = (
+    "Manning, Raghavan & Schütze, Introduction to Information Retrieval, section 13.6 "
+    "(micro- and macro-averaging)"
+)
+F1_SHORT = r"F_1 = \frac{2\,TP}{2\,TP + FP + FN}"
+
+
+def _class_lines(y_true, y_pred, classes) -> tuple[list[str], np.ndarray]:
+    """Per class (one against the rest): TP, FP, FN and its F1, as LaTeX; and the counts."""
+    mcm = metrics.multilabel_confusion_matrix(y_true, y_pred, labels=classes)
+    f1 = metrics.f1_score(y_true, y_pred, labels=classes, average=None, zero_division=0)
+    lines, counts = [], []
+    for c, m, f in zip(classes, mcm, f1, strict=True):
+        tp, fp, fn = int(m[1, 1]), int(m[0, 1]), int(m[1, 0])
+        counts.append((tp, fp, fn))
+        lines.append(
+            rf"\text{{class {c}}}:\ TP = {tp},\ FP = {fp},\ FN = {fn}\ \Rightarrow\ {F1_SHORT} = "
+            rf"\frac{{{2 * tp}}}{{{2 * tp + fp + fn}}} = {num(f)}"
+        )
+    return lines, np.array(counts, dtype=int)
+
+
+def _micro_line(counts: np.ndarray, value: float) -> str:
+    tp, fp, fn = (int(v) for v in counts.sum(axis=0))
+    return (
+        rf"\text{{micro (counts pooled over classes): }} TP = {tp},\ FP = {fp},\ FN = {fn}"
+        rf"\ \Rightarrow\ F_1 = \frac{{{2 * tp}}}{{{2 * tp + fp + fn}}} = {num(value)}"
+    )
+
+
+def _macro_line(f1: np.ndarray, value: float) -> str:
+    terms = " + ".join(num(f) for f in f1)
+    return rf"\text{{macro (mean over classes)}} = \frac{{{terms}}}{{{len(f1)}}} = {num(value)}"
+
+
+def _class_table(y_true, y_pred) -> pd.DataFrame:
+    return pd.DataFrame({"row": np.arange(1, len(y_true) + 1), "true": y_true, "predicted": y_pred})
+
+
+def _rare_draw(rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
+    """Two common classes the model mostly gets right, and a rare class C it never finds."""
+    while True:
+        n = int(rng.integers(12, 17))
+        n_rare = int(rng.integers(1, 3))
+        truth = np.array(["C"] * n_rare + list(rng.choice(["A", "B"], n - n_rare, p=[0.55, 0.45])))
+        truth = truth[rng.permutation(n)]
+        pred = truth.copy()
+        common = truth != "C"
+        swap = common & (rng.random(n) < 0.2)
+        pred[swap] = np.where(truth[swap] == "A", "B", "A")
+        rare = ~common
+        pred[rare] = rng.choice(["A", "B"], int(rare.sum()))
+        if rng.random() < 0.5:  # one false alarm for C: its precision is 0, not 0/0
+            pred[rng.choice(np.flatnonzero(common & ~swap))] = "C"
+        counts = {c: (np.sum(truth == c), np.sum(pred == c)) for c in "AB"}
+        if all(t >= 3 and p >= 2 for t, p in counts.values()):
+            return truth, pred
+
+
+def _rare_class(seed: int) -> Exercise:
+    rng = _rng("rare_class", seed)
+    y, p = _rare_draw(rng)
+    classes = ["A", "B", "C"]
+    lines, counts = _class_lines(y, p, classes)
+    f1 = metrics.f1_score(y, p, labels=classes, average=None, zero_division=0)
+    macro = float(metrics.f1_score(y, p, average="macro", zero_division=0))
+    micro = float(metrics.f1_score(y, p, average="micro", zero_division=0))
+    lines += [_macro_line(f1, macro), _micro_line(counts, micro)]
+    if seed % 2:
+        question = "How much higher is the micro-averaged F1 than the macro-averaged F1?"
+        answer = micro - macro
+        lines.append(
+            rf"\text{{micro}} - \text{{macro}} = {num(micro)} - {num(macro)} = {num(answer)}"
+        )
+    else:
+        question = "What is the macro-averaged F1 (scikit-learn's average='macro')?"
+        answer = macro
+    n_rare = int(np.sum(y == "C"))
+    return Exercise(
+        table=_class_table(y, p),
+        context=f"Three classes, one label per row. Class **C** is rare ({n_rare} of {len(y)} "
+        "rows) and the model never gets it right. Each class's F1 counts it against the other "
+        "two; a 0/0 precision counts 0 (zero_division=0).",
+        question=question,
+        answer=float(answer),
+        derivation=tuple(lines),
+        note="Macro-averaging gives every class the same weight, so the rare class's F1 of 0 "
+        "takes a third of the average; micro-averaging pools every decision, and the rare "
+        f"class's few rows barely move it ({IIR_AVERAGING}; scikit-learn user guide, "
+        "'From binary to multiclass and multilabel').",
+        facts={
+            "macro F1": macro,
+            "micro F1": micro,
+            "F1 of the rare class C": float(f1[2]),
+            "macro F1 of A and B only": float(np.mean(f1[:2])),
+            "accuracy": float(metrics.accuracy_score(y, p)),
+        },
+    )
+
+
+def _micro_accuracy_exercise(y, p, context: str) -> Exercise:
+    y, p = np.asarray(y), np.asarray(p)
+    classes = sorted(set(y.tolist()) | set(p.tolist()))
+    lines, _ = _class_lines(y, p, classes)
+    micro = float(metrics.f1_score(y, p, average="micro", zero_division=0))
+    accuracy = float(metrics.accuracy_score(y, p))
+    right = int(np.sum(y == p))
+    wrong = len(y) - right
+    lines += [
+        rf"\text{{each of the {wrong} wrong rows is one FP (of the class it was given) and one "
+        rf"FN (of its true class)}}",
+        rf"\textstyle\sum TP = {right}\ \text{{(the right rows)}},\quad \sum FP = \sum FN = "
+        rf"{wrong}\ \text{{(the wrong rows)}}",
+        rf"P_{{\text{{micro}}}} = R_{{\text{{micro}}}} = \frac{{{right}}}{{{right} + {wrong}}}"
+        rf"\ \Rightarrow\ F_{{1,\text{{micro}}}} = \frac{{2 \cdot {right}}}"
+        rf"{{2 \cdot {right} + {wrong} + {wrong}}} = \frac{{{right}}}{{{len(y)}}} = {num(micro)}",
+        rf"\text{{accuracy}} = \frac{{\text{{right rows}}}}{{\text{{rows}}}} = "
+        rf"\frac{{{right}}}{{{len(y)}}} = {num(accuracy)}",
+    ]
+    return Exercise(
+        table=_class_table(y, p),
+        context=context,
+        question="What is the micro-averaged F1 (scikit-learn's average='micro')?",
+        answer=micro,
+        derivation=tuple(lines),
+        note="With one label per row, micro precision, micro recall and micro F1 all equal "
+        "accuracy: every error is counted once as a false positive and once as a false "
+        f"negative (scikit-learn user guide, 'From binary to multiclass and multilabel'; "
+        f"{IIR_AVERAGING}).",
+        facts={
+            "accuracy": accuracy,
+            "macro F1": float(metrics.f1_score(y, p, average="macro", zero_division=0)),
+            "weighted F1": float(metrics.f1_score(y, p, average="weighted", zero_division=0)),
+        },
+    )
+
+
+def _micro_accuracy(seed: int) -> Exercise:
+    if not seed:
+        return _micro_accuracy_exercise(
+            [0, 1, 2, 0, 1, 2],
+            [0, 2, 1, 0, 0, 1],
+            "Six rows, three classes, one label per row: scikit-learn's own f1_score example "
+            "(macro 0.267, micro 0.33).",
+        )
+    rng = _rng("micro_accuracy", seed)
+    k = int(rng.integers(3, 5))
+    names = np.array(list("ABCD"[:k]))
+    while True:
+        n = int(rng.integers(8, 11))
+        y = rng.choice(names, n)
+        p = y.copy()
+        wrong = rng.random(n) < 0.35
+        for i in np.flatnonzero(wrong):
+            p[i] = rng.choice(names[names != y[i]])
+        if 2 <= wrong.sum() <= n - 3 and len(set(y.tolist())) == k:
+            break
+    return _micro_accuracy_exercise(y, p, f"{n} rows, {k} classes, one label per row.")
+
+
+def _label_set(row: np.ndarray, names: str) -> str:
+    chosen = [names[j] for j in np.flatnonzero(row)]
+    return ", ".join(chosen) if chosen else "(none)"
+
+
+def _tex_set(row: np.ndarray, names: str) -> str:
+    chosen = [names[j] for j in np.flatnonzero(row)]
+    return r"\{" + ", ".join(chosen) + r"\}" if chosen else r"\varnothing"
+
+
+SAMPLE_METRICS = {
+    "F1": (metrics.f1_score, r"\frac{2\,TP}{|\text{true}| + |\text{pred}|}"),
+    "recall": (metrics.recall_score, r"\frac{TP}{|\text{true}|}"),
+    "precision": (metrics.precision_score, r"\frac{TP}{|\text{pred}|}"),
+}
+
+
+def _samples_exercise(y, p, metric: str, zero_division: int, context: str) -> Exercise:
+    y, p = np.asarray(y, dtype=int), np.asarray(p, dtype=int)
+    names = "ABCDEFG"[: y.shape[1]]
+    score, formula = SAMPLE_METRICS[metric]
+    value = float(score(y, p, average="samples", zero_division=zero_division))
+    lines = [rf"\text{{{metric} of a row}} = {formula}"]
+    row_values = []
+    for i in range(len(y)):
+        tp, t, q = int(np.sum(y[i] & p[i])), int(y[i].sum()), int(p[i].sum())
+        num_, den = {"F1": (2 * tp, t + q), "recall": (tp, t), "precision": (tp, q)}[metric]
+        v = float(score(y[i : i + 1], p[i : i + 1], average="samples", zero_division=zero_division))
+        row_values.append(v)
+        how = (
+            rf"\frac{{0}}{{0}} \to {zero_division}\ (\text{{zero\_division}})"
+            if den == 0
+            else rf"\frac{{{num_}}}{{{den}}} = {num(v)}"
+        )
+        lines.append(
+            rf"\text{{row {i + 1}: true }} {_tex_set(y[i], names)},\ \text{{predicted }} "
+            rf"{_tex_set(p[i], names)}:\ {how}"
+        )
+    terms = " + ".join(num(v) for v in row_values)
+    lines.append(rf"\text{{samples}} = \frac{{{terms}}}{{{len(y)}}} = {num(value)}")
+    other = 1 - zero_division
+    table = pd.DataFrame(
+        {
+            "row": np.arange(1, len(y) + 1),
+            "true labels": [_label_set(r, names) for r in y],
+            "predicted labels": [_label_set(r, names) for r in p],
+        }
+    )
+    return Exercise(
+        table=table,
+        context=context,
+        question=f"What is the samples-averaged {metric} with zero_division={zero_division} "
+        f"(scikit-learn's average='samples')?",
+        answer=value,
+        derivation=tuple(lines),
+        note="average='samples' scores each row's set of labels, then averages the rows. A row "
+        "with no true label has recall 0/0, and a row with neither a true nor a predicted label "
+        "has precision, recall and F1 0/0: scikit-learn gives them zero_division (the default "
+        "'warn' counts 0 and warns). A row with a prediction but no true label has precision "
+        "and F1 0 whatever zero_division says (scikit-learn documentation, "
+        "sklearn.metrics.precision_recall_fscore_support).",
+        facts={
+            f"samples {metric}, zero_division={zero_division}": value,
+            f"samples {metric}, zero_division={other}": float(
+                score(y, p, average="samples", zero_division=other)
+            ),
+            "micro F1": float(metrics.f1_score(y, p, average="micro", zero_division=0)),
+        },
+    )
+
+
+def _samples_empty(seed: int) -> Exercise:
+    if not seed:
+        return _samples_exercise(
+            [[0, 0, 0], [1, 1, 1], [0, 1, 1]],
+            [[0, 0, 0], [1, 1, 1], [1, 1, 0]],
+            "F1",
+            1,
+            "scikit-learn's multi-label f1_score example: three rows, labels A, B and C. Row 1 "
+            "has no true label and none predicted.",
+        )
+    rng = _rng("samples_empty", seed)
+    n = int(rng.integers(5, 7))
+    while True:
+        y = (rng.random((n, 3)) < 0.5).astype(int)
+        y[y.sum(axis=1) == 0, rng.integers(0, 3)] = 1
+        p = np.where(rng.random((n, 3)) < 0.25, 1 - y, y)
+        empty = rng.choice(n, 2, replace=False)
+        y[empty] = 0
+        p[empty[0]] = 0  # nothing true, nothing predicted: 0/0 everywhere
+        p[empty[1]] = 0
+        if rng.random() < 0.6:  # nothing true, one false alarm: recall 0/0, F1 0
+            p[empty[1], rng.integers(0, 3)] = 1
+        if p[np.setdiff1d(np.arange(n), empty)].sum() > 0:
+            break
+    metric, zero_division = [("F1", 0), ("F1", 1), ("recall", 1), ("recall", 0)][seed % 4]
+    return _samples_exercise(
+        y, p, metric, zero_division, f"{n} rows, labels A, B and C; some rows have no true label."
+    )
+
+
+# --- per-class thresholds ------------------------------------------------------------------------
+
+LIPTON = (
+    "Lipton, Elkan & Naryanaswamy, Optimal Thresholding of Classifiers to Maximize F1 Measure, "
+    "ECML PKDD 2014"
+)
+
+
+def _threshold_draw(rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
+    """Six rows, three labels; each label's scores on its own scale, none tied within a label."""
+    while True:
+        y = (rng.random((6, 3)) < 0.45).astype(int)
+        if not ((y.sum(axis=0) >= 1).all() and (y.sum(axis=0) <= 4).all()):
+            continue
+        shift = rng.uniform(-0.2, 0.2, 3)
+        s = np.round(np.clip(rng.normal(0.35 + 0.3 * y + shift, 0.15), 0.01, 0.99), 2)
+        if all(np.unique(s[:, j]).size == 6 for j in range(3)):
+            return y, s
+
+
+def _threshold_table(y: np.ndarray, s: np.ndarray, names: str) -> pd.DataFrame:
+    table = pd.DataFrame(
+        {
+            **{f"label_{c}": y[:, j] for j, c in enumerate(names)},
+            **{f"score_{c}": s[:, j] for j, c in enumerate(names)},
+        }
+    )
+    table.insert(0, "row", np.arange(1, len(y) + 1))
+    return table
+
+
+def _tex_threshold(t: float) -> str:
+    return r"\infty" if np.isinf(t) else f"{t:g}"
+
+
+def _class_sweep(y: np.ndarray, s: np.ndarray, j: int) -> tuple[np.ndarray, np.ndarray, list]:
+    """Class j's candidate thresholds (its scores, decreasing), F1 at each, and table rows."""
+    counts = metrics.class_threshold_counts(y, s).counts(j)
+    p = int(counts.n_pos)
+    f1 = 2 * counts.tps / (counts.tps + counts.fps + p)
+    rows = [
+        rf"{t:g} & {tp} & {fp} & {p - tp} & {num(f)}"
+        for t, tp, fp, f in zip(counts.thresholds, counts.tps, counts.fps, f1, strict=True)
+    ]
+    return counts.thresholds, f1, rows
+
+
+def _class_thresholds(seed: int) -> Exercise:
+    rng = _rng("class_thresholds", seed)
+    names = "ABC"
+    ask_threshold = seed % 2 == 0
+    while True:
+        y, s = _threshold_draw(rng)
+        choice = metrics.optimise_thresholds(y, s, objective="macro")
+        j = int(rng.integers(0, 3))
+        thresholds, f1, rows = _class_sweep(y, s, j)
+        unique_best = np.sum(f1 == f1.max()) == 1
+        if (ask_threshold and unique_best) or (not ask_threshold and choice.gain >= 0.01):
+            break
+    facts = {
+        **{
+            f"best threshold of {c}": float(t)
+            for c, t in zip(names, choice.thresholds, strict=True)
+        },
+        "macro F1, a threshold per class": choice.macro,
+        "best shared threshold": choice.shared_threshold,
+        "macro F1, shared threshold": choice.shared_value,
+    }
+    note = (
+        "Macro-F1 is the mean of the classes' F1 and each class's F1 depends on its own "
+        "threshold only, so the best threshold of each class together maximise macro-F1 "
+        f"exactly ({LIPTON}). Thresholds chosen on the rows they are scored on overstate "
+        "what new rows will see: choose them on one half of the data and report on the other."
+    )
+    if ask_threshold:
+        c = names[j]
+        best = float(metrics.best_class_thresholds(y, s).thresholds[j])
+        lines = [
+            rf"\text{{class {c}: predicted when score\_{c}}} \ge t,\quad {F1_SHORT}",
+            r"\begin{array}{c|cccc} t & TP & FP & FN & F_1 \\ \hline "
+            + r" \\ ".join(rows)
+            + r"\end{array}",
+            rf"\text{{the highest }} F_1 = {num(f1.max())}\ \text{{at }} t = {best:g}",
+        ]
+        return Exercise(
+            table=_threshold_table(y, s, names),
+            context="Six rows, three labels; each label is predicted when its own score is at "
+            "least its threshold.",
+            question=f"Which threshold gives class {c} its highest F1 (predict {c} when "
+            f"score_{c} ≥ t)?",
+            kind="choice",
+            options=tuple(f"{t:g}" for t in thresholds),
+            answer=f"{best:g}",
+            derivation=tuple(lines),
+            note=note,
+            facts=facts,
+        )
+    shared_pred = (s >= choice.shared_threshold).astype(int)
+    shared_f1 = metrics.f1_score(y, shared_pred, average=None, zero_division=0)
+    own = r",\ ".join(
+        rf"\text{{{c}}}: t = {_tex_threshold(t)},\ F_1 = {num(f)}"
+        for c, t, f in zip(names, choice.thresholds, choice.per_class, strict=True)
+    )
+    at_shared = r",\ ".join(
+        rf"\text{{{c}}}: {num(f)}" for c, f in zip(names, shared_f1, strict=True)
+    )
+    lines = [
+        rf"\text{{a threshold per class (each its own best): }} {own}",
+        _macro_line(choice.per_class, choice.macro),
+        rf"\text{{one shared threshold, the best: }} t = {_tex_threshold(choice.shared_threshold)}"
+        rf":\ F_1\ {at_shared}",
+        _macro_line(shared_f1, choice.shared_value),
+        rf"\text{{gain}} = {num(choice.macro)} - {num(choice.shared_value)} = {num(choice.gain)}",
+    ]
+    return Exercise(
+        table=_threshold_table(y, s, names),
+        context="Six rows, three labels whose scores sit on different scales. Predict a label "
+        "when its score is at least a threshold: one shared by all three, or one per label.",
+        question="By how much does macro-F1 with the best threshold per label beat macro-F1 "
+        "with the best single shared threshold?",
+        answer=float(choice.gain),
+        derivation=tuple(lines),
+        note=note,
+        facts=facts,
+    )
+
+
+# --- cost curves ----------------------------------------------------------------------------
+
+DRUMMOND_HOLTE = (
+    "Drummond & Holte, Cost curves: an improved method for visualizing classifier performance, "
+    "Machine Learning 65 (2006)"
+)
+
+
+def _cost_curve(seed: int) -> Exercise:
+    rng = _rng("cost_curve", seed)
+    while True:  # not perfectly separated: some cost at every probability cost inside (0, 1)
+        y, s = _binary_draw(rng, 8, ties=False)
+        if metrics.roc_auc_score(y, s) < 1:
+            break
+    x = float(rng.choice([0.2, 0.25, 0.3, 0.4, 0.6, 0.7, 0.75, 0.8]))
+    fpr, tpr, thresholds = metrics.roc_curve(y, s)
+    fnr = 1 - tpr
+    lines_at_x = fnr * x + fpr * (1 - x)  # each threshold's cost line at x
+    pc, nec = metrics.cost_curve(y, s)
+    envelope = float(np.interp(x, pc, nec))  # the cost curve is straight between its corners
+    best = int(np.argmin(lines_at_x))
+    labels = [
+        "none" if np.isinf(t) else f"{t:g}" + (" (all)" if i == len(thresholds) - 1 else "")
+        for i, t in enumerate(thresholds)
+    ]
+    rows = [
+        rf"\text{{{lab}}} & {num(a)} & {num(b)} & {num(v)}"
+        for lab, a, b, v in zip(labels, fpr, fnr, lines_at_x, strict=True)
+    ]
+    lines = [
+        r"\text{PC}(+) = \frac{p(+)\,C(-|+)}{p(+)\,C(-|+) + p(-)\,C(+|-)}"
+        rf" = {x:g}",
+        r"\text{NEC} = \text{FNR} \cdot \text{PC}(+) + \text{FPR} \cdot (1 - \text{PC}(+))",
+        r"\begin{array}{r|ccc} t & \text{FPR} & \text{FNR} & \text{NEC at } "
+        + f"{x:g}"
+        + r" \\ \hline "
+        + r" \\ ".join(rows)
+        + r"\end{array}",
+    ]
+    if seed % 2:
+        i = int(rng.integers(1, len(thresholds) - 1))  # a threshold strictly inside
+        t = float(thresholds[i])
+        answer = float(lines_at_x[i])
+        lines.append(
+            rf"\text{{NEC}}_{{t = {t:g}}} = {num(fnr[i])} \cdot {x:g} + {num(fpr[i])} \cdot "
+            rf"{num(1 - x)} = {num(answer)}\quad(\text{{the cost curve there: }} "
+            rf"{num(envelope)})"
+        )
+        question = (
+            f"Operating at threshold {t:g} (a score at least {t:g} is positive), what is the "
+            f"normalized expected cost at probability cost PC(+) = {x:g}?"
+        )
+    else:
+        answer = envelope
+        lines.append(
+            rf"\text{{cost curve at }} {x:g} = \min = {num(envelope)}\ "
+            rf"(\text{{threshold {labels[best]}}})"
+        )
+        question = (
+            f"What is the cost curve's value at probability cost PC(+) = {x:g}: the lowest "
+            "normalized expected cost any threshold reaches there?"
+        )
+    return Exercise(
+        table=_rows(y, s),
+        context="A threshold's ROC point (FPR, FNR) becomes a straight line of normalized "
+        "expected cost over the probability cost PC(+), from FPR at 0 to FNR at 1. Predicting "
+        "no row positive costs PC(+); predicting every row positive costs 1 − PC(+).",
+        question=question,
+        answer=answer,
+        derivation=tuple(lines),
+        curves=(y, s),
+        note="The cost curve is the lower envelope of every threshold's line: at each mix of "
+        "class priors and costs, the cost of the best threshold, 0 for a perfect classifier "
+        f"and at most min(PC, 1 − PC) ({DRUMMOND_HOLTE}).",
+        facts={
+            f"cost curve at {x:g}": envelope,
+            f"cheapest threshold at {x:g}": float(thresholds[best]),
+            "cost of predicting none": x,
+            "cost of predicting all": 1 - x,
+        },
+    )
+
+
+# --- calibration ----------------------------------------------------------------------------
+
+GUO = "Guo, Pleiss, Sun & Weinberger, On Calibration of Modern Neural Networks, ICML 2017"
+CALIBRATION_MEASURES = ("ECE", "MCE", "reliability")
+
+
+def _edge(b: int, n_bins: int) -> str:
+    """A bin edge b / n_bins for LaTeX: a decimal when it is short, else a fraction."""
+    edge = Fraction(b, n_bins)
+    if edge.denominator in (1, 2, 4, 5, 10, 20):
+        return f"{float(edge):g}"
+    return rf"\tfrac{{{edge.numerator}}}{{{edge.denominator}}}"
+
+
+def _calibration_exercise(y, p, n_bins: int, what: str, context: str) -> Exercise:
+    y, p = np.asarray(y, dtype=int), np.asarray(p, dtype=float)
+    prob_true, prob_pred, sizes = metrics.calibration_curve(y, p, n_bins=n_bins)
+    edges = np.linspace(0.0, 1.0, n_bins + 1)
+    used = np.unique(np.searchsorted(edges[1:-1], p))  # inner edges go to the lower bin
+    gaps = np.abs(prob_true - prob_pred)
+    n = len(y)
+    rows = [
+        rf"{'[' if b == 0 else '('}{_edge(b, n_bins)}, {_edge(b + 1, n_bins)}] & {int(m)} & "
+        rf"{num(pp)} & "
+        rf"{num(pt)} & {num(g)}"
+        for b, m, pp, pt, g in zip(used, sizes, prob_pred, prob_true, gaps, strict=True)
+    ]
+    lines = [
+        r"\begin{array}{c|cccc} \text{bin} & n_b & \bar p_b & \bar y_b & |\bar y_b - \bar p_b| "
+        r"\\ \hline " + r" \\ ".join(rows) + r"\end{array}"
+    ]
+    decomposition = metrics.brier_decomposition(y, p, n_bins=n_bins)
+    ece = float(metrics.calibration_error(y, p, n_bins=n_bins))
+    mce = float(metrics.calibration_error(y, p, n_bins=n_bins, norm="max"))
+    if what == "ECE":
+        answer = ece
+        terms = " + ".join(rf"{int(m)} \cdot {num(g)}" for m, g in zip(sizes, gaps, strict=True))
+        lines.append(
+            rf"\text{{ECE}} = \sum_b \frac{{n_b}}{{n}}\,|\bar y_b - \bar p_b| = "
+            rf"\frac{{{terms}}}{{{n}}} = {num(answer)}"
+        )
+        question = f"What is the expected calibration error (ECE) over {n_bins} equal bins?"
+    elif what == "MCE":
+        answer = mce
+        lines.append(
+            rf"\text{{MCE}} = \max_b |\bar y_b - \bar p_b| = "
+            rf"\max({', '.join(num(g) for g in gaps)}) = {num(answer)}"
+        )
+        question = f"What is the maximum calibration error (MCE) over {n_bins} equal bins?"
+    else:
+        answer = float(decomposition.reliability)
+        terms = " + ".join(rf"{int(m)} \cdot {num(g)}^2" for m, g in zip(sizes, gaps, strict=True))
+        lines += [
+            rf"\text{{reliability}} = \sum_b \frac{{n_b}}{{n}}\,(\bar p_b - \bar y_b)^2 = "
+            rf"\frac{{{terms}}}{{{n}}} = {num(answer)}",
+            rf"\text{{Brier}} = \text{{reliability}} - \text{{resolution}} + "
+            rf"\text{{uncertainty}} + \text{{within-bin terms}}: {num(decomposition.brier)} = "
+            rf"{num(decomposition.reliability)} - {num(decomposition.resolution)} + "
+            rf"{num(decomposition.uncertainty)} + "
+            rf"{num(decomposition.within_bin_variance - decomposition.within_bin_covariance)}",
+        ]
+        question = (
+            f"What is the reliability term of the Brier score's decomposition over {n_bins} "
+            "equal bins?"
+        )
+    return Exercise(
+        table=_rows(y, p).rename(columns={"score": "probability"}),
+        context=context,
+        question=question,
+        answer=answer,
+        derivation=tuple(lines),
+        note="Bins split [0, 1] into equal widths (a probability on an inner edge goes to the "
+        "lower bin, as scikit-learn's calibration_curve). The ECE weighs each bin's gap between "
+        f"its positive rate and its mean prediction by its rows; the MCE takes the largest ({GUO}; "
+        "reliability diagrams: Niculescu-Mizil & Caruana, ICML 2005; the Brier decomposition: "
+        "Murphy, Journal of Applied Meteorology, 1973).",
+        facts={
+            "ECE": ece,
+            "MCE": mce,
+            "Brier score": float(decomposition.brier),
+            "reliability": float(decomposition.reliability),
+            "resolution": float(decomposition.resolution),
+            "uncertainty": float(decomposition.uncertainty),
+        },
+    )
+
+
+def _calibration(seed: int) -> Exercise:
+    if not seed:
+        return _calibration_exercise(
+            [0, 0, 0, 0, 1, 1, 1, 1, 1],
+            [0.1, 0.2, 0.3, 0.4, 0.65, 0.7, 0.8, 0.9, 1.0],
+            3,
+            "ECE",
+            "Nine rows from scikit-learn's calibration_curve example, in three bins of width "
+            "1/3: the positive rates are 0, 0.5 and 1 at mean predictions 0.2, 0.525 and 0.85.",
+        )
+    rng = _rng("calibration", seed)
+    n_bins = int(rng.choice([2, 4, 5]))
+    edges = np.linspace(0.0, 1.0, n_bins + 1)[1:-1]
+    while True:
+        q = rng.uniform(0.1, 0.9, 10)  # the true chance of each row
+        y = (rng.random(10) < q).astype(int)
+        p = np.round(np.clip(0.5 + 1.6 * (q - 0.5) + rng.normal(0, 0.05, 10), 0.02, 0.98), 2)
+        on_edge = np.isclose(p[:, None], edges[None, :]).any()
+        if not on_edge and np.unique(np.searchsorted(edges, p)).size >= 2 and 0 < y.sum() < 10:
+            break
+    what = CALIBRATION_MEASURES[seed % 3]
+    return _calibration_exercise(
+        y,
+        p,
+        n_bins,
+        what,
+        f"Ten rows with a predicted probability of the positive class; {n_bins} bins of equal "
+        f"width {1 / n_bins:g}. The model is overconfident.",
+    )
+
+
 # --- the list ----------------------------------------------------------------------------------
 
 SKLEARN_AP = "scikit-learn documentation, sklearn.metrics.average_precision_score"
@@ -633,6 +1225,10 @@ TOPICS = (
     "Multi-label averaging",
     "GAUC vs global AUC",
     "Ranking: NDCG and MAP@k",
+    "F1 averaged: micro, macro, samples",
+    "Per-class thresholds",
+    "Cost curves",
+    "Calibration",
 )
 T = dict(enumerate(TOPICS))
 
@@ -758,6 +1354,53 @@ LESSONS: tuple[Lesson, ...] = (
         _ir_map,
         source="Manning, Raghavan & Schütze, Introduction to Information Retrieval, section "
         "8.4; trec_eval",
+        worked=True,
+    ),
+    Lesson(
+        "rare_class",
+        "A rare class the model misses: macro-F1 falls, micro-F1 barely moves",
+        T[7],
+        _rare_class,
+        source=IIR_AVERAGING,
+    ),
+    Lesson(
+        "micro_accuracy",
+        "Micro-F1 = accuracy: micro 0.33 and macro 0.267 on six rows",
+        T[7],
+        _micro_accuracy,
+        source=SKLEARN_F1 + " (its multi-class example)",
+        worked=True,
+    ),
+    Lesson(
+        "samples_empty",
+        "Samples averaging when a row has no true label: F1 5/6 with zero_division=1",
+        T[7],
+        _samples_empty,
+        source=SKLEARN_F1 + " (its multi-label example); zero_division as in "
+        "precision_recall_fscore_support",
+        worked=True,
+    ),
+    Lesson(
+        "class_thresholds",
+        "A threshold per label: the best one, and the gain over one shared threshold",
+        T[8],
+        _class_thresholds,
+        source=LIPTON,
+    ),
+    Lesson(
+        "cost_curve",
+        "Normalized expected cost at a probability cost, and the cost curve",
+        T[9],
+        _cost_curve,
+        source=DRUMMOND_HOLTE,
+    ),
+    Lesson(
+        "calibration",
+        "ECE 0.139 in three bins: ECE, MCE and the Brier reliability term",
+        T[10],
+        _calibration,
+        source="scikit-learn documentation, sklearn.calibration.calibration_curve (its "
+        "example); " + GUO + " (ECE)",
         worked=True,
     ),
 )
