@@ -4,6 +4,7 @@ Run from the repository root::
 
     .venv/bin/python -m bench.bench_coverage                    # ~15 min on 2 cores
     .venv/bin/python -m bench.bench_coverage --sizes 1000 --reps 100 --json out.json
+    .venv/bin/python -m bench.bench_coverage --designs clustered --sizes 1000 --jobs 1
 
 A 95% interval claims that, over repeated experiments, it covers the true value 95% of the
 time; a test at 5% claims to reject a true null 5% of the time. Here both claims are checked
@@ -29,12 +30,17 @@ threshold, GAUC) is its value on one huge sample (``--truth-rows``, 2e6 by defau
 generator, with users of the same size distribution. The truth of every difference is 0.
 
 **The methods.** Row level: DeLong (:func:`metrics.roc_auc_ci`, :func:`metrics.delong_test`),
-the fast paired bootstrap's percentile intervals and its BCa for AUC
-(:func:`metrics.fast_paired_bootstrap`, Poisson counts, ``--resamples`` resamples). Group level,
-on clustered data: Obuchowski's clustered AUC (:func:`metrics.clustered_auc_test`), the fast
-bootstrap resampling whole users (``groups=``, when the library has it) and the cluster bootstrap
-of GAUC (:func:`metrics.cluster_bootstrap`). A test at 5% rejects when its p-value is below 0.05
-(DeLong, Obuchowski) or its 95% interval of the difference excludes 0 (bootstraps).
+the fast paired bootstrap's percentile intervals and its BCa for AUC and AP
+(:func:`metrics.fast_paired_bootstrap`, Poisson counts, ``--resamples`` resamples; AP's BCa
+from its exact jackknife, :func:`metrics.ap_jackknife`). Group level, on clustered data:
+Obuchowski's clustered AUC (:func:`metrics.clustered_auc_test`) with its normal reference and
+with the small-sample t reference (``small_sample=True``), the fast bootstrap resampling whole
+users (``groups=``) and the cluster bootstrap of GAUC (:func:`metrics.cluster_bootstrap`), each
+with plain percentile intervals ("bootstrap percentile", computed here from the replicates) and
+with the library's default few-groups correction ("percentile, small-G corrected":
+:class:`metrics.SmallGroups`, a t quantile with G* - 1 degrees of freedom and the G / (G - 1)
+factor). A test at 5% rejects when its p-value is below 0.05 (DeLong, Obuchowski) or its 95%
+interval of the difference excludes 0 (bootstraps).
 
 **The verdict.** Targets at 1,000 rows and more: coverage 92.5-97.5%, rejection 2.5-7.5%. With
 400 repetitions a rate's Monte Carlo standard error is about 1.1 points at 95% and 1.1 at 5%.
@@ -195,6 +201,7 @@ def _rejects_p(p: float) -> float:
 
 BOOT_METRICS = {"AUC": "roc_auc", "AP": "average_precision", "precision": "precision"}
 BOOT_METRICS |= {"recall": "recall", "f1": "f1"}
+BCA_METRICS = ("roc_auc", "average_precision")
 
 
 def _bootstrap_rows(out, fb, truths: dict[str, float], method: str, bca: bool) -> None:
@@ -231,25 +238,50 @@ def one_experiment(args) -> dict[str, float]:
         out["AUC|row: DeLong|coverage"] = _covers(ci.ci_low, ci.ci_high, truths["AUC"])
         out["AUC|row: DeLong|rejection"] = _rejects_p(delong_test(y, a, b).p_value)
         common = {"n_resamples": resamples, "seed": int(rng.integers(2**31))}
-        fb = fast_paired_bootstrap(y, a, b, thresholds=[THRESHOLD] * 2, interval="bca", **common)
+        fb = fast_paired_bootstrap(
+            y, a, b, thresholds=[THRESHOLD] * 2, interval="bca", bca_metrics=BCA_METRICS,
+            **common,
+        )  # fmt: skip
         _bootstrap_rows(out, fb, truths, "row:", bca=True)
         if g is not None:
-            c = clustered_auc_test(y, a, b, groups=g)
-            out["AUC|user: Obuchowski|coverage"] = _covers(c.ci_low_a, c.ci_high_a, truths["AUC"])
-            out["AUC|user: Obuchowski|rejection"] = _rejects_p(c.p_value)
+            for label, small in (("", False), (", t (small-G)", True)):
+                c = clustered_auc_test(y, a, b, groups=g, small_sample=small)
+                key = f"AUC|user: Obuchowski{label}"
+                out[f"{key}|coverage"] = _covers(c.ci_low_a, c.ci_high_a, truths["AUC"])
+                out[f"{key}|rejection"] = _rejects_p(c.p_value)
             if HAS_GROUPS:
                 fg = fast_paired_bootstrap(y, a, b, thresholds=[THRESHOLD] * 2, groups=g, **common)
+                # The plain percentile rows come from the replicates, the corrected ones are the
+                # library's intervals (its default with groups).
                 _bootstrap_rows(out, fg, truths, "user: bootstrap", bca=False)
+                _library_rows(out, fg.results, truths, CORRECTED)
             ta, tb = group_auc_table(y, a, g), group_auc_table(y, b, g)
             values = np.column_stack([ta.auc, tb.auc])
             weights = np.column_stack([ta.weights(), tb.weights()])
             cb = cluster_bootstrap(values, weights, **common)
-            iv, d = cb.models[0], cb.differences[(0, 1)]
-            out["GAUC|user: cluster bootstrap|coverage"] = _covers(
-                iv.ci_low, iv.ci_high, truths["GAUC"]
-            )
-            out["GAUC|user: cluster bootstrap|rejection"] = _rejects_interval(d.ci_low, d.ci_high)
+            col, diff = cb.replicates[:, 0], cb.replicates[:, 0] - cb.replicates[:, 1]
+            low, high = np.quantile(col[np.isfinite(col)], [ALPHA / 2, 1 - ALPHA / 2])
+            key = "GAUC|user: cluster bootstrap"
+            out[f"{key}|coverage"] = _covers(low, high, truths["GAUC"])
+            low, high = np.quantile(diff[np.isfinite(diff)], [ALPHA / 2, 1 - ALPHA / 2])
+            out[f"{key}|rejection"] = _rejects_interval(low, high)
+            _library_rows(out, {"GAUC": cb}, truths, CORRECTED)
     return out
+
+
+CORRECTED = "user: percentile, small-G corrected"
+
+
+def _library_rows(out, results: dict, truths: dict[str, float], method: str) -> None:
+    """Coverage and rejection of the intervals the library returned (model 0, and 0 - 1)."""
+    names = {v: k for k, v in BOOT_METRICS.items()} | {"GAUC": "GAUC"}
+    for key, result in results.items():
+        if key not in names:
+            continue
+        metric = names[key]
+        iv, d = result.models[0], result.differences[(0, 1)]
+        out[f"{metric}|{method}|coverage"] = _covers(iv.ci_low, iv.ci_high, truths[metric])
+        out[f"{metric}|{method}|rejection"] = _rejects_interval(d.ci_low, d.ci_high)
 
 
 def _chunks(items: list, size: int) -> list[list]:
@@ -260,8 +292,8 @@ def _run_chunk(tasks: list) -> list[dict[str, float]]:
     return [one_experiment(t) for t in tasks]
 
 
-def run(sizes, reps, resamples, jobs, seed, truth_rows, prevalences, log) -> dict:
-    designs = [Design(p, c) for c in (False, True) for p in prevalences]
+def run(sizes, reps, resamples, jobs, seed, truth_rows, prevalences, log, kinds=(False, True)):
+    designs = [Design(p, c) for c in kinds for p in prevalences]
     truths = {}
     t0 = time.perf_counter()
     cache: dict[tuple, dict[str, float]] = {}
@@ -393,6 +425,10 @@ def main(argv=None) -> int:
     p.add_argument("--seed", type=int, default=20261123)
     p.add_argument("--truth-rows", type=float, default=2e6, help="rows of the truth's sample")
     p.add_argument("--prevalences", default=",".join(map(str, PREVALENCES)))
+    p.add_argument(
+        "--designs", choices=["all", "independent", "clustered"], default="all",
+        help="run only independent rows or only clustered rows",
+    )  # fmt: skip
     p.add_argument("--json", metavar="PATH", help="also write the rates as JSON here")
     a = p.parse_args(argv)
     sizes = [int(float(s)) for s in a.sizes.split(",")]
@@ -403,7 +439,10 @@ def main(argv=None) -> int:
 
     if not HAS_GROUPS:
         log("fast_paired_bootstrap has no groups= here: the user-level bootstrap rows are left out")
-    res = run(sizes, a.reps, a.resamples, a.jobs, a.seed, int(a.truth_rows), prevalences, log)
+    kinds = {"all": (False, True), "independent": (False,), "clustered": (True,)}[a.designs]
+    res = run(
+        sizes, a.reps, a.resamples, a.jobs, a.seed, int(a.truth_rows), prevalences, log, kinds
+    )
     print(
         f"## Coverage and rejection: {a.reps} simulated experiments per cell, "
         f"{a.resamples} bootstrap resamples, seed {a.seed} ({res['seconds']:.0f} s)"

@@ -8,7 +8,14 @@ Import what you need from here; the submodules are an implementation detail::
 from metrics._validation import UndefinedMetricWarning
 from metrics.areas import auc, average_precision_score, roc_auc_score
 from metrics.average_precision import AP_METHOD_SOURCES, AP_METHODS, APBreakdown, ap_breakdown
-from metrics.bootstrap import FastBootstrap, cluster_bootstrap, fast_paired_bootstrap
+from metrics.bootstrap import (
+    FastBootstrap,
+    SmallGroups,
+    ap_jackknife,
+    cluster_bootstrap,
+    fast_paired_bootstrap,
+    small_groups_correction,
+)
 from metrics.calibration import brier_score_loss, calibration_curve, log_loss
 from metrics.clustered import ClusteredAUC, clustered_auc_test
 from metrics.compare import (
@@ -101,9 +108,11 @@ __all__ = [
     "OperatingPoint",
     "RankingReport",
     "ScoreGridAP",
+    "SmallGroups",
     "ThresholdCounts",
     "UndefinedMetricWarning",
     "ap_breakdown",
+    "ap_jackknife",
     "ap_step_table",
     "auc",
     "auc_pair_grid",
@@ -149,6 +158,7 @@ __all__ = [
     "roc_auc_score",
     "roc_curve",
     "score_grid_average_precision",
+    "small_groups_correction",
     "threshold_counts",
     "top_k_accuracy_score",
     "top_k_precision_recall",

@@ -667,6 +667,11 @@ class BootstrapResult:
         Per model, how many resamples gave NaN.
     n_resamples : int
     alpha : float
+    small_groups : metrics.SmallGroups or None
+        When the resamples drew whole groups and the intervals were widened for few groups
+        (:func:`metrics.fast_paired_bootstrap` and :func:`metrics.cluster_bootstrap`), the
+        correction applied, whose :meth:`~metrics.SmallGroups.p_value` agrees with those
+        intervals; None otherwise (plain percentile or BCa intervals).
     """
 
     models: tuple[BootstrapInterval, ...]
@@ -675,6 +680,7 @@ class BootstrapResult:
     n_dropped: tuple[int, ...]
     n_resamples: int
     alpha: float
+    small_groups: Any = None
 
 
 @dataclass(frozen=True)
