@@ -119,7 +119,7 @@ def t_cdf(t: float, df: float) -> float:
     Examples
     --------
     >>> round(t_cdf(2.0, 5), 6)
-    0.949030
+    0.94903
     """
     df = _check_df(df)
     t = float(t)

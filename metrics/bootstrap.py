@@ -640,7 +640,7 @@ def small_groups_correction(sizes: Any, *, alpha: float = 0.05) -> SmallGroups:
     50 groups of equal size: ``sqrt(50 / 49) t_{49, 0.975} / z_{0.975}``.
 
     >>> round(small_groups_correction([20] * 50).factor, 4)
-    1.0358
+    1.0357
     """
     w = np.asarray(sizes, dtype=np.float64)
     w = w[:, None] if w.ndim == 1 else w
