@@ -83,3 +83,28 @@ def test_on_clustered_rows_row_level_delong_rejects_a_true_null_far_too_often():
     low, high = _band(0.05)
     assert np.mean(row) > 2 * high  # row level: over twice what a true 5% test could show
     assert low <= np.mean(clustered) <= high  # Obuchowski's clustered test: what it claims
+
+
+def test_with_few_users_the_corrected_group_tests_keep_their_5_percent():
+    # 12 users of unequal activity (about 5 effective): the small-sample corrections (the
+    # group bootstrap's default widening, Obuchowski with small_sample=True) must not reject a
+    # true null more often than a 5% test can. Rejecting none is within the band: this far
+    # below the 50 users the benchmark targets, the corrections are conservative.
+    design = Design(0.5, clustered=True)
+    plain, corrected, t_test = [], [], []
+    for r in range(REPS):
+        y, a, b, g = simulate(np.random.default_rng([SEED + 2, r]), ROWS, design, users=12)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # one-class resamples of so few users
+            res = fast_paired_bootstrap(y, a, b, n_resamples=200, seed=r, groups=g)
+            auc = res.results["roc_auc"]
+            d = auc.replicates[:, 0] - auc.replicates[:, 1]
+            low, high = np.quantile(d[np.isfinite(d)], [0.025, 0.975])
+            plain.append(low > 0 or high < 0)
+            iv = auc.differences[(0, 1)]
+            corrected.append(iv.ci_low > 0 or iv.ci_high < 0)
+            t_test.append(clustered_auc_test(y, a, b, groups=g, small_sample=True).p_value < 0.05)
+    low, high = _band(0.05)
+    assert low <= np.mean(corrected) <= high
+    assert low <= np.mean(t_test) <= high
+    assert np.mean(corrected) <= np.mean(plain)  # the correction only widens
