@@ -156,6 +156,7 @@ def test_analysis_equals_scipy_and_rank_pairs_follow_their_formula(seed, k, n, t
     for (i, j), row in zip(itertools.combinations(range(k), 2), pairs.itertuples(), strict=True):
         z = (mean_rank[i] - mean_rank[j]) / se
         assert row.z == pytest.approx(z, abs=1e-10)
+        assert row.better == (models[i] if z < 0 else models[j] if z > 0 else "neither")
         p.append(2 * ss.norm.sf(abs(z)))
     np.testing.assert_allclose(pairs["p-value"], p, rtol=1e-9, atol=1e-15)
     np.testing.assert_allclose(pairs["Holm p"], holm_by_loop(p), rtol=1e-9, atol=1e-15)
@@ -192,6 +193,7 @@ def test_page_pairs_orient_each_pair_and_adjust_across_them():
         ("b", "c"),
     ]
     assert got["AUC A − AUC B"].tolist() == [0.03, 0.05, 0.02]
+    assert got["better"].tolist() == ["a", "a", "b"]
     np.testing.assert_allclose(got["Holm p"], holm_by_loop([0.03, 0.001, 0.04]))
     with pytest.raises(ValueError, match="misses 1 pair"):
         cm.page_pairs(pairs.iloc[:2], ("a", "b", "c"))
@@ -214,6 +216,9 @@ def test_mcnemar_pairs_against_counting_and_scipy(seed, n, k):
         b = int(np.sum((pa == y) & (pb != y)))
         c = int(np.sum((pb == y) & (pa != y)))
         assert (row["only A right"], row["only B right"]) == (b, c)
+        assert row["better"] == (
+            row["model A"] if b > c else row["model B"] if c > b else "neither"
+        )
         if b + c < cm.EXACT_BELOW:
             assert row["test"] == "exact"
             want = 1.0 if b + c == 0 else ss.binomtest(b, b + c, 0.5).pvalue

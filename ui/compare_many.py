@@ -214,7 +214,9 @@ def analyse(blocks: Blocks, *, alpha: float = 0.05) -> RankAnalysis:
     return RankAnalysis(blocks, fr, idf, ranks)
 
 
-def _pair_frame(models, p_values: dict, extra: dict | None = None, alpha: float = 0.05):
+def _pair_frame(models, p_values: dict, extra: dict, better: list[float], alpha: float = 0.05):
+    """Pairs (i < j) with ``extra`` columns, the better model (``better`` > 0: A, < 0: B, 0:
+    neither), the p-values, Holm's adjustment and the verdict."""
     pairs = list(itertools.combinations(range(len(models)), 2))
     p = np.array([p_values[pair] for pair in pairs], dtype=np.float64)
     holm = holm_adjust(p)
@@ -222,7 +224,11 @@ def _pair_frame(models, p_values: dict, extra: dict | None = None, alpha: float 
         {
             "model A": [models[i] for i, _ in pairs],
             "model B": [models[j] for _, j in pairs],
-            **(extra or {}),
+            **extra,
+            "better": [
+                models[i] if d > 0 else models[j] if d < 0 else "neither"
+                for (i, j), d in zip(pairs, better, strict=True)
+            ],
             "p-value": p,
             "Holm p": holm,
         }
@@ -250,6 +256,7 @@ def rank_pairs(analysis: RankAnalysis, *, alpha: float = 0.05) -> pd.DataFrame:
             "mean rank B": [r[j] for _, j in pairs],
             "z": [z[pair] for pair in pairs],
         },
+        [-z[pair] for pair in pairs],  # a lower mean rank is better
         alpha,
     )
 
@@ -279,6 +286,7 @@ def page_pairs(pairs: pd.DataFrame, models: tuple[str, ...], *, alpha: float = 0
             "AUC A − AUC B": [diff[c] for c in combos],
             "test": [test[c] for c in combos],
         },
+        [diff[c] for c in combos],
         alpha,
     )
 
@@ -400,7 +408,8 @@ def mcnemar_pairs(
         extra["only B right"].append(r.only_b_right)
         extra["test"].append("exact" if exact else "chi-square (cc)")
         extra["statistic"].append(r.statistic)
-    return _pair_frame(models, p, extra, alpha)
+    better = [a - b for a, b in zip(extra["only A right"], extra["only B right"], strict=True)]
+    return _pair_frame(models, p, extra, better, alpha)
 
 
 # --- the critical-difference diagram -------------------------------------------------------------
@@ -439,7 +448,8 @@ def cd_figure(analysis: RankAnalysis) -> go.Figure:
     first_label = (clique_y[-1] if clique_y else -0.2) - 0.45
     lo, hi = 1.0, float(k)
     # Room for the names either side: the axis takes about the middle half of the width.
-    pad, gap = 0.6 * (k - 1), 0.12 * (k - 1)
+    # A name is cut to 20 characters (its hover shows all of it) so that it fits its side.
+    pad, gap = 0.6 * (k - 1), 0.07 * (k - 1)
     fig = go.Figure()
     # The axis and its ticks.
     fig.add_trace(go.Scatter(x=[lo, hi], y=[0, 0], mode="lines", hoverinfo="skip",
@@ -476,8 +486,9 @@ def cd_figure(analysis: RankAnalysis) -> go.Figure:
         fig.add_trace(go.Scatter(x=[r], y=[0], mode="markers", marker=dict(color=color, size=7),
                                  hoverinfo="skip", showlegend=False))  # fmt: skip
         fig.add_annotation(
-            x=x_end, y=y, text=f"{label(models[m], limit=28)} ({r:.2f})", showarrow=False,
+            x=x_end, y=y, text=f"{label(models[m], limit=20)} ({r:.2f})", showarrow=False,
             xanchor="right" if on_left else "left", xshift=-4 if on_left else 4,
+            font=dict(size=12),
         )  # fmt: skip
     # Bars joining models not significantly different.
     for (i, j), y in zip(cliques, clique_y, strict=True):
