@@ -41,9 +41,11 @@ seed = int(st.session_state[SEED])
 exercise = lessons.BY_KEY[key].make(seed)
 
 if lesson.worked and seed == 0:
-    st.caption(f":material/menu_book: Worked example · {md(lesson.source)}")
+    st.caption(f":material/menu_book: Worked example · {md(lesson.source, limit=400)}")
 else:
-    cited = f" · Source: {md(lesson.source)}" if lesson.source and not lesson.worked else ""
+    cited = (
+        f" · Source: {md(lesson.source, limit=400)}" if lesson.source and not lesson.worked else ""
+    )
     st.caption(
         f"Example {seed + 1} (seeded: example {seed + 1} of this lesson is the same table for "
         f"everyone){cited}."
@@ -104,21 +106,30 @@ if state in ("checked", "revealed"):
             f"The answer: **{answer if isinstance(answer, str) else f'{answer:.4f}'}**.",
             icon=":material/lightbulb:",
         )
-    if exercise.curves is not None:
+    has_curves, has_figure = exercise.curves is not None, exercise.figure is not None
+    left, right = st.columns(2) if has_curves or has_figure else (None, None)
+    if has_curves:
         y, s = exercise.curves
         w = stepper.walk(y, s)
-        roc_col, pr_col = st.columns(2)
-        with roc_col:
+        with left:
             chart(stepper.roc_step_figure(w, w.n_steps), key="lessons_roc", name=f"roc-{key}")
-        with pr_col:
-            chart(stepper.pr_step_figure(w, w.n_steps), key="lessons_pr", name=f"pr-{key}")
+        if not has_figure:
+            with right:
+                chart(stepper.pr_step_figure(w, w.n_steps), key="lessons_pr", name=f"pr-{key}")
+    if has_figure:  # the lesson's own chart: beside the ROC curve, in the PR curve's place
+        with right if has_curves else left:
+            chart(exercise.figure, key="lessons_figure", name=f"{key}-{seed + 1}")
+    # The numbers go beside a lesson's own chart when it has no ROC curve, else below.
     if exercise.facts:
-        st.dataframe(
-            pd.DataFrame({"what": list(exercise.facts), "value": list(exercise.facts.values())}),
-            hide_index=True,
-            key="lessons_facts",
-            column_config={"value": st.column_config.NumberColumn(format="%.4f")},
-        )
-        st.caption("Every number here is computed by the metrics library on this table.")
+        with right if has_figure and not has_curves else st.container():
+            st.dataframe(
+                pd.DataFrame(
+                    {"what": list(exercise.facts), "value": list(exercise.facts.values())}
+                ),
+                hide_index=True,
+                key="lessons_facts",
+                column_config={"value": st.column_config.NumberColumn(format="%.4f")},
+            )
+            st.caption("Every number here is computed by the metrics library on this table.")
 else:
     st.caption("The derivation appears once you check an answer (or press 'Show me').")

@@ -13,7 +13,7 @@ from fractions import Fraction
 import numpy as np
 import pytest
 from sklearn.calibration import calibration_curve
-from sklearn.metrics import accuracy_score, f1_score, recall_score, roc_curve
+from sklearn.metrics import accuracy_score, f1_score, recall_score, roc_auc_score, roc_curve
 
 from tests.apptest_utils import latex, open_page
 from ui import lessons
@@ -190,6 +190,7 @@ def test_cost_curve_against_every_threshold(seed):
     assert nec[-1] == pytest.approx(1 - x)  # all: cost 1 - x
     envelope = nec.min()
     assert 0 < envelope <= min(x, 1 - x) + 1e-12
+    assert 0.7 <= roc_auc_score(y, s) < 1  # a useful model, not a perfect one
     assert ex.facts[f"cost curve at {x:g}"] == pytest.approx(envelope, abs=1e-12)
     if "Operating at threshold" in ex.question:
         t = float(re.search(r"threshold ([0-9.]+)", ex.question).group(1))
@@ -267,7 +268,7 @@ def test_new_lessons_cite_a_public_source(key):
 def test_page_offers_the_new_topics():
     at = open_page(PAGE)
     options = at.selectbox(key="lessons_pick").options
-    for topic in ("F1 averaged: micro, macro, samples", "Per-class thresholds", "Cost curves",
+    for topic in ("Micro, macro and samples F1", "Per-class thresholds", "Cost curves",
                   "Calibration"):  # fmt: skip
         assert any(option.startswith(topic + " · ") for option in options), topic
 
@@ -293,3 +294,17 @@ def test_page_checks_a_new_lesson_and_derives_it(key):
     assert source in captions
     facts = at.dataframe[-1].value
     assert list(facts["what"]) == list(ex.facts)
+    charts = {"cost_curve": 2, "calibration": 1}.get(key, 0)  # ROC + cost curve; reliability
+    assert len(at.get("plotly_chart")) == charts
+
+
+def test_cost_and_reliability_figures_show_the_lessons_numbers():
+    cost = BY_KEY["cost_curve"].make(0)
+    x = float(re.search(r"PC\(\+\) = ([0-9.]+)", cost.question).group(1))
+    marked = next(t for t in cost.figure.data if t.name.startswith("the answer"))
+    assert list(marked.x) == [x]
+    assert list(marked.y) == [pytest.approx(cost.answer)]
+    reliability = BY_KEY["calibration"].make(0)
+    line = next(t for t in reliability.figure.data if t.name == "this table, 3 bins")
+    assert list(line.x) == pytest.approx([0.2, 0.525, 0.85])  # scikit-learn's prob_pred
+    assert list(line.y) == pytest.approx([0, 0.5, 1])  # and prob_true

@@ -19,9 +19,10 @@ from fractions import Fraction
 
 import numpy as np
 import pandas as pd
+import plotly.graph_objects as go
 
 import metrics
-from ui import ap_charts, auc_charts, ranking_charts
+from ui import ap_charts, auc_charts, calibration_charts, decision_charts, ranking_charts
 from ui.synthetic import SyntheticSpec, dprime_from_auc, generate
 from ui.text import fraction, num
 
@@ -54,6 +55,7 @@ class Exercise:
     tolerance: float = DEFAULT_TOLERANCE
     facts: dict[str, float] = field(default_factory=dict)  # other numbers worth showing
     curves: tuple[np.ndarray, np.ndarray] | None = None  # (labels, scores) for ROC and PR
+    figure: go.Figure | None = None  # a chart of the lesson's own (beside the ROC when curves)
 
 
 @dataclass(frozen=True)
@@ -641,7 +643,7 @@ def _class_lines(y_true, y_pred, classes) -> tuple[list[str], np.ndarray]:
         tp, fp, fn = int(m[1, 1]), int(m[0, 1]), int(m[1, 0])
         counts.append((tp, fp, fn))
         lines.append(
-            rf"\text{{class {c}}}:\ TP = {tp},\ FP = {fp},\ FN = {fn}\ \Rightarrow\ {F1_SHORT} = "
+            rf"\text{{class {c}:}}\ TP = {tp},\ FP = {fp},\ FN = {fn}\ \Rightarrow\ {F1_SHORT} = "
             rf"\frac{{{2 * tp}}}{{{2 * tp + fp + fn}}} = {num(f)}"
         )
     return lines, np.array(counts, dtype=int)
@@ -693,6 +695,16 @@ def _rare_class(seed: int) -> Exercise:
     macro = float(metrics.f1_score(y, p, average="macro", zero_division=0))
     micro = float(metrics.f1_score(y, p, average="micro", zero_division=0))
     lines += [_macro_line(f1, macro), _micro_line(counts, micro)]
+    keep = y != "C"
+    macro_ab = float(
+        metrics.f1_score(y[keep], p[keep], labels=["A", "B"], average="macro", zero_division=0)
+    )
+    micro_ab = float(metrics.f1_score(y[keep], p[keep], average="micro", zero_division=0))
+    lines.append(
+        rf"\text{{without class C's {int(np.sum(~keep))} row(s): macro}} = {num(macro_ab)}\ "
+        rf"(\text{{from }} {num(macro)}),\quad \text{{micro}} = {num(micro_ab)}\ "
+        rf"(\text{{from }} {num(micro)})"
+    )
     if seed % 2:
         question = "How much higher is the micro-averaged F1 than the macro-averaged F1?"
         answer = micro - macro
@@ -719,7 +731,8 @@ def _rare_class(seed: int) -> Exercise:
             "macro F1": macro,
             "micro F1": micro,
             "F1 of the rare class C": float(f1[2]),
-            "macro F1 of A and B only": float(np.mean(f1[:2])),
+            "macro F1 without C's rows": macro_ab,
+            "micro F1 without C's rows": micro_ab,
             "accuracy": float(metrics.accuracy_score(y, p)),
         },
     )
@@ -821,7 +834,7 @@ def _samples_exercise(y, p, metric: str, zero_division: int, context: str) -> Ex
         )
         lines.append(
             rf"\text{{row {i + 1}: true }} {_tex_set(y[i], names)},\ \text{{predicted }} "
-            rf"{_tex_set(p[i], names)}:\ {how}"
+            rf"{_tex_set(p[i], names)}\colon\ {how}"
         )
     terms = " + ".join(num(v) for v in row_values)
     lines.append(rf"\text{{samples}} = \frac{{{terms}}}{{{len(y)}}} = {num(value)}")
@@ -986,17 +999,17 @@ def _class_thresholds(seed: int) -> Exercise:
     shared_pred = (s >= choice.shared_threshold).astype(int)
     shared_f1 = metrics.f1_score(y, shared_pred, average=None, zero_division=0)
     own = r",\ ".join(
-        rf"\text{{{c}}}: t = {_tex_threshold(t)},\ F_1 = {num(f)}"
+        rf"\text{{{c}:}}\ t = {_tex_threshold(t)},\ F_1 = {num(f)}"
         for c, t, f in zip(names, choice.thresholds, choice.per_class, strict=True)
     )
     at_shared = r",\ ".join(
-        rf"\text{{{c}}}: {num(f)}" for c, f in zip(names, shared_f1, strict=True)
+        rf"\text{{{c}:}}\ {num(f)}" for c, f in zip(names, shared_f1, strict=True)
     )
     lines = [
         rf"\text{{a threshold per class (each its own best): }} {own}",
         _macro_line(choice.per_class, choice.macro),
         rf"\text{{one shared threshold, the best: }} t = {_tex_threshold(choice.shared_threshold)}"
-        rf":\ F_1\ {at_shared}",
+        rf"\colon\ F_1\ {at_shared}",
         _macro_line(shared_f1, choice.shared_value),
         rf"\text{{gain}} = {num(choice.macro)} - {num(choice.shared_value)} = {num(choice.gain)}",
     ]
@@ -1021,11 +1034,35 @@ DRUMMOND_HOLTE = (
 )
 
 
+def _cost_lesson_figure(pc, nec, fpr, fnr, threshold, x, answer) -> go.Figure:
+    """The table's cost curve and one threshold's cost line, the asked point marked."""
+    lines = decision_charts.CostLines(
+        name="this table",
+        x=pc,
+        cost=nec,
+        fpr=float(fpr),
+        fnr=float(fnr),
+        threshold=threshold,
+        area=float(metrics.auc(pc, nec)),
+    )
+    fig = decision_charts.cost_figure([lines], height=400)
+    fig.add_vline(x=x, line=dict(color="#9a9a9a", width=1))
+    fig.add_trace(
+        go.Scatter(
+            x=[x], y=[answer], mode="markers", name=f"the answer at PC(+) = {x:g}",
+            marker=dict(size=11, color="#111111", symbol="x"),
+        )
+    )  # fmt: skip
+    fig.update_yaxes(range=[0, 1])
+    fig.update_layout(title=dict(text="Cost curve", x=0, xanchor="left", font=dict(size=14)))
+    return fig
+
+
 def _cost_curve(seed: int) -> Exercise:
     rng = _rng("cost_curve", seed)
-    while True:  # not perfectly separated: some cost at every probability cost inside (0, 1)
+    while True:  # a useful model, not a perfect one: some cost at every PC(+) inside (0, 1)
         y, s = _binary_draw(rng, 8, ties=False)
-        if metrics.roc_auc_score(y, s) < 1:
+        if 0.7 <= metrics.roc_auc_score(y, s) < 1:
             break
     x = float(rng.choice([0.2, 0.25, 0.3, 0.4, 0.6, 0.7, 0.75, 0.8]))
     fpr, tpr, thresholds = metrics.roc_curve(y, s)
@@ -1053,7 +1090,7 @@ def _cost_curve(seed: int) -> Exercise:
         + r"\end{array}",
     ]
     if seed % 2:
-        i = int(rng.integers(1, len(thresholds) - 1))  # a threshold strictly inside
+        i = shown = int(rng.integers(1, len(thresholds) - 1))  # a threshold strictly inside
         t = float(thresholds[i])
         answer = float(lines_at_x[i])
         lines.append(
@@ -1066,7 +1103,7 @@ def _cost_curve(seed: int) -> Exercise:
             f"normalized expected cost at probability cost PC(+) = {x:g}?"
         )
     else:
-        answer = envelope
+        answer, shown = envelope, best
         lines.append(
             rf"\text{{cost curve at }} {x:g} = \min = {num(envelope)}\ "
             rf"(\text{{threshold {labels[best]}}})"
@@ -1084,6 +1121,9 @@ def _cost_curve(seed: int) -> Exercise:
         answer=answer,
         derivation=tuple(lines),
         curves=(y, s),
+        figure=_cost_lesson_figure(
+            pc, nec, fpr[shown], fnr[shown], float(thresholds[shown]), x, answer
+        ),
         note="The cost curve is the lower envelope of every threshold's line: at each mix of "
         "class priors and costs, the cost of the best threshold, 0 for a perfect classifier "
         f"and at most min(PC, 1 − PC) ({DRUMMOND_HOLTE}).",
@@ -1161,8 +1201,23 @@ def _calibration_exercise(y, p, n_bins: int, what: str, context: str) -> Exercis
             f"What is the reliability term of the Brier score's decomposition over {n_bins} "
             "equal bins?"
         )
+    figure = calibration_charts.reliability_figure(
+        [
+            calibration_charts.Reliability(
+                name=f"this table, {n_bins} bins",
+                prob_pred=prob_pred,
+                prob_true=prob_true,
+                low=np.full(prob_true.size, np.nan),
+                high=np.full(prob_true.size, np.nan),
+                size=sizes,
+            )
+        ],
+        height=420,
+        title="Reliability diagram",
+    )
     return Exercise(
         table=_rows(y, p).rename(columns={"score": "probability"}),
+        figure=figure,
         context=context,
         question=question,
         answer=answer,
@@ -1225,7 +1280,7 @@ TOPICS = (
     "Multi-label averaging",
     "GAUC vs global AUC",
     "Ranking: NDCG and MAP@k",
-    "F1 averaged: micro, macro, samples",
+    "Micro, macro and samples F1",
     "Per-class thresholds",
     "Cost curves",
     "Calibration",
@@ -1358,14 +1413,14 @@ LESSONS: tuple[Lesson, ...] = (
     ),
     Lesson(
         "rare_class",
-        "A rare class the model misses: macro-F1 falls, micro-F1 barely moves",
+        "A missed rare class drags macro-F1 down, not micro",
         T[7],
         _rare_class,
         source=IIR_AVERAGING,
     ),
     Lesson(
         "micro_accuracy",
-        "Micro-F1 = accuracy: micro 0.33 and macro 0.267 on six rows",
+        "Micro-F1 = accuracy: micro 0.33, macro 0.267",
         T[7],
         _micro_accuracy,
         source=SKLEARN_F1 + " (its multi-class example)",
@@ -1373,7 +1428,7 @@ LESSONS: tuple[Lesson, ...] = (
     ),
     Lesson(
         "samples_empty",
-        "Samples averaging when a row has no true label: F1 5/6 with zero_division=1",
+        "Samples F1 with an empty row: 5/6 with zero_division=1",
         T[7],
         _samples_empty,
         source=SKLEARN_F1 + " (its multi-label example); zero_division as in "
@@ -1382,21 +1437,21 @@ LESSONS: tuple[Lesson, ...] = (
     ),
     Lesson(
         "class_thresholds",
-        "A threshold per label: the best one, and the gain over one shared threshold",
+        "Each label's best threshold, and the gain over one shared",
         T[8],
         _class_thresholds,
         source=LIPTON,
     ),
     Lesson(
         "cost_curve",
-        "Normalized expected cost at a probability cost, and the cost curve",
+        "Normalized expected cost at a probability cost",
         T[9],
         _cost_curve,
         source=DRUMMOND_HOLTE,
     ),
     Lesson(
         "calibration",
-        "ECE 0.139 in three bins: ECE, MCE and the Brier reliability term",
+        "ECE 0.139 in three bins; MCE and Brier reliability",
         T[10],
         _calibration,
         source="scikit-learn documentation, sklearn.calibration.calibration_curve (its "
