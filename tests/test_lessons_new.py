@@ -17,8 +17,8 @@ from sklearn.metrics import accuracy_score, f1_score, recall_score, roc_auc_scor
 
 from tests.apptest_utils import latex, open_page
 from ui import lessons
-from ui.explain import num
 from ui.lessons import BY_KEY, check_answer
+from ui.text import num
 
 PAGE = "pages/lessons.py"
 SEEDS = range(40)
