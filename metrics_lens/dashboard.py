@@ -207,7 +207,6 @@ def streamlit_command(script: Path, port: int, host: str) -> list[str]:
         f"--server.port={port}",
         f"--server.address={host}",
         "--server.headless=true",
-        "--server.fileWatcherType=none",
         "--browser.gatherUsageStats=false",
     ]
 

@@ -61,16 +61,29 @@ def _legend_below(fig: go.Figure) -> None:
 
 
 PRESENTATION_FONT = 18  # chart text in presentation mode (plotly sets its sizes inline)
+# Fonts every browser, renderer and slide program has. Plotly sizes the legend and the margins
+# by measuring text on the page; an image export re-draws the SVG where the page's web font
+# ('Source Sans', from Streamlit's theme) is not loaded, so the text fell back to a wider font
+# and ran out of its measured box ("model_a (AUC 0.889" without its ")").
+CHART_FONT = "Arial, 'Liberation Sans', Helvetica, sans-serif"
 
 
 def finish(fig: go.Figure, presentation: bool) -> go.Figure:
-    """The legend below the plot, and in presentation mode text readable from the back of the
-    room. Once done, doing it again changes nothing (a figure shared between sessions is only
-    read)."""
+    """The legend below the plot, a font the exported image has too, markers on the axes'
+    edges drawn whole (an operating point at recall 1 was cut in half), and in presentation
+    mode text readable from the back of the room. Once done, doing it again changes nothing (a
+    figure shared between sessions is only read)."""
     _legend_below(fig)
+    if fig.layout.font.family != CHART_FONT:
+        fig.update_layout(font_family=CHART_FONT)
+        fig.update_traces(cliponaxis=False, selector=lambda t: _draws_markers(t))
     if presentation and fig.layout.font.size != PRESENTATION_FONT:
         fig.update_layout(font=dict(size=PRESENTATION_FONT))
     return fig
+
+
+def _draws_markers(trace) -> bool:
+    return trace.type == "scatter" and "markers" in (trace.mode or "")
 
 
 def chart(fig: go.Figure, *, key: str, name: str | None = None, where=None) -> None:
