@@ -254,7 +254,12 @@ if st.session_state.get("multilabel_rule_for") != _sig:  # a new table starts af
         st.session_state.pop(_k, None)
     st.session_state.pop("multilabel_thr_editor", None)
     st.session_state["multilabel_thr_values"] = None
-    for _k in ("multilabel_cost_editor", "multilabel_cost_row", "multilabel_cost_class"):
+    for _k in (
+        "multilabel_cost_editor",
+        "multilabel_cost_row",
+        "multilabel_cost_row_for",
+        "multilabel_cost_class",
+    ):
         st.session_state.pop(_k, None)
     st.session_state["multilabel_cost_values"] = None
     st.session_state["multilabel_cost_current"] = None
@@ -534,7 +539,7 @@ if problem.multiclass and problem.n_rows:
         "is each class; the rule then predicts, for each row, the class with the lowest "
         "**expected cost** Σᵢ P(true class i) × cost(i → j). The default, 0 on the diagonal "
         "and 1 elsewhere, counts every mistake alike: its minimum-expected-cost decision is "
-        "argmax."
+        "argmax (Elkan 2001, *The foundations of cost-sensitive learning*)."
     )
     n_cls = problem.n_classes
     _base = st.session_state.get("multilabel_cost_values")
@@ -597,12 +602,17 @@ if problem.multiclass and problem.n_rows:
             step=1.0,
             key="multilabel_cost_miss",
         )
-        st.button("Set that row", key="multilabel_cost_set", on_click=_set_missing)
-        st.button(
-            "Reset to 0-1 (argmax)",
+        set_col, reset_col = st.columns(2)
+        set_col.button(
+            "Set that row", key="multilabel_cost_set", on_click=_set_missing, width="stretch"
+        )
+        reset_col.button(
+            "Reset to 0-1",
             key="multilabel_cost_reset",
             on_click=_set_cost,
             args=(None,),
+            width="stretch",
+            help="0 on the diagonal, 1 elsewhere: the rule is then argmax.",
         )
         st.caption(
             "Sets the class's row of the matrix (every prediction but itself) and keeps the "
@@ -645,15 +655,16 @@ if problem.multiclass and problem.n_rows:
                 + (" (× sample weight)." if problem.weight is not None else "."),
             )
             cost_cards[1].metric(
-                "total cost, min expected cost",
+                "total cost, min cost",
                 f"{res.min_cost_total:,.6g}",
                 delta=f"{-res.saving_total:+,.4g} vs argmax" if res.saving_total else None,
                 delta_color="inverse",
-                help="Σ cost(true class → the minimum-expected-cost class) over the rows.",
+                help="Σ cost(true class → the minimum-expected-cost class) over the rows: "
+                "'min cost' is the minimum-expected-cost rule.",
             )
             cost_cards[2].metric("mean cost, argmax", dr.fmt(cmp.argmax_mean))
             cost_cards[3].metric(
-                "mean cost, min expected cost",
+                "mean cost, min cost",
                 dr.fmt(cmp.min_cost_mean),
                 help="metrics.compare_cost_decisions: the realised mean cost per row.",
             )
@@ -715,25 +726,30 @@ if problem.multiclass and problem.n_rows:
             st.caption(
                 "Per true class: its recall under each rule (None: no true row), how many rows "
                 "each rule predicts as it, and the cost its rows run up. Raising the cost of "
-                "missing a class moves rows into its column: its recall rises, others' fall."
+                "missing a class (the shortcut) can only move rows into its column: its recall "
+                "can only rise, the others' only fall."
             )
 
             changed = res.changed_rows
+            if st.session_state.get("multilabel_cost_row_for") != cost.tobytes().hex():
+                # a new matrix: unfold the first row whose decision it changes
+                st.session_state["multilabel_cost_row_for"] = cost.tobytes().hex()
+                st.session_state["multilabel_cost_row"] = int(changed[0]) + 1 if changed.size else 1
+            row_col, rows_col = st.columns([1, 3], vertical_alignment="bottom")
             cost_row = (
                 int(
-                    st.number_input(
+                    row_col.number_input(
                         "Row to unfold (from 1)",
                         1,
                         problem.n_rows,
-                        1,
-                        1,
+                        step=1,
                         key="multilabel_cost_row",
                     )
                 )
                 - 1
             )
             cost_row = min(cost_row, problem.n_rows - 1)
-            st.caption(
+            rows_col.caption(
                 (
                     "Rows whose decision changes: "
                     + ", ".join(str(i + 1) for i in changed[:12])
@@ -755,8 +771,6 @@ if problem.multiclass and problem.n_rows:
                 },
                 key="multilabel_cost_row_table",
             )
-    st.caption(f"Source: {cm.ELKAN}")
-
 # --- 6. choosing per-class thresholds (multi-label) -------------------------------------------
 
 if not problem.multiclass and problem.n_rows >= 2:

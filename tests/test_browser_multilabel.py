@@ -173,3 +173,68 @@ def test_wine_abstain_rule_in_the_browser(server, page):  # noqa: F811
     page.wait_for_timeout(800)
     page.screenshot(path=ARTIFACTS / "multilabel-wine-abstain-1280x720.png")
     assert page.locator('[data-testid="stException"]').count() == 0
+
+
+def test_wine_cost_matrix_in_the_browser(server, page):  # noqa: F811
+    """Multi-class costs: type a cost into the matrix, the totals and the rows that change
+    decision equal metrics.compare_cost_decisions, the Explain unfolds the first row that
+    changes; screenshots for a person to look at."""
+    from playwright.sync_api import expect
+
+    import metrics
+    from ui import data
+    from ui import multilabel_charts as mc
+
+    p = mc.problem_from_dataset(data.bundled_dataset("wine_multiclass"))
+    cost = 1 - np.eye(3)
+    cost[1, 0] = 20  # predicting class_0 for a true class_1
+    want = metrics.compare_cost_decisions(p.true_labels(), p.scores, cost, labels=list(p.classes))
+
+    page.set_viewport_size({"width": 1400, "height": 1000})
+    page.goto(f"{server}/multilabel?dataset=wine_multiclass")
+    _wait_for_app(page)
+    heading = page.get_by_role(
+        "heading", name="Costs: the minimum-expected-cost decision against argmax"
+    )
+    heading.wait_for(timeout=120_000)
+    _wait_for_app(page)
+    _top(heading)
+    page.wait_for_timeout(800)
+    changed = page.locator('[data-testid="stMetric"]', has_text="rows changing decision").first
+    expect(changed).to_contain_text("0", timeout=60_000)
+    ARTIFACTS.mkdir(exist_ok=True)
+    page.screenshot(path=ARTIFACTS / "multilabel-cost-default-1400x1000.png")
+    # type 20 into (true class_1, predicted class_0): from the first cell, one right, one down
+    grid = page.locator('.st-key-multilabel_cost_editor [data-testid="stDataFrame"]')
+    expect(grid).to_be_visible(timeout=20_000)
+    box = grid.bounding_box()
+    page.mouse.click(box["x"] + 30, box["y"] + 35 + 17)  # row 0 of the first column
+    page.keyboard.press("ArrowRight")
+    page.keyboard.press("ArrowDown")
+    page.keyboard.press("Enter")  # open the cell's editor (typing at once loses a key)
+    page.wait_for_timeout(500)
+    page.keyboard.press("Control+a")
+    page.keyboard.type("20", delay=50)
+    page.keyboard.press("Enter")
+    _wait_for_app(page)
+    expect(changed).to_contain_text(f"{want.changed:,}", timeout=60_000)
+    total = page.locator('[data-testid="stMetric"]', has_text="total cost, min cost")
+    expect(total.first).to_contain_text(f"{want.min_cost_mean * p.n_rows:,.6g}", timeout=20_000)
+    mean = page.locator('[data-testid="stMetric"]', has_text="mean cost, argmax").first
+    expect(mean).to_contain_text(f"{want.argmax_mean:.4f}")
+    assert page.locator('[data-testid="stException"]').count() == 0
+    _top(heading)
+    page.wait_for_timeout(800)
+    page.screenshot(path=ARTIFACTS / "multilabel-cost-1400x1000.png")
+    _top(page.get_by_text("Both N × N matrices").first)
+    page.wait_for_timeout(500)
+    page.screenshot(path=ARTIFACTS / "multilabel-cost-matrices-1400x1000.png")
+    # the Explain of the first row that changes decision
+    row = int(np.flatnonzero(want.min_cost_pred != want.argmax_pred)[0]) + 1
+    expect(page.locator(".st-key-multilabel_cost_row input")).to_have_value(str(row))
+    page.get_by_text(f"Explain: the expected costs of row {row}").click()
+    page.wait_for_timeout(800)
+    _top(page.locator(".st-key-multilabel_cost_row"))
+    page.wait_for_timeout(500)
+    page.screenshot(path=ARTIFACTS / "multilabel-cost-explain-1400x1000.png")
+    assert page.locator('[data-testid="stException"]').count() == 0

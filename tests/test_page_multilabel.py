@@ -358,7 +358,11 @@ def test_wine_argmax_abstain_and_top_k_show_the_library_numbers(wine):
     ).run()
     wine.slider(key="multilabel_abstain").set_value(0.9).run()
     _check_rule_numbers(wine, p, dr.Rule("abstain", threshold=0.9))
-    heat = [f for f in _figures(wine) if f["data"][0]["type"] == "heatmap"][-1]
+    heat = [  # the rule's matrix: the last heatmap before the cost section's two titled ones
+        f
+        for f in _figures(wine)
+        if f["data"][0]["type"] == "heatmap" and "title" not in f["layout"]
+    ][-1]
     assert heat["data"][0]["x"][-1] == f"pred {dr.ABSTAINED}"
     abstained = (p.scores.max(axis=1) < 0.9).sum()
     assert _array(heat["data"][0]["z"])[:, -1].sum() == abstained
@@ -448,9 +452,9 @@ def _check_costs(at: AppTest, p: mc.Problem, cost: np.ndarray) -> None:
     want = metrics.compare_cost_decisions(truth, p.scores, cost, labels=list(p.classes))
     n = p.n_rows
     assert _metric(at, "total cost, argmax") == f"{want.argmax_mean * n:,.6g}"
-    assert _metric(at, "total cost, min expected cost") == f"{want.min_cost_mean * n:,.6g}"
+    assert _metric(at, "total cost, min cost") == f"{want.min_cost_mean * n:,.6g}"
     assert _metric(at, "mean cost, argmax") == dr.fmt(want.argmax_mean)
-    assert _metric(at, "mean cost, min expected cost") == dr.fmt(want.min_cost_mean)
+    assert _metric(at, "mean cost, min cost") == dr.fmt(want.min_cost_mean)
     assert _metric(at, "rows changing decision") == f"{want.changed:,}"
     names = np.asarray(p.classes)
     labels = list(p.classes)
@@ -501,6 +505,11 @@ def test_wine_cost_matrix_changes_the_decision_totals(wine):
     # the Explain of a row that changed: its probabilities times the matrix, the argmin
     row = int(np.flatnonzero(after.min_cost_pred != after.argmax_pred)[0])
     assert any(f"Rows whose decision changes: {row + 1}" in c.value for c in wine.caption)
+    assert wine.number_input(key="multilabel_cost_row").value == row + 1  # a new matrix: jumps
+    wine.number_input(key="multilabel_cost_row").set_value(1).run()
+    np.testing.assert_allclose(
+        _frame(wine, "class", "expected cost if predicted")["probability"], p.scores[0]
+    )
     wine.number_input(key="multilabel_cost_row").set_value(row + 1).run()
     assert not wine.exception
     unfolded = _frame(wine, "class", "expected cost if predicted")
@@ -604,7 +613,7 @@ def test_many_classes_use_the_shortcut_and_unnormalised_rows_are_said():
     want = metrics.compare_cost_decisions(truth, proba, cost, labels=names)
     assert want.changed > 0
     assert _metric(at, "rows changing decision") == f"{want.changed:,}"
-    assert _metric(at, "mean cost, min expected cost") == dr.fmt(want.min_cost_mean)
+    assert _metric(at, "mean cost, min cost") == dr.fmt(want.min_cost_mean)
     assert _metric(at, "total cost, argmax") == f"{want.argmax_mean * truth.size:,.6g}"
     # dividing each row by its sum changes no decision
     raw = metrics.compare_cost_decisions(truth, scores, cost, labels=names)

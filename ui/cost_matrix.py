@@ -394,7 +394,7 @@ def explain_lines(r: CostResult, i: int, max_classes: int = 10) -> tuple[list[st
         rf"\qquad \arg\max_j p_j = {_name(r.classes[top])}"
     )
     lines.append(
-        rf"\text{{truth: }} {_name(r.classes[truth])}:\quad C_{{\text{{truth}},\,\hat y}} = "
+        rf"\text{{truth}} = {_name(r.classes[truth])}:\quad C_{{\text{{truth}},\,\hat y}} = "
         rf"{_tnum(r.cost[truth, best])},\qquad C_{{\text{{truth}},\,\arg\max}} = "
         rf"{_tnum(r.cost[truth, top])}"
     )
