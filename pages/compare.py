@@ -449,8 +449,8 @@ def _many_models() -> None:
             if kind == compare_many.RESAMPLES
             else "The z test uses the same ranks as Friedman's test and the diagram "
             "(Demšar 2006, Section 3.2.2, for all pairs as García & Herrera 2008); Holm's "
-            "step-down keeps the chance of any false 'different' at 5% and rejects at least "
-            "what Nemenyi's critical difference does."
+            "step-down keeps the chance of any false 'different' at 5%, and usually finds more "
+            "differences than Nemenyi's critical difference (García & Herrera 2008)."
         )
         + " Letters: Piepho's (2004) insert-absorb algorithm; two models share a letter "
         "exactly when their pair is not significant."

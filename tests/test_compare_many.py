@@ -267,7 +267,12 @@ def test_explain_lines_carry_the_numbers():
     a = cm.analyse(cm.group_blocks(y, scores, user))
     lines = cm.friedman_lines(a)
     assert f"{a.friedman.statistic:.4g}" in lines[0]
-    assert f"{a.iman_davenport.p_value:.3g}" in lines[2]
+    assert cm.tex_p(a.iman_davenport.p_value) in lines[2]
+    assert cm.tex_p(a.friedman.p_value) in lines[1]
+    # C, the ties correction, is the uncorrected statistic over the corrected one.
+    n, k = a.friedman.n_blocks, a.friedman.n_models
+    plain = 12 * n / (k * (k + 1)) * (np.sum(a.friedman.average_ranks**2) - k * (k + 1) ** 2 / 4)
+    assert f"/ {plain / a.friedman.statistic:.4g} =" in lines[0]
     assert f"{a.friedman.critical_difference:.4g}" in cm.nemenyi_lines(a)[0]
     pairs = cm.rank_pairs(a)
     assert f"{pairs['z'].iloc[0]:.4g}" in cm.rank_pair_lines(a, pairs)[0]
@@ -406,3 +411,10 @@ def test_grouped_data_with_two_models_has_no_section(grouped_page):
     at.multiselect(key="compare_models").set_value(["model_a", "model_c"]).run()
     assert not at.exception, at.exception
     assert not _section(at)
+
+
+def test_tex_p_writes_small_p_values_as_powers_of_ten():
+    assert cm.tex_p(0.0123) == "0.0123"
+    assert cm.tex_p(6.61e-10) == r"6.61 \times 10^{-10}"
+    assert cm.tex_p(9.999e-5) == r"1 \times 10^{-4}"
+    assert cm.tex_p(0.0) == r"< 10^{-300}"
