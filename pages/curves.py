@@ -74,8 +74,8 @@ explain(
         line
         for m in curves
         for line in (
-            *auc_lines(md(m.name), m.counts.n_pos, m.counts.n_neg, m.auc),
-            *ap_lines(md(m.name), m.counts.tps, m.counts.fps, m.ap),
+            *auc_lines(m.name, m.counts.n_pos, m.counts.n_neg, m.auc),
+            *ap_lines(m.name, m.counts.tps, m.counts.fps, m.ap),
         )
     ],
     note="AUC counts every positive-negative pair (P positives times N negatives, or their "

@@ -123,3 +123,19 @@ def test_reliability_diagram():
     fig = charts.reliability_figure(curves)
     assert fig.data[0].name == "perfectly calibrated"
     assert list(fig.data[1].x) == pytest.approx([0.15, 0.8])
+
+
+def test_long_class_names_wrap_on_the_matrix_axes_and_stay_whole_on_hover():
+    c = metrics.Confusion(tp=3, fp=1, tn=5, fn=1)
+    long = "diagnosis = malignant tumour of the left breast"
+    fig = charts.confusion_matrix_figure(c, positive_name=long, negative_name="<b>benign</b>")
+    for axis in (fig.layout.xaxis, fig.layout.yaxis):
+        assert axis.ticktext[0] == "&lt;b&gt;benign&lt;/b&gt;"
+        lines = axis.ticktext[1].split("<br>")
+        assert len(lines) <= 3
+        assert all(len(line) <= 16 for line in lines)
+        assert lines[-1].endswith("…")
+    assert (fig.layout.xaxis.title.text, fig.layout.yaxis.title.text) == ("Predicted", "Actual")
+    hover = fig.data[0].customdata
+    assert hover[1][1] == f"Actual {long}, Predicted {long}"
+    assert hover[0][1] == f"Actual &lt;b&gt;benign&lt;/b&gt;, Predicted {long}"

@@ -97,23 +97,42 @@ def confusion_matrix_figure(
             ]
             for i in range(2)
         ]
+    columns = [f"Predicted {negative_name}", f"Predicted {positive_name}"]
+    rows = [f"Actual {negative_name}", f"Actual {positive_name}"]
+    # Full names on hover; on the axes, wrapped and shortened so a long class name
+    # ("diagnosis = malignant") cannot squeeze the cells (plotly gives the labels the room).
+    full = [[f"{label(rows[i])}, {label(columns[j])}" for j in range(2)] for i in range(2)]
     fig = go.Figure(
         go.Heatmap(
             z=shown,
-            x=[f"Predicted {label(negative_name)}", f"Predicted {label(positive_name)}"],
-            y=[f"Actual {label(negative_name)}", f"Actual {label(positive_name)}"],
+            x=[0, 1],
+            y=[0, 1],
             text=text,
+            customdata=full,
             texttemplate="%{text}",
             textfont=dict(size=16),
             colorscale="Blues",
             showscale=False,
-            hovertemplate="%{y}, %{x}: %{text}<extra></extra>",
+            hovertemplate="%{customdata}: %{text}<extra></extra>",
         )
     )
     fig.update_layout(**_BASE_LAYOUT, height=height)
     fig.update_layout(margin=dict(l=10, r=10, t=10, b=10))
-    fig.update_yaxes(autorange="reversed")
+    names = [tick_label(negative_name), tick_label(positive_name)]
+    fig.update_xaxes(tickvals=[0, 1], ticktext=names, tickangle=0, title_text="Predicted")
+    fig.update_yaxes(tickvals=[0, 1], ticktext=names, autorange="reversed", title_text="Actual")
     return fig
+
+
+def tick_label(text: str, width: int = 16, lines: int = 3) -> str:
+    """An axis label wrapped to ``lines`` lines of at most ``width`` characters (the rest cut
+    with "…"), HTML-escaped for plotly."""
+    import textwrap
+
+    wrapped = textwrap.wrap(str(text), width) or [str(text)]
+    if len(wrapped) > lines:
+        wrapped = [*wrapped[: lines - 1], wrapped[lines - 1][: width - 1] + "…"]
+    return "<br>".join(label(line) for line in wrapped)
 
 
 def rates_vs_threshold_figure(
