@@ -17,7 +17,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import metrics
-from tests.apptest_utils import markdown_text, open_page, upload_frame
+from tests.apptest_utils import figures, markdown_text, open_page, upload_frame
 from ui import compare_many as cm
 
 SETTINGS = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -414,7 +414,24 @@ def test_grouped_data_with_two_models_has_no_section(grouped_page):
 
 
 def test_tex_p_writes_small_p_values_as_powers_of_ten():
-    assert cm.tex_p(0.0123) == "0.0123"
-    assert cm.tex_p(6.61e-10) == r"6.61 \times 10^{-10}"
-    assert cm.tex_p(9.999e-5) == r"1 \times 10^{-4}"
+    assert cm.tex_p(0.0123) == "= 0.0123"
+    assert cm.tex_p(6.61e-10) == r"= 6.61 \times 10^{-10}"
+    assert cm.tex_p(9.999e-5) == r"= 1 \times 10^{-4}"
     assert cm.tex_p(0.0) == r"< 10^{-300}"
+
+
+def test_hostile_model_names_reach_the_section_as_text():
+    frame = click_log_three(5, users=12, per_user=40).rename(
+        columns={"model_a": "$x^2_{a}% & #", "model_b": "![b](http://x)", "model_c": "<b>c</b>"}
+    )
+    at = open_page("pages/threshold.py")
+    upload_frame(at, frame)
+    at.switch_page("pages/compare.py").run()
+    assert not at.exception, at.exception
+    assert _section(at)
+    assert set(_letters(at)["model"]) == {"$x^2_{a}% & #", "![b](http://x)", "<b>c</b>"}
+    cd = next(
+        f for f in figures(at) if f["layout"]["xaxis"]["title"]["text"] == "mean rank (1 = best)"
+    )
+    texts = [a["text"] for a in cd["layout"]["annotations"]]
+    assert any(t.startswith("&lt;b&gt;c&lt;/b&gt;") for t in texts)

@@ -527,19 +527,20 @@ def cd_figure(analysis: RankAnalysis) -> go.Figure:
 
 
 def tex_p(p: float) -> str:
-    """A p-value for LaTeX: ``0.0123``, or ``6.61 \\times 10^{-10}`` below 0.001."""
+    """A p-value for LaTeX with its relation: ``= 0.0123``, ``= 6.61 \\times 10^{-10}`` below
+    0.001, ``< 10^{-300}`` where it underflows to 0."""
     p = float(p)
     if math.isnan(p):
-        return r"\text{undefined}"
+        return r"= \text{undefined}"
     if p == 0.0:
         return r"< 10^{-300}"
     if p >= 1e-3:
-        return f"{p:.3g}"
+        return f"= {p:.3g}"
     exponent = math.floor(math.log10(p))
     mantissa = p / 10.0**exponent
     if round(mantissa, 2) >= 10.0:
         mantissa, exponent = mantissa / 10.0, exponent + 1
-    return rf"{mantissa:.3g} \times 10^{{{exponent}}}"
+    return rf"= {mantissa:.3g} \times 10^{{{exponent}}}"
 
 
 def friedman_lines(analysis: RankAnalysis) -> list[str]:
@@ -553,11 +554,11 @@ def friedman_lines(analysis: RankAnalysis) -> list[str]:
         r"\chi^2_F = \frac{12N}{k(k+1)}\left[\sum_j R_j^2 - \frac{k(k+1)^2}{4}\right] / C"
         rf" = \frac{{12 \cdot {num(n)}}}{{{k} \cdot {k + 1}}}\left[{num(sum_sq)} - "
         rf"\frac{{{k} \cdot {(k + 1) ** 2}}}{{4}}\right] / {num(c)} = {num(fr.statistic)}",
-        rf"p = P(\chi^2_{{{k - 1}}} > {num(fr.statistic)}) = {tex_p(fr.p_value)}",
+        rf"p = P(\chi^2_{{{k - 1}}} > {num(fr.statistic)}) {tex_p(fr.p_value)}",
         r"F_F = \frac{(N-1)\,\chi^2_F}{N(k-1) - \chi^2_F} = "
         rf"\frac{{{num(n - 1)} \cdot {num(fr.statistic)}}}{{{num(n * (k - 1))} - "
         rf"{num(fr.statistic)}}} = {num(idf.statistic)},\quad p = P(F_{{{idf.df_numerator},"
-        rf"{idf.df_denominator}}} > F_F) = {tex_p(idf.p_value)}",
+        rf"{idf.df_denominator}}} > F_F) {tex_p(idf.p_value)}",
     ]
 
 
@@ -580,7 +581,7 @@ def rank_pair_lines(analysis: RankAnalysis, pairs: pd.DataFrame) -> list[str]:
         rf"z = \frac{{R_{{\text{{{a}}}}} - R_{{\text{{{b}}}}}}}{{\sqrt{{k(k+1)/(6N)}}}} = "
         rf"\frac{{{num(row['mean rank A'])} - {num(row['mean rank B'])}}}"
         rf"{{\sqrt{{{fr.n_models} \cdot {fr.n_models + 1} / (6 \cdot {num(fr.n_blocks)})}}}}"
-        rf" = {num(row['z'])},\quad p = 2\,(1 - \Phi(|z|)) = {tex_p(row['p-value'])}",
+        rf" = {num(row['z'])},\quad p = 2\,(1 - \Phi(|z|)) {tex_p(row['p-value'])}",
         *holm_lines(pairs),
     ]
 
@@ -604,12 +605,12 @@ def mcnemar_lines(row: dict) -> list[str]:
     if row["test"].startswith("exact"):
         body = (
             rf"p = \min\!\Big(1,\ 2 \sum_{{i=0}}^{{\min(b,c)}} \binom{{b+c}}{{i}} 2^{{-(b+c)}}"
-            rf"\Big) = {tex_p(row['p-value'])}"
+            rf"\Big) {tex_p(row['p-value'])}"
         )
     else:
         body = (
             rf"\chi^2 = \frac{{(|b - c| - 1)^2}}{{b + c}} = \frac{{(|{b} - {c}| - 1)^2}}"
-            rf"{{{b + c}}} = {num(row['statistic'])},\quad p = P(\chi^2_1 > \chi^2) = "
+            rf"{{{b + c}}} = {num(row['statistic'])},\quad p = P(\chi^2_1 > \chi^2) "
             rf"{tex_p(row['p-value'])}"
         )
     return [head, body]
