@@ -13,7 +13,7 @@ import pandas as pd
 import pytest
 import scipy.stats as ss
 import sklearn.metrics as skm
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 import metrics
@@ -132,6 +132,7 @@ def test_resample_blocks_drop_undefined_resamples():
 
 @SETTINGS
 @given(st.integers(0, 2**32 - 1), st.integers(3, 6), st.integers(2, 15), st.booleans())
+@example(17, 6, 13, False)  # a p-value of 1.2e-7: 1 - Phi(z) lost 8 digits to cancellation
 def test_analysis_equals_scipy_and_rank_pairs_follow_their_formula(seed, k, n, ties):
     rng = np.random.default_rng(seed)
     t = rng.normal(size=(n, k)) + rng.normal(size=k)

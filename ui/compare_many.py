@@ -29,7 +29,6 @@ import math
 import string
 import warnings
 from dataclasses import dataclass
-from statistics import NormalDist
 
 import numpy as np
 import pandas as pd
@@ -72,7 +71,6 @@ USERS, SLICES, RESAMPLES = "users", "slices", "resamples"
 # McNemar is exact (the binomial test on the discordant rows) below this many discordant rows,
 # else the chi-square with continuity correction (Edwards 1948), fine from about 25 on.
 EXACT_BELOW = 25
-_NORMAL = NormalDist()
 
 
 # --- blocks --------------------------------------------------------------------------------------
@@ -249,7 +247,8 @@ def rank_pairs(analysis: RankAnalysis, *, alpha: float = 0.05) -> pd.DataFrame:
     r = fr.average_ranks
     pairs = list(itertools.combinations(range(len(models)), 2))
     z = {(i, j): (r[i] - r[j]) / se for i, j in pairs}
-    p = {pair: 2.0 * (1.0 - _NORMAL.cdf(abs(v))) for pair, v in z.items()}
+    # 2 (1 - Phi(|z|)) = erfc(|z| / sqrt 2), without the cancellation in 1 - Phi for large z.
+    p = {pair: math.erfc(abs(v) / math.sqrt(2.0)) for pair, v in z.items()}
     return _pair_frame(
         models,
         p,
