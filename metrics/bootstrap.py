@@ -866,7 +866,7 @@ def fast_paired_bootstrap(
         class for which it is smaller) and the factor ``G / (G - 1)``. On by default: with 50
         users of unequal activity (1,000 rows, ``bench/bench_coverage.py``) the plain
         percentile intervals covered 89.2-92.5% of the time and their tests rejected a true null
-        4.8-8.8% of the time; corrected, 92.2-96.0% and 2.8-7.2% (``docs/coverage.md``). With
+        4.8-8.8% of the time; corrected, 92.2-95.0% and 2.8-7.2% (``docs/coverage.md``). With
         under about 10 effective groups the correction is conservative. False keeps the plain
         percentile intervals.
         Without ``groups`` nothing changes.
