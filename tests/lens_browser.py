@@ -83,12 +83,12 @@ def announced_url(proc, timeout: float = 120) -> str:
     raise AssertionError("the app announced no URL:\n" + "".join(lines))
 
 
-def open_options(page, combo, attempts: int = 4) -> None:
+def open_options(page, combo, attempts: int = 4, wait=None) -> None:
     """Click a selectbox until its list of options is open. A rerun that lands between the
     click and the list (the app re-renders the sidebar after a source change) closes the list
     again: then wait for the app to be idle and click once more."""
     for attempt in range(attempts):
-        wait_for_app(page)
+        (wait or wait_for_app)(page)
         combo.click()
         try:
             page.get_by_role("option").first.wait_for(timeout=8_000)

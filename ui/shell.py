@@ -609,7 +609,6 @@ def run_app() -> None:
             st.query_params.from_dict({example_source.QUERY_KEY: example_source.encode(table)})
     else:
         st.query_params.clear()
-    presentation.apply()
     _inside.dataset = ds
     pages = {
         section: [
@@ -619,7 +618,9 @@ def run_app() -> None:
         for section, entries in SECTIONS.items()
     }
     try:
-        st.navigation(pages, expanded=True).run()  # every page listed, none behind "View more"
+        current = st.navigation(pages, expanded=True)  # every page listed, none in "View more"
+        presentation.apply([p for section in pages.values() for p in section], current)
+        current.run()
     finally:
         del _inside.dataset
     st.session_state["_run_unfinished"] = False  # not reached when the run was stopped

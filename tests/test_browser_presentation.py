@@ -1,0 +1,64 @@
+"""Presentation mode in a real browser: the page bar stays while the sidebar is hidden, and
+PageDown / PageUp change page without leaving the mode."""
+
+from __future__ import annotations
+
+from tests.lens_browser import open_options
+from tests.test_browser import (  # noqa: F401  (fixtures, and the skip without Chromium)
+    ARTIFACTS,
+    _wait_for_app,
+    browser,
+    page,
+    pytestmark,
+    server,
+)
+
+
+def _heading(tab) -> str:
+    return tab.locator('[data-testid="stMain"] [data-testid="stHeading"]').first.inner_text()
+
+
+def _idle(tab, timeout: float = 30_000) -> None:
+    """The script has finished (the sidebar's heading, which _wait_for_app waits for, is
+    hidden while presenting)."""
+    tab.wait_for_function(
+        "() => !document.querySelector('[data-testid=\"stStatusWidget\"]')", timeout=timeout
+    )
+    tab.wait_for_timeout(500)
+
+
+def _wait_for_heading(tab, start: str, timeout: float = 30_000) -> None:
+    tab.wait_for_function(
+        '(start) => { const h = document.querySelector(\'[data-testid="stMain"] [data-testid="stHeading"]\');'
+        " return h && h.innerText.startsWith(start); }",
+        arg=start,
+        timeout=timeout,
+    )
+    _idle(tab)
+
+
+def test_page_keys_and_menu_while_presenting(server, page):  # noqa: F811
+    page.set_viewport_size({"width": 1280, "height": 720})
+    page.goto(f"{server}/?dataset=breast_cancer")
+    _wait_for_app(page)
+    page.get_by_text("Presentation mode").click()
+    exit_button = page.get_by_role("button", name="Leave presentation mode")
+    exit_button.wait_for(timeout=30_000)
+    _idle(page)
+    assert not page.locator('[data-testid="stSidebar"]').is_visible()
+    assert _heading(page).startswith("Threshold")
+    page.keyboard.press("PageDown")
+    _wait_for_heading(page, "Curves")
+    exit_button.wait_for(timeout=30_000)  # still presenting
+    page.keyboard.press("PageUp")
+    _wait_for_heading(page, "Threshold")
+    menu = page.get_by_role("combobox", name="Go to page")
+    open_options(page, menu, wait=_idle)
+    menu.fill("Step")
+    page.get_by_role("option", name="Step through").click()
+    _wait_for_heading(page, "Step through")
+    exit_button.wait_for(timeout=30_000)
+    ARTIFACTS.mkdir(exist_ok=True)
+    page.screenshot(path=ARTIFACTS / "presentation-step-through.png")
+    page.keyboard.press("Escape")
+    page.locator('[data-testid="stSidebar"]').wait_for(state="visible", timeout=30_000)
