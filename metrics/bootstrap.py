@@ -567,8 +567,11 @@ class SmallGroups:
         """``f`` at another ``alpha``."""
         if self.n_groups < 2:
             return 1.0
-        z = NormalDist().inv_cdf(1.0 - alpha / 2.0)
-        t = t_quantile(1.0 - alpha / 2.0, self.df)
+        # Lower tails: 1 - alpha / 2 rounds to 1 for the tiny alphas a p-value search reaches
+        # (a difference every resample agrees on); below 1e-12 the factor no longer matters.
+        tail = max(alpha, 1e-12) / 2.0
+        z = -NormalDist().inv_cdf(tail)
+        t = -t_quantile(tail, self.df)
         return math.sqrt(self.n_groups / (self.n_groups - 1)) * t / z
 
     def widen(

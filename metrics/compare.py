@@ -682,6 +682,18 @@ class BootstrapResult:
     alpha: float
     small_groups: Any = None
 
+    def difference_p_value(self, i: int, j: int) -> float:
+        """Two-sided p-value of "model ``i`` minus model ``j`` is 0" that agrees with the
+        interval ``differences[(i, j)]``: the few-groups corrected one when the intervals were
+        widened (:meth:`metrics.SmallGroups.p_value`), else the percentile one
+        (:func:`metrics.significance.bootstrap_p_value`)."""
+        from metrics.significance import bootstrap_p_value
+
+        d = self.replicates[:, i] - self.replicates[:, j]
+        if self.small_groups is not None:
+            return self.small_groups.p_value(self.differences[(i, j)].estimate, d)
+        return bootstrap_p_value(d)
+
 
 @dataclass(frozen=True)
 class _Strata:

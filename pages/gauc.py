@@ -6,7 +6,7 @@ import numpy as np
 import streamlit as st
 
 import metrics
-from metrics.significance import bootstrap_p_value, format_p
+from metrics.significance import format_p
 from ui import data, gauc_charts, server_source, shell, uncertainty
 from ui.explain import explain, num
 from ui.numbers import plural
@@ -323,7 +323,7 @@ if len(results) > 1:
         st.info(md(f"No interval on the GAUC difference: {exc}", limit=400))
     else:
         d = boot.differences[(0, 1)]
-        p = bootstrap_p_value(boot.replicates[:, 0] - boot.replicates[:, 1])
+        p = boot.difference_p_value(0, 1)
         real = d.ci_low > 0 or d.ci_high < 0
         st.markdown(
             f"**GAUC ({weighting}) of {md(name_a)} − {md(name_b)}: "

@@ -308,6 +308,38 @@ def test_p_value_agrees_with_the_corrected_intervals():
         assert (res.differences[(0, 1)].ci_low, res.differences[(0, 1)].ci_high) == want
 
 
+def test_the_results_p_value_is_the_one_its_intervals_agree_with():
+    """What Compare, the GAUC page and the server's Compare show beside a difference."""
+    y, a, b, g = _clustered(4)
+    grouped = fast_paired_bootstrap(y, a, b, n_resamples=300, seed=4, groups=g)
+    rows = fast_paired_bootstrap(y, a, b, n_resamples=300, seed=4)
+    for name in ("roc_auc", "average_precision"):
+        res = grouped.results[name]
+        d = res.replicates[:, 0] - res.replicates[:, 1]
+        want = res.small_groups.p_value(res.differences[(0, 1)].estimate, d)
+        assert res.difference_p_value(0, 1) == want
+        plain = rows.results[name]
+        assert plain.small_groups is None
+        d = plain.replicates[:, 0] - plain.replicates[:, 1]
+        assert plain.difference_p_value(0, 1) == bootstrap_p_value(d)
+    rng = np.random.default_rng(4)  # per-user values of two models (a GAUC's per-user AUCs)
+    per_user = rng.random((30, 2))
+    gauc = metrics.cluster_bootstrap(per_user, rng.integers(1, 50, 30), n_resamples=200, seed=4)
+    d = gauc.replicates[:, 0] - gauc.replicates[:, 1]
+    assert gauc.difference_p_value(0, 1) == gauc.small_groups.p_value(
+        gauc.differences[(0, 1)].estimate, d
+    )
+
+
+def test_p_value_of_a_difference_every_resample_agrees_on():
+    """The search reaches alphas where 1 - alpha / 2 rounds to 1 (a GAUC page raised there)."""
+    correction = metrics.small_groups_correction(np.full(40, 25.0))
+    d = np.linspace(0.05, 0.15, 500)  # every replicate above 0
+    p = correction.p_value(0.1, d)
+    assert 0 < p < 1e-6
+    assert correction.factor_at(1e-30) == correction.factor_at(1e-12)
+
+
 def test_band_is_widened_around_the_pointwise_median():
     y, a, b, g = _clustered(5)
     grid = np.linspace(0, 1, 11)

@@ -16,7 +16,6 @@ import pandas as pd
 import streamlit as st
 
 import metrics
-from metrics.significance import bootstrap_p_value
 from metrics.sql import DeLongSummary
 from ui import data, server_source, summaries
 from ui.safe import md
@@ -86,7 +85,7 @@ def comparison(
             elif metric == "GAUC" and boot is not None:
                 d = boot.differences[(i, j)]
                 row.update(low=d.ci_low, high=d.ci_high, test="cluster bootstrap")
-                row["p-value"] = bootstrap_p_value(boot.replicates[:, i] - boot.replicates[:, j])
+                row["p-value"] = boot.difference_p_value(i, j)
             pairs.append(row)
     columns = ["metric", "model A", "model B", "A − B", "low", "high", "p-value", "test"]
     return table, pd.DataFrame(pairs, columns=columns)

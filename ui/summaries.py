@@ -16,7 +16,7 @@ import metrics
 from metrics.calibration import brier_score_loss, log_loss
 from metrics.compare import delong_test, paired_bootstrap
 from metrics.groups import group_auc_score
-from metrics.significance import BestModel, best_model, bootstrap_p_value, pair_verdict
+from metrics.significance import BestModel, best_model, pair_verdict
 
 # What each kind of resampling is called on every page: one name for one test.
 ROW_TEST = "paired bootstrap"
@@ -221,9 +221,7 @@ def model_table(
                     high=diff.ci_high,
                     test=CLUSTER_TEST if clustered else ROW_TEST,
                 )
-                row["p-value"] = bootstrap_p_value(
-                    result.replicates[:, i] - result.replicates[:, j]
-                )
+                row["p-value"] = result.difference_p_value(i, j)
             if spec.name == "AUC" and weight is None:
                 r = delong_test(y, scores[names[i]], scores[names[j]])
                 if cluster is None:
