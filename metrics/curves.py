@@ -219,15 +219,20 @@ def threshold_counts(
 def confusion_matrix_at_thresholds(
     y_true: Any, y_score: Any, *, pos_label: Any = None, sample_weight: Any = None
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """``(tns, fps, fns, tps, thresholds)`` at every distinct threshold, as scikit-learn's.
+    """``(tns, fps, fns, tps, thresholds)`` at every distinct threshold, as scikit-learn's
+    (1.9): float counts; with ``pos_label`` every other label is negative, so ``y_true`` may
+    hold more than two classes, or none equal to ``pos_label`` (then every row is negative).
 
     >>> y_true, y_score = [0, 0, 1, 1], [0.1, 0.4, 0.35, 0.8]
     >>> tns, fps, fns, tps, thr = confusion_matrix_at_thresholds(y_true, y_score)
     >>> tns.tolist(), fps.tolist(), fns.tolist(), tps.tolist()
-    ([2, 1, 1, 0], [0, 1, 1, 2], [1, 1, 0, 0], [1, 1, 2, 2])
+    ([2.0, 1.0, 1.0, 0.0], [0.0, 1.0, 1.0, 2.0], [1.0, 1.0, 0.0, 0.0], [1.0, 1.0, 2.0, 2.0])
     """
+    if pos_label is not None:
+        y_true, pos_label = np.asarray(y_true) == pos_label, True
     c = threshold_counts(y_true, y_score, pos_label=pos_label, sample_weight=sample_weight)
-    return c.n_neg - c.fps, c.fps, c.n_pos - c.tps, c.tps, c.thresholds
+    tps, fps = c.tps.astype(np.float64), c.fps.astype(np.float64)
+    return c.n_neg - fps, fps, c.n_pos - tps, tps, c.thresholds
 
 
 def _keep_corners(keep_inner: np.ndarray) -> np.ndarray:

@@ -494,6 +494,7 @@ def test_confusion_matrix_at_thresholds_equal_sklearn(case):
     got = curves.confusion_matrix_at_thresholds(y, s, sample_weight=w)
     want = skm.confusion_matrix_at_thresholds(y, s, sample_weight=w)
     for a, b in zip(got, want, strict=True):
+        assert a.dtype == b.dtype
         np.testing.assert_allclose(a, b, rtol=1e-12, atol=1e-12)
     labels = np.where(y == 1, "spam", "ham")
     got = curves.confusion_matrix_at_thresholds(labels, s, pos_label="spam", sample_weight=w)
@@ -502,14 +503,11 @@ def test_confusion_matrix_at_thresholds_equal_sklearn(case):
         np.testing.assert_allclose(a, b, rtol=1e-12, atol=1e-12)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="metrics.curves.confusion_matrix_at_thresholds raises on multi-class y_true with "
-    "pos_label; scikit-learn reads every other class as negative (reported to the lead)",
-)
-def test_confusion_matrix_at_thresholds_multiclass_with_pos_label():
+@pytest.mark.parametrize("pos_label", [2, 5])  # a third class in y_true; a label not in it
+def test_confusion_matrix_at_thresholds_multiclass_with_pos_label(pos_label):
     y, s = [0, 1, 2, 2, 1], [0.1, 0.5, 0.3, 0.9, 0.2]
-    got = curves.confusion_matrix_at_thresholds(y, s, pos_label=2)
-    want = skm.confusion_matrix_at_thresholds(y, s, pos_label=2)
+    got = curves.confusion_matrix_at_thresholds(y, s, pos_label=pos_label)
+    want = skm.confusion_matrix_at_thresholds(y, s, pos_label=pos_label)
     for a, b in zip(got, want, strict=True):
-        np.testing.assert_allclose(a, b)
+        assert a.dtype == b.dtype
+        np.testing.assert_array_equal(a, b)
