@@ -16,7 +16,7 @@ from metrics.bootstrap import (
     fast_paired_bootstrap,
     small_groups_correction,
 )
-from metrics.calibration import brier_score_loss, calibration_curve, log_loss
+from metrics.calibration import calibration_curve
 from metrics.clustered import ClusteredAUC, clustered_auc_test
 from metrics.compare import (
     AUCInterval,
@@ -166,9 +166,12 @@ __all__ = [
 ]
 
 # Thresholded classification on labels, and multi-class / multi-label thresholds (issue 22).
+# log_loss and brier_score_loss: the multi-class supersets of metrics.calibration's (one
+# probability column per class, ``labels``), as scikit-learn's.
 from metrics.classification import (
     accuracy_score,
     balanced_accuracy_score,
+    brier_score_loss,
     class_likelihood_ratios,
     classification_report,
     cohen_kappa_score,
@@ -180,6 +183,7 @@ from metrics.classification import (
     hamming_loss,
     jaccard_score,
     label_ranking_loss,
+    log_loss,
     matthews_corrcoef,
     metric_at_thresholds,
     multilabel_confusion_matrix,
