@@ -33,6 +33,18 @@ if ds.engine is not None:  # a server dataset: the engine's sums, not the rows
     server_compare.show(ds)
     st.stop()
 
+# A table of contents of the sections this run draws (the page is long): each section
+# heading adds its link as it is drawn, so the list is right even where the page stops early.
+_toc = st.empty()
+_sections: list[tuple[str, str]] = []
+
+
+def _section(title: str, anchor: str) -> None:
+    st.subheader(title, anchor=anchor)
+    _sections.append((title, anchor))
+    _toc.caption("On this page: " + " · ".join(f"[{t}](#{a})" for t, a in _sections))
+
+
 models = shell.model_picker("Models", "compare_models", ds)
 if not models:
     st.info("Pick at least one model.")
@@ -227,7 +239,7 @@ def _power_sentence(a: str, b: str) -> None:
 
 
 if len(models) >= 2:
-    st.subheader("Are the differences real?")
+    _section("Are the differences real?", "differences")
     st.caption(
         "Every pair of models on every metric: the difference A − B, its 95% interval, the "
         "paired test's p-value and the Holm-adjusted one (corrected across the pairs of that "
@@ -309,7 +321,7 @@ def _many_models() -> None:
     choices += [(compare_many.SLICES, c) for c in ds.mapping.slices if c != sliced_on]
     if wanted:
         choices.append((compare_many.RESAMPLES, None))
-    st.subheader(f"{len(models)} models at once: ranks, critical difference, McNemar")
+    _section(f"{len(models)} models at once: ranks, critical difference, McNemar", "many-models")
     if not choices:
         st.info(
             "Ranking the models needs blocks to rank them over: map a user column or a slice "
@@ -532,7 +544,7 @@ if len(models) >= 3 and not ds.mapping.per_class:
 y_all = ds.labels_for(models[0])
 same_labels = not ds.mapping.per_class
 if same_labels:
-    st.subheader("At the operating point")
+    _section("At the operating point", "operating-point")
     kind_col, target_col = st.columns([2, 1])
     constraint = kind_col.segmented_control(
         "Constraint",
@@ -594,7 +606,7 @@ if same_labels:
                  key="compare_op_download")  # fmt: skip
 
     if wanted:
-        st.subheader("How sure are the curves?")
+        _section("How sure are the curves?", "curve-bands")
 
         def _with_bands(original: list, resampled: list) -> dict[str, tuple]:
             """Per model: (the curve on all rows, band low, band high)."""
@@ -683,7 +695,7 @@ if same_labels:
                 "these particular rows: expect it to move on new data."
             )
 
-    st.subheader("Gains, lift and KS")
+    _section("Gains, lift and KS", "gains")
     gains = {m: metrics.cumulative_gain_curve(y_all, ds.score(m), sample_weight=ds.weight)
              for m in models}  # fmt: skip
     prevalence_all = float(np.average(y_all, weights=ds.weight))
@@ -744,7 +756,7 @@ if same_labels:
         )
         csv_download("Download the lift table (CSV)", lift, f"lift_{lift_model}.csv",
                      key="compare_lift_download")  # fmt: skip
-    st.subheader("Cost and benefit")
+    _section("Cost and benefit", "cost")
     cost_cols = st.columns(4)
     cost_fp = cost_cols[0].number_input("Cost of a FP", 0.0, value=1.0, key="compare_cost_fp")
     cost_fn = cost_cols[1].number_input("Cost of a FN", 0.0, value=5.0, key="compare_cost_fn")
@@ -771,7 +783,7 @@ if same_labels:
         + "."
     )
     if all(ds.score(m).min() >= 0 and ds.score(m).max() <= 1 for m in models):
-        st.subheader("Decision curve")
+        _section("Decision curve", "decision-curve")
         grid = uncertainty.DECISION_GRID
         nets = {}
         for m in models:
@@ -797,7 +809,7 @@ if same_labels:
         )
 
 if len(models) >= 2 and not ds.mapping.per_class:
-    st.subheader("Where do the models disagree?")
+    _section("Where do the models disagree?", "disagreements")
     a_col, b_col = st.columns(2)
     model_a = a_col.selectbox("Model A", models, key="compare_flip_a")
     model_b = b_col.selectbox("Model B", [m for m in models if m != model_a], key="compare_flip_b")
@@ -839,7 +851,7 @@ if len(models) >= 2 and not ds.mapping.per_class:
     rows_behind(ds.frame, ds.positions(choices[pick]), pick, key="compare_flip_rows")
 
 if ds.mapping.slices and ds.slice is None and not ds.mapping.per_class:
-    st.subheader("Slices: where is each model weak?")
+    _section("Slices: where is each model weak?", "slices")
     size_col, cross_col, note_col = st.columns([1, 2, 3])
     min_size = int(
         size_col.number_input("Smallest slice", 1, value=30, step=10, key="compare_min_slice")
@@ -891,7 +903,7 @@ if ds.mapping.slices and ds.slice is None and not ds.mapping.per_class:
         st.rerun()
     csv_download("Download the slices (CSV)", slices, "slices.csv", key="compare_slices_download")
 
-st.subheader("Score distributions by class")
+_section("Score distributions by class", "distributions")
 y = ds.labels_for(models[0])
 scores = {m: ds.score(m) for m in models}
 per_row = min(len(models), 3)
@@ -913,7 +925,7 @@ for start in range(0, len(models), per_row):
 st.caption("The dashed line is each model's threshold.")
 
 if all(s.min() >= 0 and s.max() <= 1 for s in scores.values()):
-    st.subheader("Calibration")
+    _section("Calibration", "calibration")
     chart_col, text_col = st.columns([3, 2])
     with text_col:
         bins = st.slider("Bins", 5, 30, 10, key="compare_bins")

@@ -11,7 +11,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 import metrics
-from tests.apptest_utils import figures, markdown_text
+from tests.apptest_utils import figures, markdown_text, open_page
 from ui import data
 
 APP = str(Path(__file__).resolve().parent.parent / "app.py")
@@ -382,3 +382,18 @@ def test_curves_page_shows_partial_auc_with_its_region(app):
     assert any(f"naive\\_bayes {pauc:.4f}" in c.value for c in app.caption)
     roc = figures(app)[0]
     assert roc["layout"]["shapes"][0]["x1"] == 0.1
+
+
+def test_compare_lists_its_sections_at_the_top():
+    """Compare is long: a line of links to the sections this run drew, in page order."""
+    app = open_page("pages/compare.py")
+    assert not app.exception
+    toc = next(c.value for c in app.caption if c.value.startswith("On this page:"))
+    links = re.findall(r"\[([^\]]+)\]\(#([a-z-]+)\)", toc)
+    headings = [h.value for h in app.subheader]
+    assert [t for t, _ in links] == [h for h in headings if h in dict(links)]
+    anchors = dict(links)
+    assert anchors["Are the differences real?"] == "differences"
+    assert "3 models at once: ranks, critical difference, McNemar" in anchors  # three models
+    assert len(links) >= 8
+    assert [a.proto.anchor for a in app.subheader if a.value in anchors] == list(anchors.values())
