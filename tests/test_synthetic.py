@@ -5,7 +5,10 @@ rounding, calibration that bends probabilities but not the ranking, and the cont
 from __future__ import annotations
 
 import numpy as np
+import pandas as pd
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as hs
 from streamlit.testing.v1 import AppTest
 
 import metrics
@@ -120,3 +123,106 @@ def test_controls_drive_the_table():
     y, s = _arrays(spec)
     assert metric_value(at, "AUC") == f"{metrics.roc_auc_score(y, s):.4f}"
     assert at.session_state["_source_id"] != first
+
+
+# --- several models, and the link -------------------------------------------------------------
+
+
+@settings(max_examples=25, deadline=None)
+@given(
+    seed=hs.integers(0, 10_000),
+    d2=hs.floats(0, 4),
+    c2=hs.floats(0.25, 4),
+    r=hs.floats(-0.9, 0.9),
+)
+def test_more_models_leave_the_first_one_as_it_was(seed, d2, c2, r):
+    one = generate(SyntheticSpec(rows=300, seed=seed))
+    three = generate(
+        SyntheticSpec(rows=300, seed=seed, others=((d2, c2), (1.0, 1.0)), correlation=r)
+    )
+    assert list(three.columns) == ["label", "score", "score_2", "score_3"]
+    pd.testing.assert_frame_equal(three[["label", "score"]], one)
+    assert three[["score_2", "score_3"]].to_numpy().min() >= 0
+    assert three[["score_2", "score_3"]].to_numpy().max() <= 1
+
+
+def test_each_model_has_its_population_auc_and_the_noise_correlation():
+    spec = SyntheticSpec(
+        rows=200_000, prevalence=0.3, dprime=1.5, decimals=None,
+        others=((1.0, 1.0), (2.0, 3.0)), correlation=0.6, seed=2,
+    )  # fmt: skip
+    t = generate(spec)
+    y = t["label"].to_numpy() == 1
+    for column, dprime in (("score", 1.5), ("score_2", 1.0), ("score_3", 2.0)):
+        assert metrics.roc_auc_score(y, t[column]) == pytest.approx(
+            auc_from_dprime(dprime), abs=0.004
+        )
+    # The latent noise of the models is correlated as asked (log-odds are affine in it).
+    logit = lambda p: np.log(p / (1 - p))  # noqa: E731
+    for cls in (True, False):
+        r = np.corrcoef(logit(t["score"][y == cls]), logit(t["score_2"][y == cls]))[0, 1]
+        assert r == pytest.approx(0.6, abs=0.01)
+    with pytest.raises(ValueError, match="at most 3"):
+        generate(SyntheticSpec(others=((1, 1),) * 3))
+
+
+def _app_with_models():
+    import streamlit as st
+
+    from ui.synthetic_source import encode, synthetic_dataset
+
+    with st.sidebar:
+        ds = synthetic_dataset()
+    st.session_state["_scores"] = list(ds.mapping.scores)
+    st.session_state["_link"] = encode()
+
+
+def _from_link(link):
+    import streamlit as st
+
+    from tests.test_synthetic import _app_with_models
+    from ui import synthetic_source
+
+    if "_applied" not in st.session_state:
+        st.session_state["_applied"] = synthetic_source.apply_link(link)
+    _app_with_models()
+
+
+def test_three_models_from_the_controls_and_the_link_round_trip():
+    at = AppTest.from_function(_app_with_models, default_timeout=30)
+    at.run()
+    assert at.session_state["_scores"] == ["score"]
+    at.segmented_control(key="synth_models").set_value(3).run()
+    assert at.session_state["_scores"] == ["score", "score_2", "score_3"]
+    at.slider(key="synth_auc_2").set_value(0.6).run()
+    at.slider(key="synth_calibration_3").set_value(2.5).run()
+    link = at.session_state["_link"]
+    assert link == LINK
+    assert "models:3" in link
+    assert "auc2:0.6" in link
+    assert "cal3:2.5" in link
+
+    again = AppTest.from_function(_from_link, default_timeout=30, args=(LINK,))
+    again.run()  # a fresh session reads the link
+    assert not again.exception
+    assert again.session_state["_applied"] == []
+    assert again.session_state["_link"] == link
+    assert again.session_state["_scores"] == ["score", "score_2", "score_3"]
+
+
+LINK = "by:AUC,auc:0.8,prev:30,rows:200,round:none,cal:1,seed:0,models:3,auc2:0.6,cal2:1,auc3:0.85,cal3:2.5"
+
+
+def test_a_bad_link_keeps_the_defaults_and_says_which_parts():
+    from tests.apptest_utils import APP
+
+    at = AppTest.from_file(APP, default_timeout=60)
+    at.query_params["synth"] = "rows:7,models:9,auc:0.7,nonsense,prev:30"
+    at.run()
+    assert not at.exception
+    warning = " ".join(w.value for w in at.warning).replace("\\", "")  # markdown escapes
+    assert "rows:7" in warning
+    assert "models:9" in warning
+    assert "nonsense" in warning
+    assert at.slider(key="synth_auc").value == 0.7
+    assert at.segmented_control(key="synth_models").value == 1

@@ -92,6 +92,12 @@ def _read_query_params() -> None:
     if q.get(example_source.QUERY_KEY):
         st.session_state["source"] = "Your example"
         return
+    if q.get(synthetic_source.QUERY_KEY):
+        st.session_state["source"] = "Synthetic"
+        bad = synthetic_source.apply_link(q[synthetic_source.QUERY_KEY])
+        if bad:
+            st.session_state["synth_link_bad"] = bad
+        return
     if q.get("dataset") not in data.BUNDLED:
         return
     st.session_state["dataset"] = q["dataset"]
@@ -386,6 +392,16 @@ def _sidebar() -> data.Dataset:
         if source == "Your example":
             ds = example_source.example_dataset()
         elif source == "Synthetic":
+            bad = st.session_state.pop("synth_link_bad", None)
+            if bad:
+                st.warning(
+                    md(
+                        "The link's synthetic settings "
+                        + ", ".join(f"“{b}”" for b in bad[:5])
+                        + " were not understood and keep their defaults.",
+                        limit=600,
+                    )
+                )
             ds = synthetic_source.synthetic_dataset()
         elif source == "Server dataset":
             ds = server_source.server_dataset()
@@ -607,6 +623,9 @@ def run_app() -> None:
         table = st.session_state.get("example_current")
         if table is not None and len(table) <= example_source.MAX_ROWS:
             st.query_params.from_dict({example_source.QUERY_KEY: example_source.encode(table)})
+    elif ds.source_id.startswith("synthetic:"):
+        # Every generator setting travels in the URL, so a shared link redraws the same table.
+        st.query_params.from_dict({synthetic_source.QUERY_KEY: synthetic_source.encode()})
     else:
         st.query_params.clear()
     _inside.dataset = ds

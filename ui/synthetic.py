@@ -57,6 +57,14 @@ class SyntheticSpec:
     decimals: int | None = 2
     calibration: float = 1.0  # power of the odds: 1 calibrated, > 1 over-, < 1 under-confident
     seed: int = 0
+    # Models after the first, each (d', calibration), scored on the same rows: columns
+    # ``score_2``, ``score_3``. Their latent noise shares ``correlation`` with the first
+    # model's, as two models trained on the same features would.
+    others: tuple[tuple[float, float], ...] = ()
+    correlation: float = 0.5
+
+
+MAX_MODELS = 3
 
 
 def generate(spec: SyntheticSpec) -> pd.DataFrame:
@@ -71,8 +79,12 @@ def generate(spec: SyntheticSpec) -> pd.DataFrame:
         raise ValueError(f"rows must be between 2 and {MAX_ROWS:,}, got {spec.rows}.")
     if not 0 < spec.prevalence < 1:
         raise ValueError(f"prevalence must be strictly between 0 and 1, got {spec.prevalence}.")
-    if spec.calibration <= 0:
+    if spec.calibration <= 0 or any(c <= 0 for _, c in spec.others):
         raise ValueError("calibration must be positive.")
+    if len(spec.others) > MAX_MODELS - 1:
+        raise ValueError(f"at most {MAX_MODELS} models, got {1 + len(spec.others)}.")
+    if not -1 < spec.correlation < 1:
+        raise ValueError(f"correlation must be strictly between -1 and 1, got {spec.correlation}.")
     n_pos = min(max(round(spec.rows * spec.prevalence), 1), spec.rows - 1)
     n_neg = spec.rows - n_pos
     rng = np.random.default_rng(spec.seed)
@@ -83,12 +95,23 @@ def generate(spec: SyntheticSpec) -> pd.DataFrame:
     latent = np.concatenate((pos, neg))
     label = np.concatenate((np.ones(n_pos, dtype=np.int64), np.zeros(n_neg, dtype=np.int64)))
     prior = math.log(spec.prevalence / (1 - spec.prevalence))
-    log_odds = (spec.dprime * latent - spec.dprime**2 / 2 + prior) * spec.calibration
-    score = 1 / (1 + np.exp(-np.clip(log_odds, -700, 700)))
-    if spec.decimals is not None:
-        score = np.round(score, spec.decimals)
+    columns = {"score": _probability(latent, spec.dprime, prior, spec.calibration, spec.decimals)}
+    noise = latent - spec.dprime * label  # the first model's N(0, 1) noise, row by row
+    r = spec.correlation
+    for k, (dprime, calibration) in enumerate(spec.others, start=2):
+        own = np.random.default_rng([spec.seed, k]).standard_normal(spec.rows)
+        other = r * noise + math.sqrt(1 - r * r) * own + dprime * label  # noise still N(0, 1)
+        columns[f"score_{k}"] = _probability(other, dprime, prior, calibration, spec.decimals)
     order = rng.permutation(spec.rows)
-    return pd.DataFrame({"label": label[order], "score": score[order]})
+    return pd.DataFrame({"label": label[order], **{c: v[order] for c, v in columns.items()}})
+
+
+def _probability(latent, dprime: float, prior: float, calibration: float, decimals):
+    """The calibrated probability of a positive given the latent score, bent by
+    ``calibration`` (a power of the odds) and rounded."""
+    log_odds = (dprime * latent - dprime**2 / 2 + prior) * calibration
+    score = 1 / (1 + np.exp(-np.clip(log_odds, -700, 700)))
+    return score if decimals is None else np.round(score, decimals)
 
 
 def describe(spec: SyntheticSpec) -> str:
@@ -98,7 +121,13 @@ def describe(spec: SyntheticSpec) -> str:
         if spec.calibration == 1
         else f"{'over' if spec.calibration > 1 else 'under'}-confident (odds^{spec.calibration:g})"
     )
-    return (
+    text = (
         f"{spec.rows:,} rows, {spec.prevalence:.1%} positive, d' = {spec.dprime:.2f} "
         f"(population AUC {auc_from_dprime(spec.dprime):.3f}), {ties}, {cal}, seed {spec.seed}."
     )
+    for k, (dprime, calibration) in enumerate(spec.others, start=2):
+        text += (
+            f" score_{k}: d' = {dprime:.2f} (AUC {auc_from_dprime(dprime):.3f}), odds^"
+            f"{calibration:g}, noise correlated {spec.correlation:g} with score."
+        )
+    return text
