@@ -878,7 +878,7 @@ if ds.mapping.slices and ds.slice is None and not ds.mapping.per_class:
             else "AUC with DeLong's 95% interval, AP with a paired bootstrap interval "
             "(200 resamples)."
         )
-        + " Select a row to show every page on that slice only."
+        + " Scope every page to a slice with the control under the table (or a row's checkbox)."
     )
     slices = data.slice_table(ds.key, models, min_size, ds, cross, clustered)
     shown_slices = slices.drop(columns=["column", "value"])
@@ -900,6 +900,27 @@ if ds.mapping.slices and ds.slice is None and not ds.mapping.per_class:
         chosen = slices.iloc[rows_picked[0]]
         shell.choose_slice(chosen["column"], chosen["value"])
         del st.session_state["compare_slices"]  # a later reset must not pick it again
+        st.rerun()
+    # The same, as a visible control: a row's checkbox is easy to miss.
+    scope = st.container(horizontal=True, vertical_alignment="bottom")
+    labels = slices["slice"].tolist()[1:]
+    target = scope.selectbox(
+        "Show every page on one slice",
+        range(1, len(slices)),
+        index=None,
+        format_func=lambda i: labels[i - 1],
+        placeholder="pick a slice",
+        key="compare_scope_pick",
+        disabled=len(slices) < 2,
+    )
+    if scope.button(
+        "Scope every page",
+        key="compare_scope_button",
+        icon=":material/filter_alt:",
+        disabled=target is None,
+    ):
+        chosen = slices.iloc[target]
+        shell.choose_slice(chosen["column"], chosen["value"])
         st.rerun()
     csv_download("Download the slices (CSV)", slices, "slices.csv", key="compare_slices_download")
 

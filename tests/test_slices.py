@@ -110,3 +110,19 @@ def test_picking_a_crossed_slice_scopes_every_page():
     assert not at.exception
     shown = ((device == "web") & (country == "FR")).sum()
     assert any(f"{shown:,} of {y.size:,} rows" in i.value for i in at.info)
+
+
+def test_the_scope_button_under_the_slice_table_scopes_every_page():
+    device, y, scores = _data(2)
+    frame = pd.DataFrame({"device": device, "clicked": y, **scores})
+    at = open_page("pages/compare.py")
+    upload_frame(at, frame)
+    at.switch_page("pages/compare.py").run()
+    assert at.button(key="compare_scope_button").disabled
+    table = next(d for d in at.dataframe if "slice" in d.value.columns)
+    web_row = table.value["slice"].tolist().index("device = web")
+    at.selectbox(key="compare_scope_pick").set_value(web_row).run()
+    at.button(key="compare_scope_button").click().run()
+    assert not at.exception
+    assert at.selectbox(key="slice_choice").value == ("device", "web")
+    assert any("Showing only" in i.value for i in at.info)
