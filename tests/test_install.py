@@ -28,6 +28,7 @@ from tests.lens_browser import (
     chromium,
     free_port,
     needs_chromium,
+    open_options,
     wait_for_app,
 )
 
@@ -209,8 +210,8 @@ def test_app_serves_the_files_numbers_from_the_installed_package(installed, else
             value = card.locator('[data-testid="stMetricValue"]').inner_text().strip()
             assert value == f"{c.recall:.3f}"
             # The models are the --score columns, not the guess (all three score columns).
-            page.locator('[data-testid="stSelectbox"]', has_text="Model shown on the pages").click()
-            page.get_by_role("option").first.wait_for(timeout=20_000)
+            box = page.locator('[data-testid="stSelectbox"]', has_text="Model shown on the pages")
+            open_options(page, box)
             options = page.get_by_role("option").all_inner_texts()
             assert sorted(options) == ["logistic_regression", "naive_bayes"]
     finally:
