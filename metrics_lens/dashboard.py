@@ -133,52 +133,9 @@ def link(
     return f"{base}/?{urllib.parse.urlencode(query)}"
 
 
-def _link_mapping(q) -> dict:
-    """The Server source's widget values a ``source=server`` link gives (only those it names)."""
-    mapping = {}
-    if q.get("label"):
-        mapping["server_label"] = q["label"]
-    if q.get_all("score"):
-        mapping["server_scores"] = q.get_all("score")
-    if q.get("group"):
-        mapping["server_group"] = q["group"]
-    if q.get("weight"):
-        mapping["server_weight"] = q["weight"]
-    if q.get("pos"):
-        mapping["server_pos"] = q["pos"]
-    return mapping
-
-
 def main() -> None:
-    """The server's main script: apply a ``source=server`` link, then run the dashboard.
-
-    The source keeps a mapping per file (``server_mappings``, keyed by the file's id) and
-    restores it over the widgets when a file is first shown, so the link's columns go there as
-    well as into the widgets' state.
-    """
-    import streamlit as st
-
-    if not st.session_state.get("_metrics_lens_link_read"):
-        st.session_state["_metrics_lens_link_read"] = True
-        q = st.query_params
-        if q.get("source") == "server" and q.get("dataset"):
-            from ui import server_source
-
-            st.session_state["source"] = "Server dataset"
-            st.session_state["server_file"] = q["dataset"]
-            mapping = _link_mapping(q)
-            st.session_state.update(mapping)
-            file_id = getattr(server_source, "_file_id", None)
-            if mapping and file_id is not None:
-                try:
-                    files = server_source.sandboxed(q["dataset"])
-                except server_source.OutsideRoot:
-                    files = []  # the source says why when it draws the file picker
-                if files:
-                    key = file_id(tuple(str(f) for f in files))
-                    st.session_state.setdefault("server_mappings", {})[key] = mapping
-            if q.get("model"):
-                st.session_state["server_model"] = q["model"]
+    """The server's main script: the dashboard (a ``source=server`` link is the Server dataset
+    source's own, read in :mod:`ui.sources.server`)."""
     from ui import shell
 
     shell.run_app()

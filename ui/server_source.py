@@ -226,7 +226,7 @@ def model_dataset(source: ServerTable, model: str, source_id: str) -> data.Datas
 MAPPING_KEYS = ("server_label", "server_scores", "server_group", "server_weight", "server_pos")
 
 
-def _file_id(paths: tuple[str, ...]) -> str:
+def file_id(paths: tuple[str, ...]) -> str:
     return hashlib.sha1("\n".join(paths).encode()).hexdigest()[:16]
 
 
@@ -325,8 +325,8 @@ def server_dataset() -> data.Dataset | None:
                 md(f"{_shown(paths)} has no rows with plain columns to read scores from.", 600)
             )
             return None
-        file_id = _file_id(paths)
-        _seed_mapping(file_id, columns, guess_mapping(head))
+        fid = file_id(paths)
+        _seed_mapping(fid, columns, guess_mapping(head))
         with st.expander("Columns", expanded=True):
             label = st.selectbox("Label column", columns, key="server_label")
             scores = st.multiselect("Score columns (one per model)", columns, key="server_scores")
@@ -334,7 +334,7 @@ def server_dataset() -> data.Dataset | None:
             group = st.selectbox("User or query column (adds GAUC)", others, key="server_group")
             weight = st.selectbox("Weight column", others, key="server_weight")
             pos_label = st.text_input("Positive class (when not 0/1)", key="server_pos")
-        _keep_mapping(file_id)
+        _keep_mapping(fid)
         if not scores:
             st.info(f"Pick at least one score column of {_shown(paths)}.")
             return None

@@ -1,0 +1,72 @@
+"""The bundled sample datasets: a picker in the sidebar, and links that reopen a view
+(``?dataset=<key>&model=<score column>&threshold=<model>:<value>``, the threshold repeated per
+model; a bare value is the threshold of the link's ``model``)."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+
+import streamlit as st
+
+from ui import data
+from ui.safe import md
+from ui.sources import Source
+
+__all__ = ["SOURCE", "fallback"]
+
+
+def sidebar() -> data.Dataset:
+    st.session_state.setdefault("dataset", data.DEFAULT_DATASET)
+    st.selectbox(
+        "Sample dataset",
+        options=list(data.BUNDLED),
+        format_func=lambda key: data.BUNDLED[key].title,
+        key="dataset",
+    )
+    ds = data.bundled_dataset(st.session_state["dataset"])
+    st.caption(ds.description)
+    return ds
+
+
+def fallback() -> data.Dataset:
+    """The sample dataset shown while another source has no table yet (no picker: the
+    sidebar belongs to the source the user chose)."""
+    st.session_state.setdefault("dataset", data.DEFAULT_DATASET)
+    ds = data.bundled_dataset(st.session_state["dataset"])
+    st.caption(f"Showing the sample dataset {md(ds.name)} until a table loads.")
+    return ds
+
+
+def read_link(q: Mapping) -> bool:
+    if q.get("source") or q.get("dataset") not in data.BUNDLED:  # another source's link
+        return False
+    st.session_state["dataset"] = q["dataset"]
+    st.session_state["source"] = SOURCE.label
+    if "model" in q:
+        st.session_state["model"] = q["model"]
+    pending = {}
+    for item in q.get_all("threshold"):
+        model, _, value = item.rpartition(":")
+        try:
+            number = float(value)
+        except ValueError:
+            continue  # not a number: keep the default
+        if math.isfinite(number):
+            pending[model or q.get("model", "")] = number
+    st.session_state["thresholds_from_url"] = pending
+    return True
+
+
+def link(ds: data.Dataset) -> dict | None:
+    if not ds.models:
+        return None
+    params: dict = {"dataset": ds.source_id.split(":", 1)[1], "model": st.session_state["model"]}
+    chosen = st.session_state.get("thresholds", {})
+    if chosen:
+        params["threshold"] = [f"{m}:{v:.6g}" for m, v in chosen.items()]
+    return params
+
+
+SOURCE = Source(label="Sample dataset", prefix="bundled", sidebar=sidebar, read_link=read_link,
+                link=link)  # fmt: skip
