@@ -9,19 +9,23 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from ui import shell, thresholds
+from ui import example_source, shell, sources, thresholds
 from ui.loading import column_summary, mapping_roles
 from ui.numbers import plural
 from ui.roles import ROLES, infer_roles
 from ui.safe import md
 
 ds, _ = shell.page_context(require_usable=False)
+source = sources.of(ds)
 
 st.header("Data")
 n_rows, n_cols = ds.frame.shape
 st.markdown(f"**{md(ds.name)}**: {plural(n_rows, 'row')}, {plural(n_cols, 'column')}.")
 if ds.description:
     st.caption(ds.description)
+example = example_source.is_example(ds)
+if example:  # the typed table is edited here, wide (the sidebar only links to it)
+    example_source.editor()
 
 
 @st.cache_data(max_entries=8, show_spinner=False)
@@ -38,12 +42,12 @@ summary.insert(
     [
         guesses[c][1]
         if guesses[c][0] == roles[c]
-        else ("chosen by you" if ds.source_id.startswith("upload:") else "set by the dataset")
+        else ("chosen by you" if source.roles_editable else "set by the dataset")
         + f" (the guess was {guesses[c][0]}: {guesses[c][1]})"
         for c in summary["column"]
     ],
 )
-editable = ds.source_id.startswith("upload:") and not ds.mapping.per_class
+editable = source.roles_editable and not ds.mapping.per_class
 
 
 st.subheader("Columns")
@@ -106,8 +110,9 @@ if ds.models and ds.prepared.ok:
         },
     )
 
-st.subheader("First rows")
-st.caption("Row numbers count from 1, as in the messages about bad rows.")
-preview = ds.frame.head(200).copy()
-preview.index = preview.index + 1
-st.dataframe(preview, width="stretch")
+if not example:  # the editor above shows every row
+    st.subheader("First rows")
+    st.caption("Row numbers count from 1, as in the messages about bad rows.")
+    preview = ds.frame.head(200).copy()
+    preview.index = preview.index + 1
+    st.dataframe(preview, width="stretch")
