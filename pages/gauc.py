@@ -9,7 +9,7 @@ import metrics
 from metrics.significance import format_p
 from ui import data, gauc_charts, server_source, shell, uncertainty
 from ui.explain import explain, num
-from ui.numbers import plural
+from ui.numbers import count, plural
 from ui.safe import md
 from ui.show import chart, csv_download
 
@@ -79,11 +79,6 @@ def _fmt(x: float) -> str:
     return f"{x:.4f}" if np.isfinite(x) else "undefined"
 
 
-def _count(x: float) -> str:
-    """Counts as integers with commas; sums of sample weights to 6 significant digits."""
-    return f"{x:,.0f}" if float(x).is_integer() else f"{x:,.6g}"
-
-
 cards = st.columns(4)
 cards[0].metric("Global AUC", _fmt(global_auc), help="AUC over every row, all users pooled.")
 cards[1].metric(
@@ -139,9 +134,9 @@ explain(
     ],
     note=f"Sums over the {plural(n_counted, 'user')} with both classes; the "
     f"{table.n_skipped:,} others "
-    f"have no AUC and weight 0. Total weight {_count(total_weight)}. Global AUC "
-    f"({_fmt(global_auc)}) compares all {_count(every)} positive-negative pairs, GAUC only "
-    f"the {_count(within)} pairs within a user ({within / every:.1%} of them)."
+    f"have no AUC and weight 0. Total weight {count(total_weight)}. Global AUC "
+    f"({_fmt(global_auc)}) compares all {count(every)} positive-negative pairs, GAUC only "
+    f"the {count(within)} pairs within a user ({within / every:.1%} of them)."
     + (" Rows and positives are sums of sample weights." if weighted else ""),
 )
 # The counted user with the most rows shows the per-user formula with its own numbers.

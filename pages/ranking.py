@@ -20,7 +20,7 @@ MAX_K = 100  # the k slider stops here, however long the longest query
 MAX_QUERY_OPTIONS = 2000  # queries listed in the inspector's picker; others can be typed
 MAX_INSPECTED_ROWS = 500
 ROW_HELP = "The row in the data, counting from 1 (after any dropped rows)."
-SOURCES = {"dataset": "Sidebar dataset", "seed001": "IR textbook example (2 topics)"}
+EXAMPLES = {"dataset": "Sidebar dataset", "seed001": "IR textbook example (2 topics)"}
 DENOMINATORS = {"relevant": "All relevant (R)", "min_k": "min(k, R)"}
 DENOMINATOR_HELP = [
     "trec_eval map / map_cut, the IR textbook",
@@ -46,7 +46,7 @@ def _curves(key: tuple, models: tuple, ks: tuple, gain: str, denominator: str, _
 st.header("Ranking")
 source = (
     st.segmented_control(
-        "Data", list(SOURCES), format_func=SOURCES.get, default="dataset", key="ranking_source"
+        "Data", list(EXAMPLES), format_func=EXAMPLES.get, default="dataset", key="ranking_source"
     )
     or "dataset"
 )

@@ -19,6 +19,7 @@ import streamlit as st
 
 import metrics
 from ui.loading import ColumnMapping, Prepared, prepare
+from ui.roles import MAX_SLICE_VALUES
 
 SAMPLE_DIR = Path(__file__).resolve().parent.parent / "sample_data"
 # Caches below may hold results for uploads, which no other session shares: an hour after their
@@ -270,7 +271,6 @@ def _prepare_upload(
     return prepared
 
 
-MAX_SLICE_VALUES = 20  # categories offered per slice column, the most common first
 
 
 def slice_label(column, value) -> str:

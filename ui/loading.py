@@ -21,6 +21,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from ui.numbers import plural
+
 __all__ = [
     "ColumnMapping",
     "LoadError",
@@ -68,10 +70,6 @@ def _rows(mask: np.ndarray) -> str:
     return (
         f"row{'s' if where.size > 1 else ''} {listed}{', ...' if where.size > MAX_LISTED else ''}"
     )
-
-
-def _plural(count: int, noun: str) -> str:
-    return f"{count:,} {noun}{'' if count == 1 else 's'}"
 
 
 # --- reading ----------------------------------------------------------------------------------
@@ -277,7 +275,7 @@ def _nested_as_text(frame: pd.DataFrame, notes: list[str]) -> None:
     if nested:
         frame.attrs[NESTED_ATTR] = tuple(nested)
         notes.append(
-            f"{_plural(len(nested), 'column')} of lists or structs ("
+            f"{plural(len(nested), 'column')} of lists or structs ("
             + ", ".join(repr(c) for c in nested[:MAX_LISTED])
             + (", ..." if len(nested) > MAX_LISTED else "")
             + ") cannot be a label, score, group or weight; shown as text, ignored."
@@ -532,7 +530,7 @@ def _rows_problem(column: str, mask: np.ndarray, what: str, then: str = "") -> P
     """An error about some rows of one column, fixable by dropping them (the checkbox)."""
     return Problem(
         "error",
-        f"{column} has {_plural(int(mask.sum()), what)} ({_rows(mask)}){then}. Drop those rows "
+        f"{column} has {plural(int(mask.sum()), what)} ({_rows(mask)}){then}. Drop those rows "
         "to go on.",
         mask,
     )
@@ -567,7 +565,7 @@ def _score_problems(frame: pd.DataFrame, col: str) -> tuple[np.ndarray | None, l
             return None, [
                 Problem(
                     "error",
-                    f"Score column {col!r} has {_plural(int(bad.sum()), 'non-numeric value')} "
+                    f"Score column {col!r} has {plural(int(bad.sum()), 'non-numeric value')} "
                     f"({_rows(bad)}, e.g. {example!r}). Pick a numeric column as a score, or "
                     "fix those cells.",
                     bad,
@@ -587,7 +585,7 @@ def _score_problems(frame: pd.DataFrame, col: str) -> tuple[np.ndarray | None, l
         problems.append(
             Problem(
                 "error",
-                f"Score column {col!r} has {_plural(int(huge.sum()), 'value')} beyond "
+                f"Score column {col!r} has {plural(int(huge.sum()), 'value')} beyond "
                 f"±{MAX_SCORE:g} ({_rows(huge)}, e.g. {values[huge][0]:g}): too large to take a "
                 "range of or draw. Rescale the scores, or drop those rows to go on.",
                 huge,
@@ -743,7 +741,7 @@ def prepare(
                     Problem(
                         "error",
                         f"Relevance column {mapping.label!r} has "
-                        f"{_plural(int(negative.sum()), 'negative value')} ({_rows(negative)}); "
+                        f"{plural(int(negative.sum()), 'negative value')} ({_rows(negative)}); "
                         "graded relevance must be >= 0. Drop those rows to go on.",
                         negative,
                     )
@@ -765,7 +763,7 @@ def prepare(
                 Problem(
                     "error",
                     f"Group column {mapping.group!r} has "
-                    f"{_plural(int(missing.sum()), 'missing id')} ({_rows(missing)}). Drop those "
+                    f"{plural(int(missing.sum()), 'missing id')} ({_rows(missing)}). Drop those "
                     "rows, or map no group column.",
                     missing,
                 )
@@ -788,7 +786,7 @@ def _weight(frame: pd.DataFrame, col: str) -> tuple[np.ndarray | None, list[Prob
         problems.append(
             Problem(
                 "error",
-                f"Weight column {col!r} has {_plural(int(negative.sum()), 'negative value')} "
+                f"Weight column {col!r} has {plural(int(negative.sum()), 'negative value')} "
                 f"({_rows(negative)}); weights must be >= 0. Drop those rows to go on.",
                 negative,
             )

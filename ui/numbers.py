@@ -32,6 +32,12 @@ def difference_text(value: float, reference: float, name: str) -> str:
     return f"{difference:+.4f} vs {name}"
 
 
+def count(x: float) -> str:
+    """A count as an integer with thousands commas; a sum of sample weights (not a whole
+    number) to 6 significant digits: ``"1,234"``, ``"1,234.57"``."""
+    return f"{x:,.0f}" if float(x).is_integer() else f"{x:,.6g}"
+
+
 def plural(count: float, noun: str, plural_form: str | None = None) -> str:
     """``"1 user"``, ``"2 users"``, ``"1,234 users"`` (an irregular plural may be given)."""
     word = noun if count == 1 else (plural_form or noun + "s")

@@ -80,7 +80,8 @@ _SCORE_NAME = re.compile(
 )
 _RANK_NAME = re.compile(r"rank|position|(^|_)pos($|_)|count|(^|_)n_|num_|clicks$")
 MIN_ROWS_FOR_UNIQUE = 20  # below this, distinct values say little about ids
-MAX_SLICE_VALUES = 20
+MAX_SLICE_VALUES = 20  # categories offered per slice column, the most common first
+NONE = "(none)"  # the choice of no column, for an optional role
 MIN_FEATURES = 3  # unnamed numeric columns beside named scores that make them features
 _EPOCH_SECONDS = (1e9, 2.2e9)  # 2001 to 2039
 _EPOCH_MILLIS = (1e12, 2.2e12)

@@ -32,6 +32,7 @@ import streamlit as st
 
 from ui import data
 from ui.loading import ColumnMapping, guess_mapping
+from ui.roles import NONE
 from ui.safe import md
 
 ROOT_ENV = "METRICS_LENS_DATA_DIR"
@@ -39,7 +40,6 @@ MEMORY_ENV = "METRICS_LENS_SQL_MEMORY"
 SUFFIXES = (".parquet", ".pq", ".csv", ".npz")
 MAX_LISTED = 200
 SAMPLE_ROWS = 20_000
-NONE = "(none)"
 
 
 @dataclass(frozen=True)

@@ -13,14 +13,13 @@ import streamlit as st
 
 from ui import budget, data, slice_picker
 from ui.loading import ColumnMapping, LoadError, guess_mapping, guess_pos_label, read_table
-from ui.roles import ROLES
+from ui.roles import NONE, ROLES
 from ui.safe import md
 from ui.sources import Source
 
 __all__ = ["SOURCE", "Upload", "apply_role_edits"]
 
 UPLOAD_TYPES = ["csv", "tsv", "txt", "gz", "parquet"]
-NONE = "(none)"
 MAX_GUESSED_SCORES = 50  # score columns mapped as models at first (a wide table: features)
 
 
@@ -303,8 +302,8 @@ def apply_role_edits(columns: list[str], before: dict[str, str]) -> None:
         st.session_state["data_roles_error"] = "A table needs a label column: one stays."
         return
     st.session_state["map_label"] = label
-    st.session_state["map_group"] = next((c for c in columns if after[c] == "group"), "(none)")
-    st.session_state["map_weight"] = next((c for c in columns if after[c] == "weight"), "(none)")
+    st.session_state["map_group"] = next((c for c in columns if after[c] == "group"), NONE)
+    st.session_state["map_weight"] = next((c for c in columns if after[c] == "weight"), NONE)
     st.session_state["map_scores"] = [c for c in columns if after[c] == "score"]
     st.session_state["map_slices"] = [c for c in columns if after[c] == "slice"]
 
