@@ -27,8 +27,8 @@ st.caption(
 
 
 @st.cache_data(max_entries=8, show_spinner="Computing per-class metrics...")
-def _summary(key: tuple, _problem: mc.Problem) -> mc.Summary:
-    return mc.summarize(_problem)
+def _summary(key: tuple, _problem: mc.ClassScores) -> mc.AveragingSummary:
+    return mc.summarize_averaging(_problem)
 
 
 preset = (
@@ -59,7 +59,7 @@ if preset == CURRENT:
     sm = _summary((ds.key, ds.prepared.n_dropped), problem)  # dropping rows keeps ds.key
 else:
     problem = mc.PRESETS[preset]
-    sm = mc.summarize(problem)
+    sm = mc.summarize_averaging(problem)
 
 kind = "multi-class (one label per row)" if problem.multiclass else "multi-label"
 st.markdown(
@@ -411,7 +411,7 @@ if preset == CURRENT and ds.prepared.n_dropped:
 
 
 @st.cache_data(max_entries=16, show_spinner="Scoring the decision rule...")
-def _evaluate(key: tuple, _problem: mc.Problem, _rule: dr.Rule, beta: float) -> dr.Evaluation:
+def _evaluate(key: tuple, _problem: mc.ClassScores, _rule: dr.Rule, beta: float) -> dr.Evaluation:
     return dr.evaluate(_problem, _rule, beta=beta)
 
 
@@ -642,7 +642,7 @@ if problem.multiclass and problem.n_rows:
                 st.caption(f":material/info: {prob.note}")
 
             @st.cache_data(max_entries=16, show_spinner="Weighing the costs...")
-            def _costs(key: tuple, _problem: mc.Problem, _proba: np.ndarray, _cost: np.ndarray):
+            def _costs(key: tuple, _problem: mc.ClassScores, _proba: np.ndarray, _cost: np.ndarray):
                 return cm.compare(_problem, _proba, _cost)
 
             res = _costs((_sig, cost.tobytes()), problem, prob.proba, cost)
@@ -777,14 +777,14 @@ if not problem.multiclass and problem.n_rows >= 2:
     st.subheader("Choosing thresholds")
 
     @st.cache_data(max_entries=8, show_spinner="Searching thresholds...")
-    def _choices(key: tuple, _problem: mc.Problem, beta: float):
+    def _choices(key: tuple, _problem: mc.ClassScores, beta: float):
         y, s, w = _problem.y, _problem.scores, _problem.weight
         best = metrics.optimise_thresholds(y, s, objective="macro", beta=beta, sample_weight=w)
         micro = metrics.optimise_thresholds(y, s, objective="micro", beta=beta, sample_weight=w)
         return best, micro
 
     @st.cache_data(max_entries=8, show_spinner="Choosing on half the rows...")
-    def _halves(key: tuple, _problem: mc.Problem, beta: float, seed: int):
+    def _halves(key: tuple, _problem: mc.ClassScores, beta: float, seed: int):
         y, s, w = _problem.y, _problem.scores, _problem.weight
         return {
             obj: metrics.choose_on_half(y, s, objective=obj, beta=beta, sample_weight=w, seed=seed)

@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 
 import metrics
 from ui import decision_rules as dr
-from ui.multilabel_charts import Problem
+from ui.multilabel_charts import ClassScores
 
 
 @st.composite
@@ -48,10 +48,10 @@ def problems(draw, multiclass: bool | None = None):
         w = rng.integers(0, 3, n).astype(float)
         w[0] = 1.0
     classes = tuple(f"k{i}" for i in range(c))
-    return Problem("generated", y, scores, classes, w, multiclass=mc)
+    return ClassScores("generated", y, scores, classes, w, multiclass=mc)
 
 
-def _rules(draw, p: Problem) -> dr.Rule:
+def _rules(draw, p: ClassScores) -> dr.Rule:
     if p.multiclass:
         kind = draw(st.sampled_from(["argmax", "abstain", "top-k"]))
     else:
@@ -69,7 +69,7 @@ def _rules(draw, p: Problem) -> dr.Rule:
     return dr.Rule("argmax")
 
 
-def _loop_predictions(p: Problem, rule: dr.Rule) -> np.ndarray:
+def _loop_predictions(p: ClassScores, rule: dr.Rule) -> np.ndarray:
     """The rule, one row and one class at a time."""
     out = np.zeros(p.y.shape, dtype=bool)
     for i in range(p.n_rows):
@@ -199,7 +199,7 @@ def test_wine_like_argmax_lesson_and_abstention_matrix():
     y[np.arange(n), truth] = True
     s = rng.dirichlet(np.ones(c), n) + 0.5 * y
     s /= s.sum(axis=1, keepdims=True)
-    p = Problem("wine-like", y, s, ("a", "b", "c"), multiclass=True)
+    p = ClassScores("wine-like", y, s, ("a", "b", "c"), multiclass=True)
     ev = dr.evaluate(p, dr.Rule("argmax"))
     acc = float(np.mean(np.argmax(s, axis=1) == truth))
     assert ev.accuracy == pytest.approx(acc)
@@ -236,7 +236,7 @@ def test_normalized_equals_scikit_learn(normalize):
 def test_class_matrices_figure_shows_each_class_counts():
     y = np.array([[1, 0, 0], [0, 1, 0], [1, 1, 0], [0, 0, 0]], dtype=bool)
     s = np.array([[0.9, 0.2, 0.1], [0.6, 0.7, 0.2], [0.4, 0.8, 0.9], [0.1, 0.1, 0.1]])
-    p = Problem("small", y, s, ("x", "y", "z"))
+    p = ClassScores("small", y, s, ("x", "y", "z"))
     ev = dr.evaluate(p, dr.Rule("shared", threshold=0.5))
     fig = dr.class_matrices_figure(ev)
     assert len(fig.data) == 3
@@ -252,7 +252,7 @@ def test_class_matrices_figure_shows_each_class_counts():
 def test_explain_lines_fill_the_formulas_with_the_counts():
     y = np.array([[1, 0], [0, 1], [1, 1], [0, 0]], dtype=bool)
     s = np.array([[0.9, 0.2], [0.6, 0.7], [0.4, 0.8], [0.1, 0.6]])
-    p = Problem("small", y, s, ("x", "y"))
+    p = ClassScores("small", y, s, ("x", "y"))
     ev = dr.evaluate(p, dr.Rule("shared", threshold=0.5))
     # x: TP 1 (row 0), FP 1 (row 1), FN 1 (row 2); y: TP 2, FP 1 (row 3), FN 0
     micro, _ = dr.explain_lines(ev, "micro")
@@ -270,7 +270,7 @@ def test_explain_lines_fill_the_formulas_with_the_counts():
 
 def test_finite_thresholds_predict_the_same_rows():
     s = np.array([[0.2, 0.9], [0.8, 0.95], [0.5, 0.1]])
-    p = Problem("small", np.zeros((3, 2), dtype=bool), s, ("a", "b"))
+    p = ClassScores("small", np.zeros((3, 2), dtype=bool), s, ("a", "b"))
     got = dr.finite_thresholds(p, np.array([np.inf, 0.9]))
     assert np.isfinite(got).all()
     assert got[1] == 0.9
@@ -283,7 +283,7 @@ def test_thresholds_table_holds_the_library_choice():
     rng = np.random.default_rng(1)
     y = rng.random((80, 3)) < [0.5, 0.2, 0.05]
     s = (0.4 * y + rng.random(y.shape)).round(2)
-    p = Problem("t", y, s, ("a", "b", "c"))
+    p = ClassScores("t", y, s, ("a", "b", "c"))
     best = metrics.optimise_thresholds(y, s, objective="macro")
     micro = metrics.optimise_thresholds(y, s, objective="micro")
     table = dr.thresholds_table(p, best, micro)
@@ -298,7 +298,7 @@ def test_thresholds_table_holds_the_library_choice():
 # --- the cost matrix (ui/cost_matrix.py) ---------------------------------------------------------
 
 
-def _exact_proba(draw, p: Problem) -> np.ndarray:
+def _exact_proba(draw, p: ClassScores) -> np.ndarray:
     """Scores k / 2^m: every product and sum with integer costs is exact in floating point, so
     ties in expected cost are exact ties for the library and for the loop alike."""
     levels = draw(st.sampled_from([1, 2, 3, 5, 9, 17]))  # 1: every score 0, every cost tied
@@ -369,7 +369,7 @@ def test_cost_row_unfolded_with_the_users_numbers():
 
     y = np.eye(3, dtype=bool)[[0, 1, 2, 0]]
     proba = np.array([[0.5, 0.25, 0.25], [0.25, 0.5, 0.25], [0.125, 0.375, 0.5], [0.75, 0.25, 0]])
-    p = Problem("small", y, proba, ("cat", "dog", "fish"), multiclass=True)
+    p = ClassScores("small", y, proba, ("cat", "dog", "fish"), multiclass=True)
     cost = cm.missing_cost(cm.default_cost(3), 2, 10.0)  # missing a fish costs 10
     np.testing.assert_array_equal(cost, [[0, 1, 1], [1, 0, 1], [10, 10, 0]])
     r = cm.compare(p, proba, cost)

@@ -16,12 +16,12 @@ MODES = ["macro", "micro", "weighted", "samples"]
 
 @pytest.fixture(scope="module")
 def seed000():
-    return mc.summarize(mc.SEED_000)
+    return mc.summarize_averaging(mc.SEED_000)
 
 
 @pytest.fixture(scope="module")
 def seed002():
-    return mc.summarize(mc.SEED_002)
+    return mc.summarize_averaging(mc.SEED_002)
 
 
 @pytest.fixture(scope="module")
@@ -112,7 +112,7 @@ def test_explain_lines_carry_the_seed_numbers(seed000):
 @pytest.mark.parametrize("name", ["digits", "wine"])
 def test_summary_equals_the_library(name, request):
     p = request.getfixturevalue(name)
-    sm = mc.summarize(p)
+    sm = mc.summarize_averaging(p)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", metrics.UndefinedMetricWarning)
         for mode in MODES:
@@ -130,7 +130,7 @@ def test_summary_equals_the_library(name, request):
 
 
 def test_digits_rows_without_labels_are_where_lrap_and_samples_ap_part(digits):
-    sm = mc.summarize(digits)
+    sm = mc.summarize_averaging(digits)
     empty = ~digits.y.any(axis=1)
     assert sm.n_rows_without_label == int(empty.sum()) > 0
     assert sm.lrap > sm.ap["samples"]
@@ -146,13 +146,13 @@ def test_lrap_equals_samples_ap_with_ties_on_rows_with_a_label():
     y = rng.random((60, 5)) < 0.4
     y[:, 0] |= ~y.any(axis=1)  # every row has a label
     s = np.round(rng.normal(size=y.shape), 0)  # many ties
-    sm = mc.summarize(mc.Problem("ties", y, s, tuple("abcde")))
+    sm = mc.summarize_averaging(mc.ClassScores("ties", y, s, tuple("abcde")))
     assert sm.n_rows_without_label == 0
     assert sm.lrap == pytest.approx(sm.ap["samples"], abs=1e-12)
 
 
 def test_wine_confusion_and_top_k_equal_the_library(wine):
-    sm = mc.summarize(wine)
+    sm = mc.summarize_averaging(wine)
     truth = data.bundled_dataset("wine_multiclass").frame["label"].to_numpy()
     np.testing.assert_array_equal(wine.true_labels(), truth)
     for key, norm in (("counts", None), ("true", "true"), ("pred", "pred")):
@@ -177,7 +177,7 @@ def test_weighted_problem_passes_the_weights_everywhere():
     y[0], y[1] = True, False
     s = rng.normal(size=y.shape) + y
     w = rng.uniform(0.1, 2, 40)
-    sm = mc.summarize(mc.Problem("w", y, s, ("a", "b", "c"), weight=w))
+    sm = mc.summarize_averaging(mc.ClassScores("w", y, s, ("a", "b", "c"), weight=w))
     assert sm.weighted
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", metrics.UndefinedMetricWarning)
@@ -273,7 +273,7 @@ def test_curves_send_at_most_about_2000_points_per_curve():
     rng = np.random.default_rng(0)
     y = rng.random((20_000, 3)) < 0.3
     s = rng.normal(size=y.shape) + y
-    sm = mc.summarize(mc.Problem("big", y, s, ("a", "b", "c")))
+    sm = mc.summarize_averaging(mc.ClassScores("big", y, s, ("a", "b", "c")))
     for kind in ("pr", "roc"):
         fig = mc.curves_figure(sm, kind)
         for trace in fig.data[1:]:
@@ -282,7 +282,7 @@ def test_curves_send_at_most_about_2000_points_per_curve():
 
 
 def test_confusion_and_top_k_figures_send_the_library_values(wine):
-    sm = mc.summarize(wine)
+    sm = mc.summarize_averaging(wine)
     for norm in ("counts", "true", "pred"):
         heat = mc.confusion_figure(sm, norm).data[0]
         np.testing.assert_array_equal(np.array(heat.z), sm.confusion[norm])
@@ -303,7 +303,7 @@ def test_tables_hold_the_summary(seed000):
 
 
 def test_row_without_a_label_is_explained():
-    p = mc.Problem(
+    p = mc.ClassScores(
         "empty row", np.array([[0, 0, 0], [1, 0, 1]], bool), np.ones((2, 3)), tuple("abc")
     )
     lines, note = mc.row_explain_lines(p, 0)

@@ -245,7 +245,7 @@ def _frame(at: AppTest, first_column: str, having: str):
     )
 
 
-def _check_rule_numbers(at: AppTest, p: mc.Problem, rule: dr.Rule, beta: float = 1.0) -> None:
+def _check_rule_numbers(at: AppTest, p: mc.ClassScores, rule: dr.Rule, beta: float = 1.0) -> None:
     """Every number of the decision-rule section equals the library's for ``rule``."""
     assert not at.exception, at.exception
     yt, yp, labels = dr.predictions(p, rule)
@@ -428,7 +428,7 @@ def test_bad_input_is_said_and_nothing_is_lost():
     assert not at.exception
     captions = " ".join(c.value for c in at.caption)
     assert "c has no true row" in captions
-    p = mc.Problem("ml", y, s, ("a", "b", "c"))
+    p = mc.ClassScores("ml", y, s, ("a", "b", "c"))
     _check_rule_numbers(at, p, dr.Rule("shared", threshold=0.5))
 
 
@@ -445,7 +445,7 @@ def _edit_cost(at: AppTest, edits: dict[int, dict[str, float]]) -> AppTest:
     return at.run()
 
 
-def _check_costs(at: AppTest, p: mc.Problem, cost: np.ndarray) -> None:
+def _check_costs(at: AppTest, p: mc.ClassScores, cost: np.ndarray) -> None:
     """The cost section's numbers equal metrics.compare_cost_decisions computed directly."""
     assert not at.exception, at.exception
     truth = p.true_labels()

@@ -19,7 +19,7 @@ import numpy as np
 import pandas as pd
 
 import metrics
-from ui.multilabel_charts import Problem, capture
+from ui.multilabel_charts import ClassScores, capture
 from ui.safe import tex_text
 
 MAX_EDITABLE = 10  # more classes: no cell-by-cell editor, the "cost of missing" shortcut only
@@ -229,7 +229,7 @@ class CostResult:
         return np.flatnonzero(c.min_cost_pred != c.argmax_pred)
 
 
-def compare(p: Problem, proba: np.ndarray, cost: np.ndarray) -> CostResult:
+def compare(p: ClassScores, proba: np.ndarray, cost: np.ndarray) -> CostResult:
     """Both decisions on ``p``'s rows with ``proba`` (see :func:`probabilities`) and ``cost``."""
     if not p.multiclass:
         raise ValueError("a cost matrix needs multi-class data (one true class per row).")

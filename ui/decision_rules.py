@@ -22,7 +22,7 @@ from plotly.subplots import make_subplots
 
 import metrics
 from ui.charts import _BASE_LAYOUT
-from ui.multilabel_charts import Problem, capture, count, tex
+from ui.multilabel_charts import ClassScores, capture, count, tex
 from ui.text import num
 
 MULTICLASS_RULES = ("argmax", "argmax, abstain below a score", "top-k")
@@ -90,7 +90,7 @@ def rule_kind(name: str) -> str:
     }[name]
 
 
-def predictions(p: Problem, rule: Rule) -> tuple[np.ndarray, np.ndarray, list | None]:
+def predictions(p: ClassScores, rule: Rule) -> tuple[np.ndarray, np.ndarray, list | None]:
     """(y_true, y_pred, labels) for the library: class names per row, or indicator matrices."""
     if rule.single:
         if not p.multiclass:
@@ -114,7 +114,7 @@ def predictions(p: Problem, rule: Rule) -> tuple[np.ndarray, np.ndarray, list | 
     return p.y, pred, None
 
 
-def indicator(p: Problem, rule: Rule) -> np.ndarray:
+def indicator(p: ClassScores, rule: Rule) -> np.ndarray:
     """The predictions as an (n, C) indicator matrix (an abstained row predicts nothing)."""
     _, pred, labels = predictions(p, rule)
     if labels is None:
@@ -168,7 +168,7 @@ class Evaluation:
         return self.mcm[:, 0, 0]
 
 
-def evaluate(p: Problem, rule: Rule, *, beta: float = 1.0) -> Evaluation:
+def evaluate(p: ClassScores, rule: Rule, *, beta: float = 1.0) -> Evaluation:
     """Per-class counts and metrics and every average of ``rule`` on ``p``, by the library."""
     yt, yp, labels = predictions(p, rule)
     w = p.weight
@@ -250,7 +250,7 @@ def evaluate(p: Problem, rule: Rule, *, beta: float = 1.0) -> Evaluation:
     )
 
 
-def indicator_truth(p: Problem) -> np.ndarray:
+def indicator_truth(p: ClassScores) -> np.ndarray:
     return np.asarray(p.y, dtype=bool)
 
 
@@ -546,7 +546,7 @@ def normalized(counts: np.ndarray, normalize: str | None) -> np.ndarray:
 # --- choosing thresholds -------------------------------------------------------------------------
 
 
-def finite_thresholds(p: Problem, thresholds: np.ndarray) -> np.ndarray:
+def finite_thresholds(p: ClassScores, thresholds: np.ndarray) -> np.ndarray:
     """``inf`` (predict the class for no row) as the next number above the class's top score,
     which predicts the same rows and fits a number input."""
     out = np.asarray(thresholds, dtype=float).copy()
@@ -558,7 +558,7 @@ def finite_thresholds(p: Problem, thresholds: np.ndarray) -> np.ndarray:
 
 
 def thresholds_table(
-    p: Problem, best: metrics.ThresholdChoice, micro: metrics.ThresholdChoice
+    p: ClassScores, best: metrics.ThresholdChoice, micro: metrics.ThresholdChoice
 ) -> pd.DataFrame:
     """Per class: its F-beta-optimal threshold (also the macro optimum) and the micro ascent's."""
     b = f"F{best.beta:g}"
@@ -573,9 +573,9 @@ def thresholds_table(
     )
 
 
-def problem_rows(p: Problem, rows: np.ndarray) -> Problem:
+def problem_rows(p: ClassScores, rows: np.ndarray) -> ClassScores:
     """The same problem on a subset of its rows."""
-    return Problem(
+    return ClassScores(
         name=p.name,
         y=p.y[rows],
         scores=p.scores[rows],

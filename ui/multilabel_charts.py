@@ -1,6 +1,6 @@
 """The multi-label page's numbers and figures: pure functions, no Streamlit.
 
-:func:`summarize` calls the library once for every number the page shows and records the
+:func:`summarize_averaging` calls the library once for every number the page shows and records the
 ``UndefinedMetricWarning`` messages of each call (so the page can show them instead of the
 console); the ``*_figure`` builders turn the results into plotly figures.
 """
@@ -20,6 +20,7 @@ import plotly.graph_objects as go
 import metrics
 from metrics import ThresholdCounts
 from ui.charts import _BASE_LAYOUT, PALETTE, sample_indices
+from ui.numbers import count
 from ui.text import num
 
 MODES = ("macro", "micro", "weighted", "samples")
@@ -52,7 +53,7 @@ AVERAGE_STYLES = {
 
 
 @dataclass(frozen=True)
-class Problem:
+class ClassScores:
     """An (n, C) label indicator and score matrix, the class names and optional row weights."""
 
     name: str
@@ -75,13 +76,13 @@ class Problem:
         return np.asarray(self.classes)[np.argmax(self.y, axis=1)]
 
 
-SEED_000 = Problem(
+SEED_000 = ClassScores(
     name="scikit-learn's average_precision_score: 4 samples × 3 classes",
     y=np.array([[0, 1, 0], [1, 1, 0], [0, 1, 1], [1, 1, 0]], dtype=bool),
     scores=np.array([[0.1, 0.8, 0.3], [0.9, 0.7, 0.5], [0.2, 0.1, 0.9], [0.1, 0.8, 0.6]]),
     classes=("class_0", "class_1", "class_2"),
 )
-SEED_002 = Problem(
+SEED_002 = ClassScores(
     name="Label ranking AP vs AP: one row, 4 labels",
     y=np.array([[1, 0, 1, 0]], dtype=bool),
     scores=np.array([[1.0, 0.8, 0.6, 0.4]]),
@@ -93,14 +94,14 @@ PRESETS = {
 }
 
 
-def problem_from_dataset(ds: Any) -> Problem | None:
+def problem_from_dataset(ds: Any) -> ClassScores | None:
     """The page's problem from a :class:`ui.data.Dataset` with one score column per class."""
     mapping = ds.mapping
     if not mapping.per_class or ds.prepared.y is None or len(mapping.scores) < 2:
         return None
     if any(m not in ds.prepared.scores for m in mapping.scores):
         return None
-    return Problem(
+    return ClassScores(
         name=ds.name,
         y=np.asarray(ds.prepared.y, dtype=bool),
         scores=np.column_stack([ds.score(m) for m in mapping.scores]),
@@ -122,7 +123,7 @@ def capture(fn: Callable[..., Any], *args: Any, **kwargs: Any) -> tuple[Any, tup
 
 
 @dataclass(frozen=True)
-class Summary:
+class AveragingSummary:
     """Every number the page shows, from the library, with the warnings each call raised."""
 
     classes: tuple[str, ...]
@@ -153,7 +154,7 @@ class Summary:
 MAX_LISTED_ROWS = 12
 
 
-def summarize(p: Problem) -> Summary:
+def summarize_averaging(p: ClassScores) -> AveragingSummary:
     y, s, w = p.y, p.scores, p.weight
     notes: dict[tuple[str, str], tuple[str, ...]] = {}
     ap: dict[str, float] = {}
@@ -220,7 +221,7 @@ def summarize(p: Problem) -> Summary:
                 for k in range(1, p.n_classes + 1)
             ]
         )
-    return Summary(
+    return AveragingSummary(
         classes=p.classes,
         n_rows=p.n_rows,
         weighted=w is not None,
@@ -260,11 +261,6 @@ def exact_fraction(x: float, max_denominator: int = 200) -> Fraction | None:
     return f
 
 
-def count(x: float) -> str:
-    """A count (or a total weight): an integer with thousands commas, else 3 decimals."""
-    return f"{int(x):,}" if float(x).is_integer() else f"{x:,.3f}"
-
-
 def fmt(x: float) -> str:
     """A value to 4 decimals, with its exact fraction when it has a small one; NaN = undefined."""
     if not np.isfinite(x):
@@ -284,7 +280,7 @@ def tex(x: float, digits: int = 4) -> str:
     return f"{int(x)}" if x.is_integer() else f"{x:.{digits}g}"
 
 
-def per_class_table(sm: Summary) -> pd.DataFrame:
+def per_class_table(sm: AveragingSummary) -> pd.DataFrame:
     """One row per class: positives, weight (share of positives), AP and AUC."""
     return pd.DataFrame(
         {
@@ -297,7 +293,7 @@ def per_class_table(sm: Summary) -> pd.DataFrame:
     )
 
 
-def averages_table(sm: Summary) -> pd.DataFrame:
+def averages_table(sm: AveragingSummary) -> pd.DataFrame:
     """One row per averaging mode with its AP and AUC (NaN where undefined)."""
     return pd.DataFrame(
         {
@@ -308,7 +304,7 @@ def averages_table(sm: Summary) -> pd.DataFrame:
     )
 
 
-def row_breakdown(p: Problem, i: int) -> tuple[pd.DataFrame, dict[str, float]]:
+def row_breakdown(p: ClassScores, i: int) -> tuple[pd.DataFrame, dict[str, float]]:
     """Row ``i``'s labels ranked by score, with the precision LRAP takes at each relevant label
     (relevant labels scoring >= it / labels scoring >= it: ties count against it), and that
     row's LRAP, step AP and trapezoid AP from the library."""
@@ -336,7 +332,7 @@ def row_breakdown(p: Problem, i: int) -> tuple[pd.DataFrame, dict[str, float]]:
     return table, {k: float(v) for k, v in values.items()}
 
 
-def row_explain_lines(p: Problem, i: int) -> tuple[list[str], str]:
+def row_explain_lines(p: ClassScores, i: int) -> tuple[list[str], str]:
     """LaTeX for row ``i``: its LRAP as the mean precision at each relevant label, and its step
     AP as the sum over its distinct scores of recall gain times precision."""
     table, values = row_breakdown(p, i)
@@ -382,7 +378,9 @@ def _sum(terms: list[str], max_terms: int = 8) -> str:
     return " + ".join(terms)
 
 
-def average_explain_lines(sm: Summary, metric: str, mode: str) -> tuple[list[str], list[str]]:
+def average_explain_lines(
+    sm: AveragingSummary, metric: str, mode: str
+) -> tuple[list[str], list[str]]:
     """The formula of one averaging mode, then the same with this data's numbers; and the
     sentences of its note."""
     m = rf"\text{{{metric}}}"
@@ -451,7 +449,7 @@ def average_explain_lines(sm: Summary, metric: str, mode: str) -> tuple[list[str
 # --- figures ---------------------------------------------------------------------------------
 
 
-def per_class_bar_figure(sm: Summary, metric: str = "AP") -> go.Figure:
+def per_class_bar_figure(sm: AveragingSummary, metric: str = "AP") -> go.Figure:
     """Per-class AP (or AUC) bars, each class's weight under its name, and the macro,
     weighted, micro and samples averages as horizontal lines across the classes."""
     values = sm.ap_per_class if metric == "AP" else sm.auc_per_class
@@ -511,7 +509,7 @@ def curve_points(counts: ThresholdCounts, kind: str) -> tuple[np.ndarray, np.nda
     return np.concatenate(([0.0], recall)), np.concatenate((precision[:1], precision))
 
 
-def curves_figure(sm: Summary, kind: str = "pr") -> go.Figure:
+def curves_figure(sm: AveragingSummary, kind: str = "pr") -> go.Figure:
     """Each class's PR (or ROC) curve, thin, and the micro curve of all pooled (row, class)
     cells, thick; areas from the library in the legend."""
     per_class = sm.ap_per_class if kind == "pr" else sm.auc_per_class
@@ -569,7 +567,7 @@ def curves_figure(sm: Summary, kind: str = "pr") -> go.Figure:
     return fig
 
 
-def confusion_figure(sm: Summary, normalize: str = "counts") -> go.Figure:
+def confusion_figure(sm: AveragingSummary, normalize: str = "counts") -> go.Figure:
     """The N x N confusion matrix of the arg-max class: rows true, columns predicted."""
     assert sm.confusion is not None
     counts = sm.confusion["counts"]
@@ -599,7 +597,7 @@ def confusion_figure(sm: Summary, normalize: str = "counts") -> go.Figure:
     return fig
 
 
-def top_k_figure(sm: Summary) -> go.Figure:
+def top_k_figure(sm: AveragingSummary) -> go.Figure:
     """Top-k accuracy for k = 1..C as bars."""
     assert sm.top_k is not None
     ks = np.arange(1, sm.top_k.size + 1)

@@ -34,8 +34,8 @@ def difference_text(value: float, reference: float, name: str) -> str:
 
 def count(x: float) -> str:
     """A count as an integer with thousands commas; a sum of sample weights (not a whole
-    number) to 6 significant digits: ``"1,234"``, ``"1,234.57"``."""
-    return f"{x:,.0f}" if float(x).is_integer() else f"{x:,.6g}"
+    number) to 3 decimals: ``"1,234"``, ``"1,234.568"``."""
+    return f"{x:,.0f}" if float(x).is_integer() else f"{x:,.3f}"
 
 
 def plural(count: float, noun: str, plural_form: str | None = None) -> str:
