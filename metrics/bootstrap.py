@@ -42,6 +42,7 @@ from __future__ import annotations
 
 import math
 import os
+import sys
 import warnings
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
@@ -102,6 +103,7 @@ class _SortedModel:
         # keyed by shape alone, whenever positives and negatives are equally many).
         self.pos_buffers: dict = {}
         self.neg_buffers: dict = {}
+        self.scratch: dict = {}  # work arrays of the scores, reused from block to block
         self.n = y.size
         pos, neg = np.flatnonzero(y), np.flatnonzero(~y)
         self.pos_order = pos[np.argsort(-s[pos], kind="stable")]
@@ -116,6 +118,10 @@ class _SortedModel:
         self.gt = np.searchsorted(self.neg_desc, -self.run_scores, side="left")
         self.no_ties = bool(np.array_equal(self.ge, self.gt))  # no negative ties a positive
         self.pos_scores, self.neg_scores = ps, ns
+        # The orders padded for _BytePrefix: at least one column past the end (E[m] is read)
+        # up to a multiple of 8; the padding repeats a real index, never read as a prefix.
+        self.pos_padded = _padded(self.pos_order)
+        self.neg_padded = _padded(self.neg_order)
 
     def at_thresholds(self, thresholds: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Exclusive prefix lengths of positives and negatives scoring ``>= t``."""
@@ -125,39 +131,114 @@ class _SortedModel:
         )
 
 
-def _prefix(
-    counts: np.ndarray,
-    order: np.ndarray,
-    weights: np.ndarray | None,
-    dtype,
-    buffers: dict | None = None,
-) -> tuple:
-    """Blocked inclusive prefix sums of ``counts[:, order]`` with a leading zero column.
+_ONES = np.uint64(0x0101010101010101)
+_BYTE_MAX_COUNT = 31  # eight counts of at most 31 sum to at most 248: one byte holds them
+_LITTLE_ENDIAN = sys.byteorder == "little"
 
-    Returns (within-run prefix of shape (B, m), running totals before each run (B, m / _K),
-    the padded ordered counts (B, m), valid until the next block).
-    ``E[k]``, the sum of the first k ordered columns, is ``within[:, k] + before[:, k // _K]``.
-    ``buffers`` keeps the zero-padded input between blocks of the same shape; it must belong to
-    this ``order`` alone, since the returned padded counts are read after other passes.
+
+class _BytePrefix:
+    """Exact integer prefix sums of ``counts[:, order]``, eight columns per 64-bit word.
+
+    The ordered counts (uint8, each at most ``_BYTE_MAX_COUNT``) are read as 64-bit words of
+    eight; multiplying a word by ``0x0101010101010101`` leaves in its byte ``j`` the sum of its
+    bytes ``0..j`` (little-endian: byte ``j`` is column ``8w + j``), with no carry since eight
+    counts sum to at most 248. Subtracting the word itself makes that exclusive, and the
+    exclusive running total of the words' last bytes (int32) completes it:
+    ``E[k] = excl_byte[k] + before[k // 8]``, the sum of the first ``k`` ordered columns.
+    Where the float32 path ran a (B·m/32, 32) @ (32, 32) product, this is one multiply and
+    one subtraction per eight counts.
     """
-    b = counts.shape[0]
-    m = -(-(order.size + 1) // _K) * _K
-    key = (b, m, np.dtype(dtype).str, order.size)
-    x = None if buffers is None else buffers.get(key)
-    if x is None:
-        x = np.zeros((b, m), dtype=dtype)
-        if buffers is not None:
-            buffers[key] = x
-    taken = np.take(counts, order, axis=1)
-    if weights is None:
-        x[:, 1 : order.size + 1] = taken
-    else:
-        np.multiply(taken, weights[order], out=x[:, 1 : order.size + 1])
-    within = x.reshape(-1, _K) @ _upper(dtype)
-    totals = within[:, -1].reshape(b, -1)
-    before = np.cumsum(totals, axis=1)  # exact: float32 only while totals stay below 2**24
-    before -= totals
-    return within.reshape(b, m), before, x
+
+    __slots__ = ("before", "counts", "excl")
+
+    def __init__(self, counts: np.ndarray, order: np.ndarray, buffers: dict) -> None:
+        # ``order`` is padded to a multiple of 8 beyond its last index (any column: padding
+        # only ever adds to words' ends and to totals after the last real column).
+        b, m = counts.shape[0], order.size
+        key = ("bytes", b, m)
+        if key not in buffers:
+            buffers[key] = (
+                np.empty((b, m), np.uint8),
+                np.empty((b, m // 8), np.uint64),
+                np.zeros((b, m // 8), np.int32),
+            )
+        x, excl, before = buffers[key]
+        np.take(counts, order, axis=1, out=x, mode="clip")  # indices are valid: no checks
+        words = x.view(np.uint64)
+        np.multiply(words, _ONES, out=excl)
+        np.cumsum(excl.view(np.uint8)[:, 7:-8:8], axis=1, dtype=np.int32, out=before[:, 1:])
+        np.subtract(excl, words, out=excl)
+        self.counts, self.excl, self.before = x, excl.view(np.uint8), before
+
+    def at(self, k: np.ndarray) -> np.ndarray:
+        """``E[k]`` for every resample, int32 of shape (B, len(k))."""
+        out = np.take(self.before, k >> 3, axis=1)
+        out += np.take(self.excl, k, axis=1)
+        return out
+
+    def run(self, stop: int) -> np.ndarray:
+        """``E[1], ..., E[stop]``: int32 of shape (B, stop), as one broadcast sum."""
+        b, words = self.before.shape
+        out = np.add(
+            self.excl.reshape(b, words, 8), self.before[:, :, None], dtype=np.int32
+        ).reshape(b, words * 8)
+        return out[:, 1 : stop + 1]
+
+
+class _FloatPrefix:
+    """Blocked inclusive prefix sums of ``counts[:, order]`` (times weights) with a leading zero
+    column, for sample weights and counts too large for :class:`_BytePrefix`.
+
+    ``E[k]``, the sum of the first k ordered columns, is ``within[:, k] + before[:, k // _K]``:
+    the counts, reshaped into runs of ``_K`` columns, times an upper-triangular matrix of ones,
+    plus the running total of the runs. ``counts`` holds the padded ordered counts (B, m),
+    valid until the next block. ``buffers`` keeps the zero-padded input between blocks of the
+    same shape; it must belong to this ``order`` alone, since ``counts`` is read after other
+    passes.
+    """
+
+    __slots__ = ("before", "counts", "within")
+
+    def __init__(self, counts, order, weights, dtype, buffers: dict | None = None) -> None:
+        b = counts.shape[0]
+        m = -(-(order.size + 1) // _K) * _K
+        key = (b, m, np.dtype(dtype).str, order.size)
+        x = None if buffers is None else buffers.get(key)
+        if x is None:
+            x = np.zeros((b, m), dtype=dtype)
+            if buffers is not None:
+                buffers[key] = x
+        taken = np.take(counts, order, axis=1)
+        if weights is None:
+            x[:, 1 : order.size + 1] = taken
+        else:
+            np.multiply(taken, weights[order], out=x[:, 1 : order.size + 1])
+        within = x.reshape(-1, _K) @ _upper(dtype)
+        totals = within[:, -1].reshape(b, -1)
+        before = np.cumsum(totals, axis=1)  # exact: float32 only while totals stay below 2**24
+        before -= totals
+        self.counts, self.within, self.before = x, within.reshape(b, m), before
+
+    def at(self, k: np.ndarray) -> np.ndarray:
+        """``E[k]`` for every resample, shape (B, len(k)), in the prefix's (exact) float type."""
+        if k.size > 1 and k[-1] - k[0] == k.size - 1 and (np.diff(k) == 1).all():
+            part = self.within[:, k[0] : k[-1] + 1]  # a run of columns: a slice, not a gather
+        else:
+            part = np.take(self.within, k, axis=1)
+        return part + np.take(self.before, k // _K, axis=1)
+
+    def run(self, stop: int) -> np.ndarray:
+        return self.at(np.arange(1, stop + 1))
+
+
+def _padded(order: np.ndarray) -> np.ndarray:
+    size = -(-(order.size + 1) // 8) * 8
+    return np.concatenate((order, np.full(size - order.size, order[-1] if order.size else 0)))
+
+
+def _prefix(counts, order, weights, dtype, buffers: dict | None = None) -> _FloatPrefix:
+    """The float prefix sums of ``counts[:, order]`` (see :class:`_FloatPrefix`)."""
+    return _FloatPrefix(counts, order, weights, dtype, buffers)
 
 
 _UPPER: dict = {}
@@ -170,20 +251,25 @@ def _upper(dtype) -> np.ndarray:
     return _UPPER[key]
 
 
-def _at(prefix: tuple, k: np.ndarray) -> np.ndarray:
-    """``E[k]`` for every resample, shape (B, len(k)), in the prefix's (exact) float type."""
-    within, before, _ = prefix
-    if k.size > 1 and k[-1] - k[0] == k.size - 1 and (np.diff(k) == 1).all():
-        part = within[:, k[0] : k[-1] + 1]  # a run of columns: a slice, not a gather
-    else:
-        part = np.take(within, k, axis=1)
-    return part + np.take(before, k // _K, axis=1)
+def _at(prefix, k: np.ndarray) -> np.ndarray:
+    """``E[k]`` for every resample, shape (B, len(k)), exact (int32 or float)."""
+    return prefix.at(k)
+
+
+def _byte_counts(counts: np.ndarray, weights: np.ndarray | None, n: int) -> np.ndarray | None:
+    """``counts`` as uint8 when the exact byte path applies to them, else None: unweighted,
+    every count at most ``_BYTE_MAX_COUNT`` and int32 totals that cannot overflow."""
+    if weights is not None or not _LITTLE_ENDIAN or _BYTE_MAX_COUNT * (n + 8) >= 2**31:
+        return None
+    if counts.size and int(counts.max()) > _BYTE_MAX_COUNT:
+        return None
+    return counts if counts.dtype == np.uint8 else counts.astype(np.uint8)
 
 
 @dataclass
 class _Block:
     """One block of resamples of one model: weight sums, exact integers when unweighted
-    (float32 while below 2**24, else float64)."""
+    (int32 on the byte path; float32 while below 2**24, else float64)."""
 
     tp: np.ndarray  # (B, R) positives scoring >= each positive run
     pos: np.ndarray  # (B, R) positives in each run
@@ -191,19 +277,29 @@ class _Block:
     fp_gt: np.ndarray  # (B, R) negatives scoring > the run
     n_pos: np.ndarray  # (B,)
     n_neg: np.ndarray  # (B,)
-    pos_prefix: tuple = field(repr=False)
-    neg_prefix: tuple = field(repr=False)
+    pos_prefix: Any = field(repr=False)
+    neg_prefix: Any = field(repr=False)
+    scratch: dict = field(default_factory=dict, repr=False)  # the model's, reused by blocks
 
 
 def _block(model: _SortedModel, counts: np.ndarray, w: np.ndarray | None, dtype) -> _Block:
-    pp = _prefix(counts, model.pos_order, w, dtype, model.pos_buffers)
-    np_ = _prefix(counts, model.neg_order, w, dtype, model.neg_buffers)
-    tp = _at(pp, model.ends)
-    n_neg = _at(np_, np.array([model.neg_order.size]))[:, 0]
-    fp_ge = _at(np_, model.ge)
-    fp_gt = fp_ge if model.no_ties else _at(np_, model.gt)
-    if model.ends.size == model.pos_order.size:  # no tied positives: runs are the counts
-        pos = pp[2][:, 1 : model.ends.size + 1]
+    """The per-run sums of one block. ``dtype`` int32 takes the byte path (``counts`` uint8,
+    as :func:`_byte_counts` returns them); a float dtype the float prefix sums."""
+    if np.dtype(dtype) == np.int32:
+        pp = _BytePrefix(counts, model.pos_padded, model.pos_buffers)
+        np_ = _BytePrefix(counts, model.neg_padded, model.neg_buffers)
+    else:
+        pp = _FloatPrefix(counts, model.pos_order, w, dtype, model.pos_buffers)
+        np_ = _FloatPrefix(counts, model.neg_order, w, dtype, model.neg_buffers)
+    r = model.ends.size
+    untied = r == model.pos_order.size  # no tied positives: runs are the single rows
+    tp = pp.run(r) if untied else pp.at(model.ends)
+    n_neg = np_.at(np.array([model.neg_order.size]))[:, 0]
+    fp_ge = np_.at(model.ge)
+    fp_gt = fp_ge if model.no_ties else np_.at(model.gt)
+    if untied:
+        lead = 0 if isinstance(pp, _BytePrefix) else 1  # the float counts have a zero column
+        pos = pp.counts[:, lead : r + lead]
     else:
         pos = np.diff(tp, axis=1, prepend=np.zeros((tp.shape[0], 1), dtype=tp.dtype))
     return _Block(
@@ -215,6 +311,7 @@ def _block(model: _SortedModel, counts: np.ndarray, w: np.ndarray | None, dtype)
         n_neg=n_neg.astype(np.float64),
         pos_prefix=pp,
         neg_prefix=np_,
+        scratch=model.scratch,
     )
 
 
@@ -234,19 +331,48 @@ def _roc_auc(b: _Block) -> np.ndarray:
 def _sequential_sum(terms: np.ndarray) -> np.ndarray:
     """Each row's sum, adding its terms one after another (as ``np.add.accumulate`` does, and
     as :func:`metrics.average_precision_score` does), not pairwise as ``np.sum`` does."""
+    if terms.shape[1] == 0:
+        return np.zeros(terms.shape[0])
     if terms.shape[0] == 1:
-        return np.add.accumulate(terms, axis=1)[:, -1] if terms.shape[1] else np.zeros(1)
+        return np.add.accumulate(terms, axis=1)[:, -1]
     # Summing a C-ordered (R, B) array over axis 0 adds whole rows in turn: sequential per column.
     return np.ascontiguousarray(terms.T).sum(axis=0)
 
 
+def _leading_unflagged(flagged: np.ndarray) -> int:
+    """How many leading columns hold a zero in some row (each row is non-decreasing)."""
+    r = flagged.shape[1]
+    j = min(r, 16)
+    while j < r and not flagged[:, j - 1].all():
+        j = min(r, 4 * j)
+    return j
+
+
 def _average_precision(b: _Block) -> np.ndarray:
-    flagged = b.tp + b.fp_ge
-    # Above the first drawn row nothing is flagged: tp / tiny = 0 there instead of 0 / 0.
-    np.maximum(flagged, np.finfo(flagged.dtype).tiny, out=flagged)
-    terms = np.divide(b.tp, flagged, dtype=np.float64)
-    terms *= b.pos
-    total = _sequential_sum(terms)
+    flagged = np.add(b.tp, b.fp_ge)
+    # Above the first drawn row nothing is flagged: tp / 1 (or tiny) = 0 there, not 0 / 0.
+    # Rows are non-decreasing, so only a few leading columns can hold a zero.
+    j = _leading_unflagged(flagged)
+    floor = 1 if flagged.dtype.kind in "iu" else np.finfo(flagged.dtype).tiny
+    np.maximum(flagged[:, :j], floor, out=flagged[:, :j])
+    b_, r = flagged.shape
+    if r == 0:
+        total = np.zeros(b_)
+    elif b_ == 1:
+        terms = np.divide(b.tp, flagged, dtype=np.float64)
+        terms *= b.pos
+        total = np.add.accumulate(terms, axis=1)[:, -1]
+    else:
+        # The terms, copied into (R, B) order, are summed over axis 0: one run after another
+        # for every resample at once (sequential per resample, as the metric adds them).
+        key = ("ap", b_, r)
+        if key not in b.scratch:
+            b.scratch[key] = (np.empty((b_, r)), np.empty((r, b_)))
+        terms, across = b.scratch[key]
+        np.divide(b.tp, flagged, out=terms)
+        np.multiply(terms, b.pos, out=terms)
+        np.copyto(across, terms.T)
+        total = across.sum(axis=0)
     with np.errstate(invalid="ignore", divide="ignore"):
         ap = total / b.n_pos
     return np.where(b.n_pos > 0, ap, np.nan)
@@ -969,19 +1095,25 @@ def fast_paired_bootstrap(
             size = min(block, n_resamples - first)
             rows = slice(first, first + size)
             c = draws.block(size) if pending is None else pending.result()
-            if groups is not None and w is None:
+            if drawer is not None and i + 1 < len(starts):
+                pending = drawer.submit(draws.block, min(block, n_resamples - starts[i + 1]))
+            small = _byte_counts(c, w, n)
+            if small is not None:
+                # Exact int32 prefix sums, eight counts per word (_BytePrefix).
+                c, block_dtype = small, np.int32
+            elif groups is not None and w is None:
                 # A resample holds as many rows as its drawn groups: float32 stays exact below
                 # 2**24 of them, which a few large groups drawn often can exceed.
                 most = int(c.sum(axis=1, dtype=np.int64).max()) if c.size else 0
-                dtype = np.float32 if most < _EXACT_FLOAT32 else np.float64
-            if drawer is not None and i + 1 < len(starts):
-                pending = drawer.submit(draws.block, min(block, n_resamples - starts[i + 1]))
+                block_dtype = np.float32 if most < _EXACT_FLOAT32 else np.float64
+            else:
+                block_dtype = dtype
             if means:
                 cf = c.astype(np.float64)
                 for name, (numerators, denominator) in means.items():
                     with np.errstate(invalid="ignore", divide="ignore"):  # an empty resample
                         replicates[name][rows] = (cf @ numerators) / (cf @ denominator)[:, None]
-            score = partial(_score_block, models, c, rows, w, dtype, spec, out)
+            score = partial(_score_block, models, c, rows, w, block_dtype, spec, out)
             # numpy and BLAS release the GIL: the models of a block run side by side.
             list(map(score, range(m)) if pool is None else pool.map(score, range(m)))
     finally:
