@@ -1,4 +1,8 @@
-"""AP lab: average precision computed five ways on one ranking, with what each way sums."""
+"""AP lab: average precision computed five ways on one ranking, with what each way sums.
+
+In presentation mode (larger text) the five values and the chart of the areas they sum come
+first, side by side, on one 1280x720 screen; a worked example's tables and the rest follow.
+"""
 
 from __future__ import annotations
 
@@ -6,7 +10,7 @@ import numpy as np
 import streamlit as st
 
 from metrics import AP_METHOD_SOURCES, AP_METHODS
-from ui import ap_charts, shell
+from ui import ap_charts, presentation, shell
 from ui.ap_charts import METHOD_LABELS, PRESETS, exact_text
 from ui.charts import MAX_POINTS
 from ui.explain import explain
@@ -18,7 +22,20 @@ SMALL = 30  # distinct thresholds up to which the step table is shown whole
 POINTS_LIMIT = 2000  # rows of a method's points table sent to the browser
 ELEVEN_ROWS = 12 * 35 + 20  # a table height that shows 11 rows and the header
 
+CHART_HEIGHT = 430  # presentation mode: the areas' chart under the title and pills at 720 px
+
 ds, model = shell.page_context()
+
+
+def _show_pills() -> list[str]:
+    return st.pills(
+        "Show",
+        AP_METHODS,
+        selection_mode="multi",
+        default=["step", "voc_all"],
+        format_func=METHOD_LABELS.get,
+        key="aplab_show",
+    )
 
 
 @st.cache_data(max_entries=16, show_spinner="Computing AP five ways...")
@@ -33,13 +50,21 @@ def _per_class(key: tuple, _ds):
     return ap_charts.per_class_frame(_ds.y, scores, _ds.weight, tuple(str(c) for c in names))
 
 
-st.header("AP lab")
-st.caption(
+INTRO = (
     "Average precision computed five ways on the same ranking: the values side by side, the "
     "area each way sums, and every term of the sum."
 )
+presenting = presentation.on()
+if presenting:  # the title and the data on one row; the values and the chart right under them
+    head_col, preset_col = st.columns([1, 2.2], vertical_alignment="bottom")
+    head_col.subheader("AP lab", anchor=False, help=INTRO)
+    top = st.container()
+else:
+    st.header("AP lab")
+    st.caption(INTRO)
+    preset_col, top = st, None
 
-preset_name = st.selectbox(
+preset_name = preset_col.selectbox(
     "Data",
     [CURRENT, *PRESETS],
     key="aplab_preset",
@@ -90,31 +115,59 @@ lab = _lab(ds.key, model, ds) if preset is None else ap_charts.ap_lab(y, scores,
 step_value = lab.values["step"]
 
 # --- 1. five methods ----------------------------------------------------------------------------
-st.subheader("Five methods, one ranking")
-for col, m in zip(st.columns(len(AP_METHODS)), AP_METHODS, strict=True):
-    with col.container(border=True):
-        st.metric(
-            METHOD_LABELS[m],
-            f"{lab.values[m]:.4f}",
-            delta="the default" if m == "step" else ap_charts.diff_text(lab.values[m], step_value),
-            delta_color="off",
-            delta_arrow="off",
-            help=AP_METHOD_SOURCES[m],
-        )
-        exact = ap_charts.exact_fraction(lab.values[m])
-        if exact is not None and exact.denominator > 1:
-            st.markdown(f"= {exact.numerator}/{exact.denominator} exactly")
 methods = ap_charts.methods_frame(lab)
-st.dataframe(
-    methods,
-    hide_index=True,
-    key="aplab_methods",
-    column_order=[c for c in methods.columns if c != "exact" or methods["exact"].any()],
-    column_config={
-        "AP": st.column_config.NumberColumn(format="%.4f"),
-        "minus step": st.column_config.NumberColumn(format="%+.4g"),
-    },
-)
+METHOD_COLUMNS = {
+    "AP": st.column_config.NumberColumn(format="%.4f"),
+    "minus step": st.column_config.NumberColumn(format="%+.4g"),
+}
+if top is not None:  # presentation: the values beside the chart of the areas they sum
+    with top:
+        show = _show_pills()
+    values_col, chart_col = top.columns([1.2, 2])
+    with values_col:  # a plain table: its text grows with the mode (a data grid's does not)
+        shown = methods[
+            [
+                c
+                for c in ("method", "AP", "exact", "minus step")
+                if c != "exact" or methods["exact"].any()
+            ]
+        ]
+        st.table(
+            shown.assign(
+                AP=shown["AP"].map("{:.4f}".format),
+                **{"minus step": shown["minus step"].map("{:+.4g}".format)},
+            ),
+            hide_index=True,
+        )
+    with chart_col:
+        chart(
+            ap_charts.ap_regions_figure(lab, show or []).update_layout(height=CHART_HEIGHT),
+            key="aplab_chart",
+        )
+st.subheader("Five methods, one ranking")
+if top is None:  # (presentation mode shows the values in a table beside the chart)
+    for col, m in zip(st.columns(len(AP_METHODS)), AP_METHODS, strict=True):
+        with col.container(border=True):
+            st.metric(
+                METHOD_LABELS[m],
+                f"{lab.values[m]:.4f}",
+                delta="the default"
+                if m == "step"
+                else ap_charts.diff_text(lab.values[m], step_value),
+                delta_color="off",
+                delta_arrow="off",
+                help=AP_METHOD_SOURCES[m],
+            )
+            exact = ap_charts.exact_fraction(lab.values[m])
+            if exact is not None and exact.denominator > 1:
+                st.markdown(f"= {exact.numerator}/{exact.denominator} exactly")
+    st.dataframe(
+        methods,
+        hide_index=True,
+        key="aplab_methods",
+        column_order=[c for c in methods.columns if c != "exact" or methods["exact"].any()],
+        column_config=METHOD_COLUMNS,
+    )
 if preset is None and ds.mapping.per_class:
     with st.expander("Every class, every method"):
         st.dataframe(_per_class(ds.key, ds), hide_index=True, key="aplab_classes")
@@ -143,15 +196,9 @@ for m in AP_METHODS:
 
 # --- 2. the regions -----------------------------------------------------------------------------
 st.subheader("The area each method sums")
-show = st.pills(
-    "Show",
-    AP_METHODS,
-    selection_mode="multi",
-    default=["step", "voc_all"],
-    format_func=METHOD_LABELS.get,
-    key="aplab_show",
-)
-chart(ap_charts.ap_regions_figure(lab, show or []), key="aplab_chart")
+if top is None:
+    show = _show_pills()
+    chart(ap_charts.ap_regions_figure(lab, show or []), key="aplab_chart")
 st.caption(
     "Step: rectangles of width Δ recall at each point's precision. Trapezoid: straight lines "
     "from (0, 1) through the points. VOC all-point: the same rectangles under the envelope. "

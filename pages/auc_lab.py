@@ -1,11 +1,15 @@
-"""AUC three ways: positive-negative pairs ordered right, the rank sum, the ROC staircase."""
+"""AUC three ways: positive-negative pairs ordered right, the rank sum, the ROC staircase.
+
+In presentation mode (larger text) the title shares the controls' row and the pair grid and the
+ROC staircase, titled inside, fill what is left of a 1280x720 screen under the four numbers.
+"""
 
 from __future__ import annotations
 
 import streamlit as st
 
 import metrics
-from ui import auc_charts, shell
+from ui import auc_charts, presentation, shell
 from ui.explain import explain
 from ui.safe import md
 from ui.show import chart
@@ -36,13 +40,21 @@ def _grid(key: tuple, model: str, per_class: int, seed: int, _ds) -> metrics.AUC
     )
 
 
-st.header("AUC lab")
-st.caption(
+INTRO = (
     "AUC is the share of (positive, negative) pairs in which the positive scores higher; a tie "
     "counts one half. Three ways to compute it, one number."
 )
-
-preset_col, size_col, seed_col = st.columns([2, 2, 1])
+presenting = presentation.on()
+CHART_HEIGHT = 360  # presentation mode: the charts' row under the numbers at 720 px
+if presenting:
+    head_col, preset_col, size_col, seed_col = st.columns(
+        [1.3, 2, 2, 1], vertical_alignment="bottom"
+    )
+    head_col.subheader("AUC lab", anchor=False, help=INTRO)
+else:
+    st.header("AUC lab")
+    st.caption(INTRO)
+    preset_col, size_col, seed_col = st.columns([2, 2, 1])
 preset = preset_col.selectbox(
     "Example", [CURRENT, *auc_charts.PRESETS], key="auclab_preset",
     help="The current dataset and model, or a classic worked example (Fawcett 2006, the "
@@ -109,11 +121,16 @@ m4.metric("Pairs P·N", f"{pairs.pairs:,.0f}", help=f"{pairs.n_pos:,} × {pairs.
 
 grid_col, roc_col = st.columns([3, 2])
 with grid_col:
-    st.subheader("Every positive against every negative")
-    chart(
-        auc_charts.pair_grid_figure(grid, positive_name=positive_name, negative_name=negative_name),
-        key="auclab_grid",
+    grid_figure = auc_charts.pair_grid_figure(
+        grid, positive_name=positive_name, negative_name=negative_name
     )
+    if presenting:  # the title inside the chart, in place of the subheader
+        grid_figure.update_layout(
+            height=CHART_HEIGHT, title=dict(text="Every positive against every negative", x=0)
+        )
+    else:
+        st.subheader("Every positive against every negative")
+    chart(grid_figure, key="auclab_grid")
     g_pairs = grid.outcome.size
     in_sample = " in the sample" if grid.sampled else ""
     grid_counts = auc_charts.PairCounts(grid.wins, grid.ties, grid.losses, *grid.outcome.shape)
@@ -147,8 +164,12 @@ with grid_col:
         ),
     )
 with roc_col:
-    st.subheader("ROC staircase")
-    chart(auc_charts.roc_staircase_figure(*roc, counts, auc=library), key="auclab_roc")
+    staircase = auc_charts.roc_staircase_figure(*roc, counts, auc=library)
+    if presenting:
+        staircase.update_layout(height=CHART_HEIGHT, title=dict(text="ROC staircase", x=0))
+    else:
+        st.subheader("ROC staircase")
+    chart(staircase, key="auclab_roc")
     n_diag = auc_charts.diagonal_runs(counts).size
     st.caption(
         "Each up step is a positive, each right step a negative. A diagonal is a score shared by "

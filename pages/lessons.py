@@ -1,26 +1,67 @@
-"""Lessons: predict a metric from a small table, check the answer, then see the derivation."""
+"""Lessons: predict a metric from a small table, check the answer, then see the derivation.
+
+In presentation mode (larger text) the table, the question and, once answered, the lesson's
+charts share one row of a 1280x720 screen; the derivation follows below.
+"""
 
 from __future__ import annotations
 
 import pandas as pd
 import streamlit as st
 
-from ui import lessons, shell, stepper
+from ui import lessons, presentation, shell, stepper
 from ui.explain import explain
 from ui.safe import md
 from ui.show import chart
 
 shell.page_context(require_usable=False)  # lessons bring their own tables
 
-st.header("Lessons", anchor=False)
-st.caption(
+
+def _answer(answer) -> None:
+    st.info(
+        f"The answer: **{answer if isinstance(answer, str) else f'{answer:.4f}'}**.",
+        icon=":material/lightbulb:",
+    )
+
+
+def _present_charts(where, exercise, has_curves: bool, has_figure: bool) -> None:
+    """Presentation mode: the lesson's charts in ``where``, two side by side (the ROC curve
+    and the PR curve or the lesson's own chart) or one alone."""
+    figures = []
+    if has_curves:
+        w = stepper.walk(*exercise.curves)
+        figures.append(
+            ("lessons_roc", stepper.roc_step_figure(w, w.n_steps, pointer=False), f"roc-{key}")
+        )
+        if not has_figure:
+            figures.append(
+                ("lessons_pr", stepper.pr_step_figure(w, w.n_steps, pointer=False), f"pr-{key}")
+            )
+    if has_figure:
+        figures.append(("lessons_figure", exercise.figure, f"{key}-{seed + 1}"))
+    height = PAIR_HEIGHT if len(figures) > 1 else ONE_HEIGHT
+    for col, (chart_key, fig, name) in zip(where.columns(len(figures)), figures, strict=True):
+        chart(fig.update_layout(height=height), key=chart_key, name=name, where=col)
+
+
+INTRO = (
     "Predict, then reveal: read the small table, answer the question, check it, then open the "
     "derivation. 'New example' draws another seeded table, the same for everyone with the "
     "same example number."
 )
+presenting = presentation.on()
+PAIR_HEIGHT, ONE_HEIGHT = 330, 420  # presentation: two charts side by side, or one alone
 
 titles = {lesson.key: f"{lesson.topic} · {lesson.title}" for lesson in lessons.LESSONS}
-pick_col, new_col, first_col = st.columns([5, 1.6, 1.6], vertical_alignment="bottom")
+if presenting:  # the title joins the lesson's row
+    head_col, pick_col, new_col, first_col = st.columns(
+        [2, 5, 1.6, 1.6], vertical_alignment="bottom"
+    )
+    head_col.subheader("Lessons", anchor=False, help=INTRO)
+else:
+    st.header("Lessons", anchor=False)
+    st.caption(INTRO)
+    pick_col, new_col, first_col = st.columns([5, 1.6, 1.6], vertical_alignment="bottom")
 key = pick_col.selectbox(
     "Lesson", list(titles), format_func=titles.get, key="lessons_pick",
     help="Worked examples from public sources are named by what they show.",
@@ -51,15 +92,25 @@ else:
         f"everyone){cited}."
     )
 
-table_col, question_col = st.columns([1, 1])
+if presenting:  # a third column keeps the charts' place, so revealing moves nothing
+    table_col, question_col, charts_col = st.columns([1, 1.15, 1.6])
+else:
+    table_col, question_col = st.columns([1, 1])
+    charts_col = None
 with table_col:
-    st.dataframe(
-        exercise.table,
-        hide_index=True,
-        width="stretch",
-        height="content" if len(exercise.table) <= 16 else 420,
-        key="lessons_table",
-    )
+    if presenting and len(exercise.table) <= 10:  # a plain table's text grows with the mode
+        st.table(  # numbers as the data grid writes them (0.6, not 0.6000)
+            exercise.table.map(lambda v: f"{v:g}" if isinstance(v, float) else v),
+            hide_index=True,
+        )
+    else:
+        st.dataframe(
+            exercise.table,
+            hide_index=True,
+            width="stretch",
+            height="content" if len(exercise.table) <= 16 else 420,
+            key="lessons_table",
+        )
 with question_col:
     st.markdown(exercise.context)
     answer_key = f"lessons_answer_{key}_{seed}"
@@ -94,34 +145,44 @@ with question_col:
             st.error(verdict.message, icon=":material/cancel:")
 
 if state in ("checked", "revealed"):
+    if state == "revealed" and presenting:  # the answer under the question, on screen
+        with question_col:
+            _answer(exercise.answer)
+    has_curves, has_figure = exercise.curves is not None, exercise.figure is not None
+    if presenting:
+        _present_charts(charts_col, exercise, has_curves, has_figure)
     explain(
         "how the answer is derived",
         exercise.derivation,
         note=exercise.note,
         expanded=True,
     )
-    if state == "revealed":
-        answer = exercise.answer
-        st.info(
-            f"The answer: **{answer if isinstance(answer, str) else f'{answer:.4f}'}**.",
-            icon=":material/lightbulb:",
-        )
-    has_curves, has_figure = exercise.curves is not None, exercise.figure is not None
-    left, right = st.columns(2) if has_curves or has_figure else (None, None)
-    if has_curves:
+    if state == "revealed" and not presenting:
+        _answer(exercise.answer)
+    left, right = st.columns(2) if (has_curves or has_figure) and not presenting else (None, None)
+    if has_curves and not presenting:
         y, s = exercise.curves
         w = stepper.walk(y, s)
         with left:
-            chart(stepper.roc_step_figure(w, w.n_steps), key="lessons_roc", name=f"roc-{key}")
+            chart(
+                stepper.roc_step_figure(w, w.n_steps, pointer=False),
+                key="lessons_roc",
+                name=f"roc-{key}",
+            )
         if not has_figure:
             with right:
-                chart(stepper.pr_step_figure(w, w.n_steps), key="lessons_pr", name=f"pr-{key}")
-    if has_figure:  # the lesson's own chart: beside the ROC curve, in the PR curve's place
+                chart(
+                    stepper.pr_step_figure(w, w.n_steps, pointer=False),
+                    key="lessons_pr",
+                    name=f"pr-{key}",
+                )
+    if has_figure and not presenting:  # the lesson's own chart: beside the ROC curve, in the
+        # PR curve's place
         with right if has_curves else left:
             chart(exercise.figure, key="lessons_figure", name=f"{key}-{seed + 1}")
     # The numbers go beside a lesson's own chart when it has no ROC curve, else below.
     if exercise.facts:
-        with right if has_figure and not has_curves else st.container():
+        with right if has_figure and not has_curves and not presenting else st.container():
             st.dataframe(
                 pd.DataFrame(
                     {"what": list(exercise.facts), "value": list(exercise.facts.values())}
@@ -132,4 +193,8 @@ if state in ("checked", "revealed"):
             )
             st.caption("Every number here is computed by the metrics library on this table.")
 else:
-    st.caption("The derivation appears once you check an answer (or press 'Show me').")
+    with charts_col or st.container():
+        st.caption(
+            "The derivation appears once you check an answer (or press 'Show me')"
+            + (", with this lesson's charts here." if presenting else ".")
+        )

@@ -3,7 +3,9 @@
 At 1280x720 the sorted rows with the threshold line, the confusion matrix and the ROC and PR
 curves with the current point are on screen together. Next / Previous (or the arrow keys, as
 button shortcuts) lower or raise the threshold to the next distinct score; tied rows cross
-together. The AP step sum and the AUC pair count build up term by term.
+together. The AP step sum and the AUC pair count build up term by term. In presentation mode
+(larger text) the table, the matrix with the two sums and the two curves share one row under
+the step's sentence, so that all of it fits a 1280x720 projector.
 """
 
 from __future__ import annotations
@@ -11,7 +13,7 @@ from __future__ import annotations
 import numpy as np
 import streamlit as st
 
-from ui import shell, stepper
+from ui import presentation, shell, stepper
 from ui.explain import auc_lines, explain
 from ui.safe import md
 from ui.show import chart, csv_download
@@ -48,11 +50,12 @@ st.session_state[KEY] = int(min(max(st.session_state.get(KEY, 0), 0), w.n_steps)
 
 
 pos_name, neg_name = ds.positive_name, ds.negative_name
-# One projector screen: less empty space above the title (this page only; the header bar
-# keeps its room).
-st.html("<style>.stMainBlockContainer{padding-top:3.2rem;padding-bottom:1rem}</style>")
+presenting = presentation.on()
+if not presenting:  # one projector screen: less empty space above the title (this page only;
+    # the header bar keeps its room). Presentation mode sets its own.
+    st.html("<style>.stMainBlockContainer{padding-top:3.2rem;padding-bottom:1rem}</style>")
 title_col, prev_col, next_col, jump_col = st.columns(
-    [4, 1.3, 1.3, 1.4], vertical_alignment="bottom"
+    [5.2, 1.3, 1.3, 1.5] if presenting else [4, 1.3, 1.3, 1.4], vertical_alignment="bottom"
 )
 with title_col:
     st.subheader(f"Step through · {md(model)}", anchor=False)
@@ -82,31 +85,40 @@ with st.container(border=True, key="step_through_change"):
         + md(stepper.change_text(w, k, positive_name=pos_name, negative_name=neg_name), 600)
     )
 
-table_col, matrix_col, curves_col = st.columns([1.15, 1, 1.3])
+if presenting:  # four columns: the two curves side by side, as tall as the row allows
+    table_col, matrix_col, roc_col, pr_col = st.columns([1.2, 1.05, 1, 1])
+else:
+    table_col, matrix_col, curves_col = st.columns([1.15, 1, 1.3])
+    roc_col = pr_col = curves_col
 with table_col:
     st.html(
-        stepper.table_html(w, k, positive_name=pos_name, negative_name=neg_name),
+        stepper.table_html(
+            w, k, positive_name=pos_name, negative_name=neg_name,
+            size=9 if presenting else stepper.MAX_TABLE_ROWS,
+        ),
         width="stretch",
-    )
-    if w.n_steps > 60:
+    )  # fmt: skip
+    if w.n_steps > 60 and not presenting:  # (the step box's label says how many)
         st.caption(
             f"{w.n_steps:,} distinct scores: stepping is meant for small tables; type a step "
             "number to jump."
         )
 with matrix_col:
     chart(
-        stepper.matrix_figure(w, k),
+        stepper.matrix_figure(w, k, height=140 if presenting else 150),
         key="step_through_matrix",
         name=f"confusion-matrix-{model}-step-{k}",
     )
-    st.caption(f"\\+ = {md(pos_name)}, − = {md(neg_name)}; rows actual, columns predicted.")
+    legend = f"\\+ = {md(pos_name)}, − = {md(neg_name)}; rows actual, columns predicted."
+    if not presenting:  # (in presentation mode the sums box below says it, in its help)
+        st.caption(legend)
     done = k == w.n_steps
     with st.container(border=True, key="step_through_sums"):
         st.markdown(
             f"**AP step sum** {w.ap_running[k]:.4f}"
             + (" = library AP :material/check:" if done else ""),
             help="Each step adds (recall gained) × (precision at the new threshold); steps that "
-            "find no positive add nothing.",
+            "find no positive add nothing." + (f" Matrix: {legend}" if presenting else ""),
         )
         st.caption(md(stepper.ap_sum_text(w, k), 300))
         st.markdown(
@@ -116,9 +128,19 @@ with matrix_col:
             "tied with them counts one half.",
         )
         st.caption(md(stepper.auc_sum_text(w, k), 300) + " pairs ordered right")
-with curves_col:
-    chart(stepper.roc_step_figure(w, k, height=215), key="step_through_roc", name=f"roc-{model}")
-    chart(stepper.pr_step_figure(w, k, height=215), key="step_through_pr", name=f"pr-{model}")
+curve_height = 370 if presenting else 215
+with roc_col:
+    chart(
+        stepper.roc_step_figure(w, k, height=curve_height),
+        key="step_through_roc",
+        name=f"roc-{model}",
+    )
+with pr_col:
+    chart(
+        stepper.pr_step_figure(w, k, height=curve_height),
+        key="step_through_pr",
+        name=f"pr-{model}",
+    )
 
 if ds.weight is not None:
     st.caption("Stepping counts rows; the sample weights are left out.")

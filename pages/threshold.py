@@ -1,7 +1,9 @@
 """Move a decision threshold and watch the confusion matrix and every rate change.
 
 Laid out for a projector: at 1280x720 the slider, the confusion matrix and the operating point
-on the ROC and PR curves are on screen together; the rates, presets and tables follow below.
+on the ROC and PR curves are on screen together; the rates, presets and tables follow below. In
+presentation mode (larger text) the four charts share one row under the controls, sized so that
+all of them fit a 1280x720 screen.
 """
 
 from __future__ import annotations
@@ -10,10 +12,11 @@ import functools
 import math
 
 import numpy as np
+import plotly.graph_objects as go
 import streamlit as st
 
 from metrics.thresholds import choose_threshold
-from ui import data, shell, show, thresholds
+from ui import data, presentation, shell, show, thresholds
 from ui.explain import explain, fraction, num
 from ui.safe import md
 from ui.show import chart, csv_download, rows_behind
@@ -24,13 +27,17 @@ score = ds.score(model)
 low, high, step = thresholds.slider_range(ds, model)
 scale = thresholds.scale(ds, model)
 default_value, default_rule = thresholds.default(ds, model)
+presenting = presentation.on()
+# In presentation mode the charts' heights fit the row left under the controls at 720 px.
+CHART_HEIGHT = 390
 
-
-st.subheader(f"Threshold · {md(model)}", anchor=False)
-st.caption(
+rule = (
     f"A row is predicted **{md(ds.positive_name)}** when its score is at least the threshold "
     f"({md(scale.title)} scale)."
 )
+st.subheader(f"Threshold · {md(model)}", anchor=False, help=rule if presenting else None)
+if not presenting:
+    st.caption(rule)
 if counts.thresholds[0] == counts.thresholds[-1]:
     st.warning(
         f"Every score of {md(model)} is {counts.thresholds[0]:g}: a threshold can only predict "
@@ -39,7 +46,13 @@ if counts.thresholds[0] == counts.thresholds[-1]:
 
 n_total = float(counts.n_pos + counts.n_neg)
 flagged_at = counts.tps + counts.fps  # rows (weight) with score >= each distinct threshold
-mode_col, slider_col, reset_col = st.columns([2, 5, 1], vertical_alignment="bottom")
+if presenting:  # the matrix's control joins the row: the four charts below share theirs
+    mode_col, slider_col, reset_col, normalize_col = st.columns(
+        [2.1, 3.6, 1, 3.3], vertical_alignment="bottom"
+    )
+else:
+    mode_col, slider_col, reset_col = st.columns([2, 5, 1], vertical_alignment="bottom")
+    normalize_col = None
 with mode_col:
     mode = st.segmented_control(
         "Set it by",
@@ -95,24 +108,38 @@ st.markdown(
     + (" (none: the threshold is above every score)." if c.tp + c.fp == 0 else ".")
 )
 
-matrix_col, roc_col, pr_col = st.columns([4, 3, 3])
-with matrix_col:
+if presenting:
+    matrix_col, roc_col, pr_col, rates_col = st.columns(4)
+else:
+    matrix_col, roc_col, pr_col = st.columns([4, 3, 3])
+    rates_col = None
+with normalize_col or matrix_col:
     normalize = st.segmented_control(
         "Confusion matrix",
         options=["counts", "by actual", "by predicted"],
         default="counts",
         key="threshold_normalize",
-        label_visibility="collapsed",
+        label_visibility="visible" if presenting else "collapsed",
     )
-    figures = show.threshold_figures(
-        ds.key, model, threshold, normalize, beta, ds.positive_name, ds.negative_name,
-        bool(st.session_state.get("presentation")), counts, data.areas(ds.key, model, ds),
-    )  # fmt: skip
+figures = show.threshold_figures(
+    ds.key, model, threshold, normalize, beta, ds.positive_name, ds.negative_name,
+    presenting, counts, data.areas(ds.key, model, ds),
+)  # fmt: skip
+if presenting:  # copies: the cached figures are shared by every presenting session
+    figures = {
+        name: go.Figure(fig).update_layout(height=CHART_HEIGHT) for name, fig in figures.items()
+    }
+    figures["rates"].update_layout(title=dict(text="Rates vs threshold", x=0))
+    figures["rates"].update_xaxes(title_text="threshold")  # the long title runs out of a column
+with matrix_col:
     chart(figures["matrix"], key="threshold_matrix", name=f"confusion-matrix-{model}")
 with roc_col:
     chart(figures["roc"], key="threshold_roc", name=f"roc-{model}")
 with pr_col:
     chart(figures["pr"], key="threshold_pr", name=f"precision-recall-{model}")
+if rates_col is not None:
+    with rates_col:
+        chart(figures["rates"], key="threshold_rates", name=f"rates-vs-threshold-{model}")
 
 
 def _rate(value: float, defined: bool) -> str:
@@ -211,7 +238,8 @@ with st.container(border=True):
             f"{preset}: threshold {choice.threshold:.6g} (criterion value {choice.value:.4g})."
         )
 
-chart(figures["rates"], key="threshold_rates", name=f"rates-vs-threshold-{model}")
+if rates_col is None:
+    chart(figures["rates"], key="threshold_rates", name=f"rates-vs-threshold-{model}")
 
 
 with st.expander("Rows behind the numbers", icon=":material/table_rows:"):

@@ -15,18 +15,30 @@ import streamlit as st
 
 from ui.show import FIGURE_FORMATS
 
-__all__ = ["CSS", "KEY", "apply", "sidebar_controls"]
+__all__ = ["CSS", "KEY", "apply", "on", "scale_chart_text", "sidebar_controls"]
 
 KEY = "presentation"
 SCALE = 1.3  # how much larger every font (and the spacing with it) gets
 
 # Streamlit sizes text in rem, so a larger root font enlarges all of it (plotly draws its own
-# text in pixels, which pages set); the sidebar and its open/close control are hidden.
+# text in pixels: :func:`scale_chart_text`); the sidebar and its open/close control are hidden.
+# A projector is short (720 px): the page starts just under the header bar, which turns
+# transparent so the page bar can sit beside its menu, and the gaps between elements shrink,
+# so that the pages' presentation layouts fit one screen.
 CSS = f"""
 <style>
 html {{ font-size: {16 * SCALE:.0f}px; }}
 [data-testid="stSidebar"], [data-testid="stSidebarCollapsedControl"],
 [data-testid="stExpandSidebarButton"] {{ display: none !important; }}
+[data-testid="stHeader"] {{ background: transparent; pointer-events: none; }}
+[data-testid="stHeader"] [data-testid="stToolbar"] {{ pointer-events: auto; }}
+[data-testid="stMain"] .stMainBlockContainer {{
+  padding: 0.4rem 1.2rem 1rem 1.2rem !important; max-width: none; }}
+[data-testid="stMain"] [data-testid="stVerticalBlock"] {{ gap: 0.45rem; }}
+[data-testid="stMain"] [data-testid="stHeading"] h1,
+[data-testid="stMain"] [data-testid="stHeading"] h2,
+[data-testid="stMain"] [data-testid="stHeading"] h3 {{ padding: 0 0 0.3rem 0; }}
+[data-testid="stMain"] [data-testid="stCaptionContainer"] p {{ margin-bottom: 0; }}
 </style>
 """
 
@@ -34,6 +46,35 @@ html {{ font-size: {16 * SCALE:.0f}px; }}
 # The mode also lives under a key no widget owns: a page change by st.switch_page (the page
 # keys below) sends no widget values, and Streamlit reset the toggle's own state to off.
 _KEPT = "_presenting"
+
+
+def on() -> bool:
+    """Whether presentation mode is on (pages pick their projector layout with it)."""
+    return bool(st.session_state.get(KEY))
+
+
+def scale_chart_text(fig, factor: float) -> None:
+    """Multiply every font size set on ``fig`` by ``factor``: plotly's layout font is only a
+    default, and a size set on a title, an annotation (iso-F1 labels, say), an axis, a legend
+    or a trace's text (a confusion matrix's counts) ignores it. Sizes not set follow the layout
+    font, which :func:`ui.show.finish` sets."""
+
+    def grow(font) -> None:
+        if font is not None and isinstance(font.size, int | float):
+            font.size = round(font.size * factor, 1)
+
+    layout = fig.layout
+    grow(layout.title.font)
+    grow(layout.legend.font)
+    grow(layout.legend.title.font)
+    for annotation in layout.annotations:
+        grow(annotation.font)
+    for each in (fig.for_each_xaxis, fig.for_each_yaxis):
+        each(lambda axis: (grow(axis.tickfont), grow(axis.title.font)))
+    for trace in fig.data:
+        for part in ("textfont", "insidetextfont", "outsidetextfont"):
+            if part in trace:
+                grow(trace[part])
 
 
 def _leave() -> None:

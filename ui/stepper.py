@@ -296,6 +296,8 @@ def table_html(
         ".ml-steps th{font-weight:600}"
         ".ml-steps tr[data-pos='1'] td:nth-child(3){color:#1f77b4;font-weight:600}"
         ".ml-steps tr.ml-new td{background:rgba(255,196,0,.35)}"
+        # a pointer at the rows that just crossed, as a lecturer's finger on the table
+        ".ml-steps tr.ml-new td:first-child::before{content:'▶ ';color:#d62728}"
         ".ml-steps tr.ml-line td{border-top:3px solid #d62728;color:#d62728;"
         "text-align:left;font-size:0.75rem;padding:0 6px}"
         ".ml-note{font-size:0.75rem;opacity:.7}"
@@ -334,7 +336,9 @@ _LAYOUT = dict(
 )
 
 
-def _curve(w: Walk, x: np.ndarray, y: np.ndarray, k: int, shape: str) -> go.Figure:
+def _curve(
+    w: Walk, x: np.ndarray, y: np.ndarray, k: int, shape: str, pointer: bool = True
+) -> go.Figure:
     idx = sample_indices(x.size, keep=(k,))
     fig = go.Figure()
     fig.add_trace(
@@ -367,15 +371,24 @@ def _curve(w: Walk, x: np.ndarray, y: np.ndarray, k: int, shape: str) -> go.Figu
             hovertemplate="%{x:.3f}, %{y:.3f}<extra>step " + str(k) + "</extra>",
         )
     )
+    if not pointer:
+        return fig
+    # A pointer at the current point, its label on the side towards the middle of the chart.
+    fig.add_annotation(
+        x=x[k], y=y[k], text=f"step {k}", showarrow=True, arrowhead=2, arrowsize=1.2,
+        arrowwidth=2, arrowcolor="#d62728", font=dict(size=12, color="#d62728"),
+        ax=-45 if x[k] > 0.5 else 45, ay=35 if y[k] > 0.5 else -35,
+        bgcolor="rgba(255,255,255,0.85)",
+    )  # fmt: skip
     return fig
 
 
-def roc_step_figure(w: Walk, k: int, *, height: int = 250) -> go.Figure:
-    """The ROC curve with the part walked so far and the current point; a tie of both classes
-    is a diagonal segment."""
+def roc_step_figure(w: Walk, k: int, *, height: int = 250, pointer: bool = True) -> go.Figure:
+    """The ROC curve with the part walked so far and the current point (with ``pointer``, an
+    arrow labelled "step k" at it); a tie of both classes is a diagonal segment."""
     fpr = w.fp / w.n_neg
     tpr = w.tp / w.n_pos
-    fig = _curve(w, fpr, tpr, k, "linear")
+    fig = _curve(w, fpr, tpr, k, "linear", pointer)
     fig.add_shape(type="line", x0=0, y0=0, x1=1, y1=1, line=dict(color="#999", dash="dot"))
     fig.update_layout(
         **_LAYOUT,
@@ -387,13 +400,14 @@ def roc_step_figure(w: Walk, k: int, *, height: int = 250) -> go.Figure:
     return fig
 
 
-def pr_step_figure(w: Walk, k: int, *, height: int = 250) -> go.Figure:
-    """Precision against recall at every step, the current point marked (step 0 is drawn at
-    recall 0, precision 1, where the step sum starts)."""
+def pr_step_figure(w: Walk, k: int, *, height: int = 250, pointer: bool = True) -> go.Figure:
+    """Precision against recall at every step, the current point marked (with ``pointer``, an
+    arrow labelled "step k" at it; step 0 is drawn at recall 0, precision 1, where the step sum
+    starts)."""
     recall = w.tp / w.n_pos
     predicted = w.tp + w.fp
     precision = np.divide(w.tp, predicted, out=np.ones(w.tp.shape), where=predicted > 0)
-    fig = _curve(w, recall, precision, k, "vh")
+    fig = _curve(w, recall, precision, k, "vh", pointer)
     prevalence = w.n_pos / (w.n_pos + w.n_neg)
     fig.add_hline(y=prevalence, line=dict(color="#999", dash="dot"))
     fig.update_layout(
