@@ -78,6 +78,11 @@ def finish(fig: go.Figure, presentation: bool) -> go.Figure:
         fig.update_layout(font_family=CHART_FONT)
         fig.update_traces(cliponaxis=False, selector=lambda t: _draws_markers(t))
     if presentation and fig.layout.font.size != PRESENTATION_FONT:
+        from ui.presentation import scale_chart_text  # (ui.presentation imports this module)
+
+        # Sizes set on a title, an annotation or a heatmap's text ignore the layout font:
+        # grow them by as much as the layout font grows (plotly's default is 12).
+        scale_chart_text(fig, PRESENTATION_FONT / (fig.layout.font.size or 12))
         fig.update_layout(font=dict(size=PRESENTATION_FONT))
     return fig
 
