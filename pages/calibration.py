@@ -17,14 +17,16 @@ from ui.show import chart
 
 ds, model = shell.page_context()
 st.header("Calibration")
-if ds.engine is not None:
-    st.info(
-        "Calibration needs the rows, and a server dataset gives the page only the engine's "
-        "per-score counts of one model. The reliability values alone would follow from those "
-        "counts, but the bootstrap bands resample rows (or whole groups), and recalibration "
-        "fits its maps on some rows and scores the others (cross-fitting): neither can be done "
-        "on counts. Load the table as an upload (or a sample of it) to use this page."
-    )
+if shell.needs(
+    ds,
+    "rows",
+    "Calibration",
+    say="Calibration needs the rows, and a server dataset gives the page only the engine's "
+    "per-score counts of one model. The reliability values alone would follow from those "
+    "counts, but the bootstrap bands resample rows (or whole groups), and recalibration "
+    "fits its maps on some rows and scores the others (cross-fitting): neither can be done "
+    "on counts. Load the table as an upload (or a sample of it) to use this page.",
+):
     st.stop()
 
 models = shell.model_picker("Models", "calibration_models", ds)

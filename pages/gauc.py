@@ -17,11 +17,7 @@ ds, model = shell.page_context()
 st.header("GAUC: per-user AUC")
 
 engine = ds.engine  # a server dataset: the engine's per-user sums, not the rows
-if engine is None and ds.prepared.groups is None:
-    st.info(
-        "GAUC needs a user or query id on every row. Map a user/query id column in the sidebar "
-        '(Upload → Columns → User / query id), or pick the "Recommender clicks" sample.'
-    )
+if engine is None and shell.needs(ds, "groups", "GAUC"):
     st.stop()
 if engine is not None:
     engine_results = server_source.gauc_results(engine.summary)
@@ -225,13 +221,14 @@ csv_download(
 )
 
 st.subheader("Why GAUC differs: shift each user's scores")
-if engine is not None:
-    st.info(
-        "Shifting each user's scores needs the rows, and a server dataset reaches this page as "
-        "the engine's per-user sums. Upload a sample of the table, or open the "
-        '"Recommender clicks" sample, to see global AUC move while GAUC stays put.'
-    )
-else:
+if not shell.needs(
+    ds,
+    "rows",
+    "Shifting each user's scores",
+    say="Shifting each user's scores needs the rows, and a server dataset reaches this page as "
+    "the engine's per-user sums. Upload a sample of the table, or open the "
+    '"Recommender clicks" sample, to see global AUC move while GAUC stays put.',
+):
     with st.container(border=True):
         mode_col, strength_col = st.columns([1, 2])
         mode = mode_col.radio(

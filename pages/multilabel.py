@@ -10,7 +10,7 @@ import metrics
 from ui import cost_matrix as cm
 from ui import decision_rules as dr
 from ui import multilabel_charts as mc
-from ui import server_source, shell
+from ui import shell
 from ui.explain import explain, num
 from ui.roles import default_threshold, infer_scale
 from ui.show import chart
@@ -42,9 +42,7 @@ preset = (
     or CURRENT
 )
 if preset == CURRENT:
-    if server_source.rows_needed(
-        ds, "Multi-label averaging", "The worked examples above work here."
-    ):
+    if shell.needs(ds, "rows", "Multi-label averaging", "The worked examples above work here."):
         st.stop()
     problem = mc.problem_from_dataset(ds)
     if problem is None:

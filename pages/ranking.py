@@ -8,7 +8,7 @@ import numpy as np
 import streamlit as st
 
 from ui import ranking_charts as rc
-from ui import server_source, shell
+from ui import shell
 from ui.explain import explain
 from ui.numbers import plural
 from ui.safe import md
@@ -62,8 +62,8 @@ if source == "seed001":
         "below the 7 retrieved). Binary relevance."
     )
 else:
-    if server_source.rows_needed(
-        ds, "Ranking per query",
+    if shell.needs(
+        ds, "rows", "Ranking per query",
         "On the command line, metrics.sql.ranking_summary computes P@k, MAP@k, NDCG@k and MRR "
         "per query on the engine. The IR textbook example above works here.",
     ):  # fmt: skip

@@ -397,19 +397,6 @@ def delong(
     )
 
 
-def rows_needed(ds: data.Dataset, what: str, instead: str = "") -> bool:
-    """True (after saying so) when ``ds`` is a server dataset, whose rows ``what`` needs."""
-    if ds.engine is None:
-        return False
-    st.info(
-        f"{what} needs the table's rows, and a server dataset reaches the pages as the "
-        f"engine's per-score counts ({ds.engine.summary.rows:,} rows reduced to one line per "
-        "distinct score). Upload a sample of the table for this page, or pick a sample dataset."
-        + (f" {instead}" if instead else "")
-    )
-    return True
-
-
 def gauc_results(s) -> dict | None:
     """Per model, (global AUC, per-user table) from the engine's summary; None, after saying
     why, when the summary has no per-user table."""

@@ -230,6 +230,7 @@ def run_app() -> None:
     }
     try:
         current = st.navigation(pages, expanded=True)  # every page listed, none in "View more"
+        __import__("ui.touch").touch.after_navigation(current.url_path)  # LOCAL-TEST-HOOK
         presentation.apply([p for section in pages.values() for p in section], current)
         current.run()
     finally:
@@ -238,12 +239,54 @@ def run_app() -> None:
     budget.collect_garbage()
 
 
-def page_context(*, require_usable: bool = True) -> tuple[data.Dataset, str | None]:
+# What a page may need that a dataset may lack, and the sentence that says so. A dataset's
+# source decides what it has (a server dataset holds the engine's per-score counts, not rows).
+NEEDS = {
+    "rows": (
+        lambda ds: ds.engine is None,
+        lambda ds, what: (
+            f"{what} needs the table's rows, and a server dataset reaches the "
+            f"pages as the engine's per-score counts ({ds.engine.summary.rows:,} rows reduced to "
+            "one line per distinct score). Upload a sample of the table for this page, or pick a "
+            "sample dataset."
+        ),
+    ),
+    "groups": (
+        lambda ds: (
+            ds.prepared.groups is not None
+            or (ds.engine is not None and ds.engine.summary.group is not None)
+        ),
+        lambda ds, what: (
+            f"{what} needs a user or query id on every row. Map a user/query id "
+            "column in the sidebar (Upload → Columns → User / query id), or pick the "
+            '"Recommender clicks" sample.'
+        ),
+    ),
+}
+
+
+def needs(
+    ds: data.Dataset, need: str, what: str, instead: str = "", *, say: str | None = None
+) -> bool:
+    """True, after saying so on the page, when ``ds`` lacks what ``what`` needs (a key of
+    :data:`NEEDS`); ``instead`` adds a sentence on what works here, ``say`` replaces the
+    whole sentence with the page's own."""
+    has, sentence = NEEDS[need]
+    if has(ds):
+        return False
+    st.info(say or sentence(ds, what) + (f" {instead}" if instead else ""))
+    return True
+
+
+def page_context(
+    *, require_usable: bool = True, requires: tuple[str, ...] = (), what: str = "This page"
+) -> tuple[data.Dataset, str | None]:
     """(the current dataset, the selected model) for a page; runs the app shell if needed.
 
     Stops the page with a short message when the data cannot be used yet (the sidebar says
     why), so a page body only ever sees usable data, unless ``require_usable`` is False (the
-    Data page shows any table that parsed).
+    Data page shows any table that parsed). ``requires`` names what the page needs (keys of
+    :data:`NEEDS`): when the data lacks one, the page stops with a sentence saying so.
     """
     ds = getattr(_inside, "dataset", None)
     if ds is None:
@@ -279,6 +322,8 @@ def page_context(*, require_usable: bool = True) -> tuple[data.Dataset, str | No
             )
             return previous, st.session_state["last_good_model"]
         st.info("The data cannot be used yet: the sidebar says what to fix.")
+        st.stop()
+    if any(needs(ds, need, what) for need in requires):
         st.stop()
     return ds, st.session_state["model"]
 
