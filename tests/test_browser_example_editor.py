@@ -90,5 +90,16 @@ def test_paste_type_and_apply_reach_the_pages(server, browser):  # noqa: F811
         )
         assert page.locator('[data-testid="stException"]').count() == 0
         page.screenshot(path=ARTIFACTS / "example_editor-auc_lab-1280.png")
+        page.get_by_role("link", name="AP lab").click()
+        page.get_by_role("heading", name="AP lab").wait_for(timeout=30_000)
+        _wait_for_app(page)
+        expect(_metric(page, "Step")).to_have_text(
+            f"{metrics.average_precision_score(y, SCORES):.4f}", timeout=20_000
+        )
+        page.get_by_role("link", name="Step through").click()
+        page.get_by_role("heading", name="Step through · model_a").wait_for(timeout=30_000)
+        _wait_for_app(page)
+        assert page.get_by_text(f"Step (of {len(set(SCORES))})").count() == 1
+        assert page.locator('[data-testid="stException"]').count() == 0
     finally:
         context.close()
