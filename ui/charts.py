@@ -345,14 +345,31 @@ def score_histogram_figure(
     One figure per model, so a page can lay them side by side or, on a phone, one under the
     other without their titles running into each other."""
     edges = np.linspace(s.min(), s.max() if s.max() > s.min() else s.min() + 1, bins + 1)
+    shares = [np.histogram(s[mask], bins=edges)[0] for mask in (~y, y)]
+    return class_histogram_figure(
+        name, edges, *(c / max(c.sum(), 1) for c in shares), positive_name=positive_name,
+        negative_name=negative_name, threshold=threshold,
+    )  # fmt: skip
+
+
+def class_histogram_figure(
+    name: str,
+    edges: np.ndarray,
+    negative_share: np.ndarray,
+    positive_share: np.ndarray,
+    *,
+    positive_name: str = "positive",
+    negative_name: str = "negative",
+    threshold: float | None = None,
+) -> go.Figure:
+    """:func:`score_histogram_figure` from shares already binned (a cached histogram: a
+    threshold move then redraws the line without binning the rows again)."""
     centers = (edges[:-1] + edges[1:]) / 2
     fig = go.Figure()
-    for mask, cls, color in (
-        (~y, label(negative_name), "#7f7f7f"),
-        (y, label(positive_name), "#d62728"),
+    for share, cls, color in (
+        (negative_share, label(negative_name), "#7f7f7f"),
+        (positive_share, label(positive_name), "#d62728"),
     ):
-        counts, _ = np.histogram(s[mask], bins=edges)
-        share = counts / max(counts.sum(), 1)
         fig.add_trace(
             go.Bar(
                 x=centers, y=share, width=np.diff(edges), name=cls, marker_color=color,
