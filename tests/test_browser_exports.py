@@ -3,7 +3,11 @@
 The image is re-drawn by plotly outside the page, where the page's web font is not loaded:
 with a font only the page had, legend text ran out of the box plotly had measured for it. The
 test downloads the SVG of the Curves page's ROC chart (two models, long legend entries), opens
-it in the browser on its own, and measures every legend entry and marker against the image."""
+it in the browser on its own, and measures every legend entry and marker against the image.
+The image carries the chart's name as a title (the page shows it as a heading, which the image
+left behind): ui/chart_export.js adds it when the camera is clicked.
+
+Needs the frame's ``show.download_all_button()`` (the script behind the downloads)."""
 
 from __future__ import annotations
 
@@ -20,16 +24,18 @@ MEASURE = """() => {
   const box = (el) => { const r = el.getBoundingClientRect();
                         return {text: el.textContent, x: r.x, y: r.y, w: r.width, h: r.height}; };
   const legend = document.querySelector('g.legend rect.bg');
+  const title = document.querySelector('text.gtitle');
   return {image: box(document.querySelector('svg.main-svg')),
+          title: title ? box(title) : null,
+          below: [...document.querySelectorAll('g.ytick text, g.scatterlayer path')].map(box),
           legend: [...document.querySelectorAll('g.legend text.legendtext')].map(box),
           legendBox: legend ? box(legend) : null,
           points: [...document.querySelectorAll('g.scatterlayer path.point')].map(box)};
 }"""
 
 
-def _download(tab, fmt: str, tmp_path):
-    """Pick ``fmt`` for chart downloads, click the first chart's camera: (the file, the
-    chart's size on the page)."""
+def choose_format(tab, fmt: str) -> None:
+    """Pick ``fmt`` ("PNG" or "SVG") for chart downloads in the sidebar."""
     choice = tab.locator('[data-testid="stSidebar"] button[role="radio"]').filter(has_text=fmt)
     for attempt in range(3):  # the sidebar re-renders while the page's charts load
         try:
@@ -42,6 +48,12 @@ def _download(tab, fmt: str, tmp_path):
                 raise
     _wait_for_app(tab)
     assert choice.get_attribute("aria-checked") == "true"
+
+
+def _download(tab, fmt: str, tmp_path):
+    """Pick ``fmt`` for chart downloads, click the first chart's camera: (the file, the
+    chart's size on the page)."""
+    choose_format(tab, fmt)
     chart = tab.locator('[data-testid="stPlotlyChart"]').first
     box = chart.bounding_box()
     chart.hover()
@@ -60,14 +72,26 @@ def test_the_exported_svg_is_slide_ready(server, page, tmp_path):  # noqa: F811
     text = path.read_text()
     assert "Source Sans" not in text  # slide software may not have the page's web font
     assert "Arial" in text
+    assert ">ROC curves</text>" in text  # the title, in the file itself
     page.goto(path.as_uri())
     page.wait_for_timeout(300)
     found = page.evaluate(MEASURE)
     ARTIFACTS.mkdir(exist_ok=True)
     page.screenshot(path=ARTIFACTS / "export-roc.png")
     assert found["legend"], "the ROC chart has a legend"
-    assert all("AUC" in entry["text"] for entry in found["legend"] if "chance" not in entry["text"])
+    models = [entry for entry in found["legend"] if "chance" not in entry["text"]]
+    assert models
+    assert all("(AUC" in entry["text"] for entry in models)
+    assert all(entry["text"].endswith(")") for entry in models), models  # not cut
     image = found["image"]
+    title = found["title"]  # the chart's name (ui.show.chart's name="roc-curves")
+    assert title, "the image has a title"
+    assert title["text"] == "ROC curves", title
+    assert title["x"] >= image["x"], (title, image)
+    assert title["y"] >= image["y"] - 0.5, (title, image)
+    assert title["x"] + title["w"] <= image["x"] + image["w"] + 0.5, (title, image)
+    top = min(part["y"] for part in found["below"] if part["h"])  # the plot's highest mark
+    assert title["y"] + title["h"] <= top + 0.5, (title, top)
     right, bottom = image["x"] + image["w"] + 0.5, image["y"] + image["h"] + 0.5
     for entry in found["legend"]:  # every entry whole, inside the legend and the image
         assert entry["x"] >= image["x"] - 0.5, entry

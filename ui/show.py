@@ -12,6 +12,7 @@ import functools
 import re
 import weakref
 from collections.abc import Callable
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -24,7 +25,14 @@ from ui.safe import file_name, neutralise_csv
 
 FIGURE_FORMATS = ("png", "svg")
 
-__all__ = ["FIGURE_FORMATS", "chart", "chart_config", "csv_download"]
+__all__ = [
+    "FIGURE_FORMATS",
+    "chart",
+    "chart_config",
+    "csv_download",
+    "download_all_button",
+    "export_title",
+]
 
 
 def _slug(text: str) -> str:
@@ -74,6 +82,14 @@ def finish(fig: go.Figure, presentation: bool) -> go.Figure:
     mode text readable from the back of the room. Once done, doing it again changes nothing (a
     figure shared between sessions is only read)."""
     _legend_below(fig)
+    if fig.layout.title.text and fig.layout.modebar.orientation is None:
+        # A figure's own title sits top left, where a horizontal toolbar (top right) ran over
+        # it on a narrow chart (Threshold's ROC and PR at 1280 px): a vertical toolbar at the
+        # right edge leaves the title line free. The title's font is named: the page's theme
+        # gives titles its web font, which the exported image then asked for.
+        fig.update_layout(modebar_orientation="v")
+    if fig.layout.title.text and fig.layout.title.font.family is None:
+        fig.update_layout(title_font_family=CHART_FONT)
     if fig.layout.font.family != CHART_FONT:
         fig.update_layout(font_family=CHART_FONT)
         fig.update_traces(cliponaxis=False, selector=lambda t: _draws_markers(t))
@@ -91,10 +107,90 @@ def _draws_markers(trace) -> bool:
     return trace.type == "scatter" and "markers" in (trace.mode or "")
 
 
-def chart(fig: go.Figure, *, key: str, name: str | None = None, where=None) -> None:
-    """Show ``fig`` full width; ``name`` (default: the key) names the downloaded image."""
+def chart(
+    fig: go.Figure, *, key: str, name: str | None = None, title: str | None = None, where=None
+) -> None:
+    """Show ``fig`` full width; ``name`` (default: the key) names the downloaded image.
+
+    The downloaded image carries a title (the page shows a chart's name as a heading above it,
+    which an image leaves behind): the figure's own title, else ``title``, else ``name`` made
+    readable (:func:`export_title`), else, in the browser, the heading above the chart. It
+    travels in ``layout.meta`` to the page's export script (:func:`download_all_button`)."""
     finish(fig, bool(st.session_state.get("presentation")))
+    label(fig, title or (export_title(name) if name else None))
     (where or st).plotly_chart(fig, width="stretch", key=key, config=chart_config(name or key))
+
+
+_ACRONYMS = {"roc", "pr", "auc", "ap", "ks", "gauc", "prg", "cd", "tpr", "fpr", "f1", "ndcg"}
+
+
+def export_title(name: str) -> str:
+    """A chart's file name made readable for its image's title: ``"roc-curves"`` gives
+    ``"ROC curves"``, ``"confusion-matrix-model_a"`` gives ``"Confusion matrix model_a"``."""
+    words = [w for w in re.split(r"-+", name.strip()) if w]
+    text = " ".join(w.upper() if w.lower() in _ACRONYMS else w for w in words)
+    text = re.sub(r"(?i)\bprecision recall\b", lambda m: m.group(0).replace(" ", "-"), text)
+    return text[:1].upper() + text[1:]
+
+
+def label(fig: go.Figure, title: str | None) -> go.Figure:
+    """Put ``title`` in ``fig.layout.meta["export_title"]`` for the downloaded image (nothing
+    when the figure has a title of its own, or the label is there already: a figure shared
+    between sessions, labelled before it was shared, is only read)."""
+    if not title or fig.layout.title.text:
+        return fig
+    meta = fig.layout.meta
+    if meta is None:
+        fig.update_layout(meta={"export_title": title})
+    elif isinstance(meta, dict) and meta.get("export_title") != title:
+        fig.update_layout(meta={**meta, "export_title": title})
+    return fig  # a list or string meta belongs to the figure's own text templates: left alone
+
+
+_SCRIPT = Path(__file__).with_name("chart_export.js")
+
+# The zip button (and the CSS that moves chart downloads to a button on touch screens). The
+# body never changes, so Streamlit mounts it, and runs its script, once per page load.
+_DOWNLOADS_CSS = """
+<style>
+.ml-zip-button, .ml-chart-download {
+  font: inherit; font-size: 0.875rem; color: inherit; background: transparent; cursor: pointer;
+  border: 1px solid rgba(128, 128, 128, 0.45); border-radius: 0.5rem; padding: 0.25rem 0.75rem;
+}
+.ml-zip-button { width: 100%; min-height: 2.5rem; }
+.ml-zip-button:hover, .ml-chart-download:hover { border-color: currentColor; }
+.ml-zip-button:disabled { opacity: 0.6; cursor: progress; }
+.ml-zip-note { display: block; font-size: 0.8rem; opacity: 0.75; margin-top: 0.25rem; }
+.ml-chart-download { display: none; margin-top: 0.25rem; }
+/* A touch screen has no hover: plotly's toolbar, once tapped, stayed over the top of the chart.
+   There the toolbar is hidden and each chart has a download button below it. */
+@media (hover: none) {
+  .js-plotly-plot .modebar-container { display: none !important; }
+  .ml-chart-download { display: inline-block; }
+}
+</style>
+"""
+
+
+@functools.cache
+def _downloads_html() -> str:
+    return (
+        _DOWNLOADS_CSS
+        + '<div class="ml-chart-downloads">'
+        + '<button type="button" class="ml-zip-button" title="Every chart of this page, in the '
+        + 'format chosen above, titled, in one zip file">Download every chart (zip)</button>'
+        + '<span class="ml-zip-note" role="status"></span></div>'
+        + f"<script>{_SCRIPT.read_text()}</script>"
+    )
+
+
+def download_all_button() -> None:
+    """ "Download every chart (zip)", drawn where it is called (the sidebar, under the format
+    choice), and the page script behind every chart download: the camera button's image gets a
+    title, the zip holds every chart of the page in the chosen format, and on a touch screen
+    each chart has a download button instead of the toolbar. Call it once per run, on every
+    page (it does nothing visible on a page without charts but say so when clicked)."""
+    st.html(_downloads_html(), unsafe_allow_javascript=True)
 
 
 def csv_download(
@@ -202,6 +298,8 @@ def threshold_figures(
         ).update_layout(showlegend=False, title=dict(text=f"PR · AP {_areas['ap']:.3f}", x=0)),
         "rates": charts.rates_vs_threshold_figure(_counts, threshold=threshold, beta=beta),
     }  # fmt: skip
+    label(figures["matrix"], export_title(f"confusion-matrix-{model}"))  # the page's names
+    label(figures["rates"], export_title(f"rates-vs-threshold-{model}"))
     for fig in figures.values():
         finish(fig, presentation)
     return figures
