@@ -132,57 +132,77 @@ class _SortedModel:
 
 
 _ONES = np.uint64(0x0101010101010101)
-_BYTE_MAX_COUNT = 31  # eight counts of at most 31 sum to at most 248: one byte holds them
+_BYTE_MAX_COUNT = 31  # eight counts of at most 31 sum to at most 248: a byte holds them
 _LITTLE_ENDIAN = sys.byteorder == "little"
 
 
-class _BytePrefix:
-    """Exact integer prefix sums of ``counts[:, order]``, eight columns per 64-bit word.
+def _group_prefix(x: np.ndarray, out: np.ndarray) -> np.ndarray:
+    """Exclusive prefix sums down each group of 8 rows of ``x`` (rows a multiple of 8) into
+    ``out``; returns each group's total, shape (rows / 8, B). Whole rows are added at once."""
+    x3, e3 = x.reshape(-1, 8, x.shape[1]), out.reshape(-1, 8, x.shape[1])
+    e3[:, 0] = 0
+    for j in range(1, 8):
+        np.add(e3[:, j - 1], x3[:, j - 1], out=e3[:, j])
+    return e3[:, 7] + x3[:, 7]
 
-    The ordered counts (uint8, each at most ``_BYTE_MAX_COUNT``) are read as 64-bit words of
-    eight; multiplying a word by ``0x0101010101010101`` leaves in its byte ``j`` the sum of its
-    bytes ``0..j`` (little-endian: byte ``j`` is column ``8w + j``), with no carry since eight
-    counts sum to at most 248. Subtracting the word itself makes that exclusive, and the
-    exclusive running total of the words' last bytes (int32) completes it:
-    ``E[k] = excl_byte[k] + before[k // 8]``, the sum of the first ``k`` ordered columns.
-    Where the float32 path ran a (B·m/32, 32) @ (32, 32) product, this is one multiply and
-    one subtraction per eight counts.
+
+class _BytePrefix:
+    """Exact integer prefix sums of the counts in one class's sorted order, resamples across.
+
+    ``counts_t`` holds the block's counts transposed, one row per data row and one column per
+    resample (uint8, each at most ``_BYTE_MAX_COUNT``), so gathering the sorted rows copies
+    whole rows of ``B`` bytes. Down each group of 8 sorted rows the exclusive prefix sums fit
+    a byte (8 counts of at most 31 sum to at most 248) and are whole-row uint8 additions; the
+    groups' totals take a second such level in uint16 (8 totals sum to at most 1,984) and a
+    running total over every 64 rows (int32) completes it:
+    ``E[k] = excl[k] + before[k // 8]``, the sum of the first ``k`` sorted rows' counts, for
+    every resample at once. Results come out resamples across, shape (len(k), B), the order in
+    which :func:`_average_precision` adds its terms; :meth:`at` gives them as (B, len(k)).
     """
 
     __slots__ = ("before", "counts", "excl")
 
-    def __init__(self, counts: np.ndarray, order: np.ndarray, buffers: dict) -> None:
-        # ``order`` is padded to a multiple of 8 beyond its last index (any column: padding
-        # only ever adds to words' ends and to totals after the last real column).
-        b, m = counts.shape[0], order.size
+    def __init__(self, counts_t: np.ndarray, order: np.ndarray, buffers: dict) -> None:
+        # ``order`` is padded to a multiple of 64 beyond its last index (any row: padding
+        # only ever adds to groups' ends and to totals after the last real row).
+        m, b = order.size, counts_t.shape[1]
         key = ("bytes", b, m)
         if key not in buffers:
             buffers[key] = (
-                np.empty((b, m), np.uint8),
-                np.empty((b, m // 8), np.uint64),
-                np.zeros((b, m // 8), np.int32),
+                np.empty((m, b), np.uint8),
+                np.empty((m, b), np.uint8),
+                np.empty((m // 8, b), np.uint16),
+                np.empty((m // 8, b), np.uint16),
+                np.zeros((m // 64, b), np.int32),
+                np.empty((m // 8, b), np.int32),
             )
-        x, excl, before = buffers[key]
-        np.take(counts, order, axis=1, out=x, mode="clip")  # indices are valid: no checks
-        words = x.view(np.uint64)
-        np.multiply(words, _ONES, out=excl)
-        np.cumsum(excl.view(np.uint8)[:, 7:-8:8], axis=1, dtype=np.int32, out=before[:, 1:])
-        np.subtract(excl, words, out=excl)
-        self.counts, self.excl, self.before = x, excl.view(np.uint8), before
+        x, excl, totals, excl2, top, before = buffers[key]
+        np.take(counts_t, order, axis=0, out=x, mode="clip")  # indices are valid: no checks
+        np.copyto(totals, _group_prefix(x, excl))
+        totals2 = _group_prefix(totals, excl2)
+        np.cumsum(totals2[:-1], axis=0, dtype=np.int32, out=top[1:])
+        np.add(
+            excl2.reshape(-1, 8, b), top[:, None, :], out=before.reshape(-1, 8, b), dtype=np.int32
+        )
+        self.counts, self.excl, self.before = x, excl, before
 
-    def at(self, k: np.ndarray) -> np.ndarray:
-        """``E[k]`` for every resample, int32 of shape (B, len(k))."""
-        out = np.take(self.before, k >> 3, axis=1)
-        out += np.take(self.excl, k, axis=1)
+    def rows(self, k: np.ndarray) -> np.ndarray:
+        """``E[k]`` for every resample, int32 of shape (len(k), B)."""
+        out = np.take(self.before, k >> 3, axis=0)
+        out += np.take(self.excl, k, axis=0)
         return out
 
+    def at(self, k: np.ndarray) -> np.ndarray:
+        """``E[k]`` for every resample, int32 of shape (B, len(k)) (a transposed view)."""
+        return self.rows(k).T
+
     def run(self, stop: int) -> np.ndarray:
-        """``E[1], ..., E[stop]``: int32 of shape (B, stop), as one broadcast sum."""
-        b, words = self.before.shape
-        out = np.add(
-            self.excl.reshape(b, words, 8), self.before[:, :, None], dtype=np.int32
-        ).reshape(b, words * 8)
-        return out[:, 1 : stop + 1]
+        """``E[1], ..., E[stop]`` as (B, stop), a transposed view of one broadcast sum."""
+        b = self.before.shape[1]
+        out = np.add(self.excl.reshape(-1, 8, b), self.before[:, None, :], dtype=np.int32).reshape(
+            -1, b
+        )
+        return out[1 : stop + 1].T
 
 
 class _FloatPrefix:
@@ -232,7 +252,7 @@ class _FloatPrefix:
 
 
 def _padded(order: np.ndarray) -> np.ndarray:
-    size = -(-(order.size + 1) // 8) * 8
+    size = -(-(order.size + 1) // 64) * 64
     return np.concatenate((order, np.full(size - order.size, order[-1] if order.size else 0)))
 
 
@@ -297,9 +317,10 @@ def _block(model: _SortedModel, counts: np.ndarray, w: np.ndarray | None, dtype)
     n_neg = np_.at(np.array([model.neg_order.size]))[:, 0]
     fp_ge = np_.at(model.ge)
     fp_gt = fp_ge if model.no_ties else np_.at(model.gt)
-    if untied:
-        lead = 0 if isinstance(pp, _BytePrefix) else 1  # the float counts have a zero column
-        pos = pp.counts[:, lead : r + lead]
+    if untied and isinstance(pp, _BytePrefix):
+        pos = pp.counts[:r].T
+    elif untied:
+        pos = pp.counts[:, 1 : r + 1]  # the float counts have a leading zero column
     else:
         pos = np.diff(tp, axis=1, prepend=np.zeros((tp.shape[0], 1), dtype=tp.dtype))
     return _Block(
@@ -307,7 +328,7 @@ def _block(model: _SortedModel, counts: np.ndarray, w: np.ndarray | None, dtype)
         pos=pos,
         fp_ge=fp_ge,
         fp_gt=fp_gt,
-        n_pos=(tp[:, -1] if tp.shape[1] else np.zeros(counts.shape[0])).astype(np.float64),
+        n_pos=(tp[:, -1] if tp.shape[1] else np.zeros(tp.shape[0])).astype(np.float64),
         n_neg=n_neg.astype(np.float64),
         pos_prefix=pp,
         neg_prefix=np_,
@@ -363,15 +384,15 @@ def _average_precision(b: _Block) -> np.ndarray:
         terms *= b.pos
         total = np.add.accumulate(terms, axis=1)[:, -1]
     else:
-        # The terms, copied into (R, B) order, are summed over axis 0: one run after another
-        # for every resample at once (sequential per resample, as the metric adds them).
+        # The terms, made in (R, B) order (the byte path's own layout), are summed over axis 0:
+        # one run after another for every resample at once (sequential per resample, as the
+        # metric adds them).
         key = ("ap", b_, r)
         if key not in b.scratch:
-            b.scratch[key] = (np.empty((b_, r)), np.empty((r, b_)))
-        terms, across = b.scratch[key]
-        np.divide(b.tp, flagged, out=terms)
-        np.multiply(terms, b.pos, out=terms)
-        np.copyto(across, terms.T)
+            b.scratch[key] = np.empty((r, b_))
+        across = b.scratch[key]
+        np.divide(b.tp.T, flagged.T, out=across, dtype=np.float64)
+        np.multiply(across, b.pos.T, out=across)
         total = across.sum(axis=0)
     with np.errstate(invalid="ignore", divide="ignore"):
         ap = total / b.n_pos
@@ -1085,6 +1106,14 @@ def fast_paired_bootstrap(
         dtype = np.float64 if w is not None else dtype
     _upper(np.float32), _upper(np.float64)  # made once, before any thread reads them
     pool, limits = _thread_pool(m)
+
+    def draw(size: int) -> tuple[np.ndarray, np.ndarray | None]:
+        """A block's counts and, where the byte path applies, their transpose (one row per
+        data row), made on the drawing thread."""
+        c = draws.block(size)
+        small = _byte_counts(c, w, n)
+        return c, None if small is None else np.ascontiguousarray(small.T)
+
     block = max(1, min(n_resamples, _BLOCK_CELLS // n))
     starts = range(0, n_resamples, block)
     # The next block is drawn on a thread of its own while the models score this one.
@@ -1094,13 +1123,11 @@ def fast_paired_bootstrap(
         for i, first in enumerate(starts):
             size = min(block, n_resamples - first)
             rows = slice(first, first + size)
-            c = draws.block(size) if pending is None else pending.result()
+            c, c_t = draw(size) if pending is None else pending.result()
             if drawer is not None and i + 1 < len(starts):
-                pending = drawer.submit(draws.block, min(block, n_resamples - starts[i + 1]))
-            small = _byte_counts(c, w, n)
-            if small is not None:
-                # Exact int32 prefix sums, eight counts per word (_BytePrefix).
-                c, block_dtype = small, np.int32
+                pending = drawer.submit(draw, min(block, n_resamples - starts[i + 1]))
+            if c_t is not None:
+                block_dtype = np.int32  # exact int32 prefix sums of byte counts (_BytePrefix)
             elif groups is not None and w is None:
                 # A resample holds as many rows as its drawn groups: float32 stays exact below
                 # 2**24 of them, which a few large groups drawn often can exceed.
@@ -1113,7 +1140,8 @@ def fast_paired_bootstrap(
                 for name, (numerators, denominator) in means.items():
                     with np.errstate(invalid="ignore", divide="ignore"):  # an empty resample
                         replicates[name][rows] = (cf @ numerators) / (cf @ denominator)[:, None]
-            score = partial(_score_block, models, c, rows, w, block_dtype, spec, out)
+            scored = c if c_t is None else c_t
+            score = partial(_score_block, models, scored, rows, w, block_dtype, spec, out)
             # numpy and BLAS release the GIL: the models of a block run side by side.
             list(map(score, range(m)) if pool is None else pool.map(score, range(m)))
     finally:

@@ -237,6 +237,22 @@ def test_bad_arguments():
         fast_paired_bootstrap(y, a, n_resamples=0)
 
 
+@pytest.mark.parametrize("n", [1, 3, 4, 7, 1001, 50_000])
+@pytest.mark.parametrize("size", [1, 3, 40])
+def test_poisson_counts_equal_the_16_bit_table(n, size):
+    # The high-byte shortcut must give the very counts of one table lookup per row, including
+    # the rows it sends to the table and the straddling patterns settled by fix_rng.
+    from metrics.compare import _poisson_counts_by_table
+
+    for seed in range(3):
+        fast = poisson_counts(np.random.default_rng(seed), np.random.default_rng(seed + 9), size, n)
+        slow = _poisson_counts_by_table(
+            np.random.default_rng(seed), np.random.default_rng(seed + 9), size, n
+        )
+        assert fast.dtype == slow.dtype == np.uint8
+        assert np.array_equal(fast, slow)
+
+
 @pytest.mark.parametrize("rows", [1, 2, 3, 17])
 def test_sequential_sum_adds_in_order(rows):
     rng = np.random.default_rng(rows)
@@ -477,3 +493,77 @@ def test_bad_scores_are_named_by_their_position():
         fast_paired_bootstrap([0, 1, 0, 1], [0.1, 0.2, 0.3, 0.4], [0.1, np.nan, 0.3, 0.4])
     with pytest.raises(ValueError, match=r"scores\[0\] has 3 values but y_true has 4 rows"):
         fast_paired_bootstrap([0, 1, 0, 1], [0.1, 0.3, 0.4])
+
+
+# --- the byte path of the prefix sums ------------------------------------------------------------
+
+
+@pytest.mark.parametrize("m", [0, 1, 7, 8, 9, 63, 64, 65, 511, 512, 513, 4097])
+@pytest.mark.parametrize("b", [1, 5])
+def test_byte_prefix_equals_cumsum(m, b):
+    rng = np.random.default_rng(m + 100 * b)
+    n = m + 3
+    counts = rng.integers(0, mb._BYTE_MAX_COUNT + 1, (b, n)).astype(np.uint8)
+    counts[:, :2] = mb._BYTE_MAX_COUNT  # the largest counts, where a byte would overflow first
+    order = rng.permutation(n)[:m]
+    prefix = mb._BytePrefix(np.ascontiguousarray(counts.T), mb._padded(order), {})
+    want = np.zeros((b, m + 1), dtype=np.int64)
+    np.cumsum(counts[:, order], axis=1, out=want[:, 1:])
+    k = np.arange(m + 1)
+    assert np.array_equal(prefix.at(k), want)
+    assert np.array_equal(prefix.rows(k), want.T)
+    assert np.array_equal(prefix.run(m), want[:, 1:])
+    assert np.array_equal(prefix.at(k[::-1]), want[:, ::-1])
+
+
+@pytest.mark.parametrize("decimals", [None, 1])
+def test_byte_path_equals_the_float_path_on_every_output(monkeypatch, decimals):
+    y, a, b = _case(20, 600, decimals)
+    options = dict(
+        n_resamples=30,
+        seed=4,
+        thresholds=[0.2, 0.4],
+        threshold_grid=[np.linspace(-1, 2, 7), np.linspace(-1, 2, 5)],
+        roc_grid=np.linspace(0.01, 0.99, 9),
+        pr_grid=np.linspace(0.05, 1.0, 6),
+        best_thresholds=True,
+        max_fpr=0.3,
+        ks=True,
+    )
+    fast = fast_paired_bootstrap(y, a, b, **options)
+    monkeypatch.setattr(mb, "_BYTE_MAX_COUNT", -1)  # no block qualifies: the float32 path
+    slow = fast_paired_bootstrap(y, a, b, **options)
+    for name, result in slow.results.items():
+        got = fast.results[name].replicates
+        if name in ("roc_auc", "average_precision"):
+            assert np.array_equal(got, result.replicates, equal_nan=True), name
+        else:
+            np.testing.assert_allclose(got, result.replicates, rtol=1e-13, atol=0, err_msg=name)
+    for name, v in slow.chosen_thresholds.items():
+        assert np.array_equal(fast.chosen_thresholds[name], v, equal_nan=True), name
+    for name, curves in slow.threshold_curves.items():
+        for k in range(2):
+            np.testing.assert_allclose(fast.threshold_curves[name][k], curves[k], rtol=1e-13)
+    for k in range(2):
+        np.testing.assert_allclose(fast.roc_curves[k], slow.roc_curves[k], rtol=1e-13)
+        np.testing.assert_allclose(fast.pr_curves[k], slow.pr_curves[k], rtol=1e-13)
+
+
+def test_counts_above_a_byte_take_the_float_path():
+    # Eight counts of 31 fill a byte; a count of 32 or more (a group drawn into many rows, a
+    # tiny unstratified multinomial) must leave the byte path, weights too.
+    y = np.array([1, 0, 1, 0, 0, 1] * 20, dtype=bool)
+    s = np.round(np.random.default_rng(0).random(y.size), 1)
+    c = np.random.default_rng(1).poisson(1.0, (3, y.size))
+    assert mb._byte_counts(c, None, y.size).dtype == np.uint8
+    assert mb._byte_counts(c, np.ones(y.size), y.size) is None
+    c[1, 5] = mb._BYTE_MAX_COUNT + 1
+    assert mb._byte_counts(c, None, y.size) is None
+    model = mb._SortedModel(y, s)
+    b = mb._block(model, c, None, np.float64)
+    for i in range(3):
+        want = (
+            roc_auc_score(y, s, sample_weight=c[i]),
+            average_precision_score(y, s, sample_weight=c[i]),
+        )
+        assert (mb._roc_auc(b)[i], mb._average_precision(b)[i]) == want
