@@ -84,14 +84,14 @@ def test_pasted_shapes(text, labels, scores, note):
         ("label,model_a\n", "has a header but no rows"),
         ("label,model_a\n1,0.5\n0,0.2,0.3\n", "Line 3 has 3 cells; the header (line 1) has 2."),
         ("1,0.5\n0\n", "Line 2 has 1 cell; the first line (line 1) has 2."),
-        ("label,score\n1,0.5\n0,high\n", "Line 3, score: 'high' is not a number."),
-        ("label,score\n1,nan\n", "Line 2, score: 'nan' is not a number."),
+        ("label,score\n1,0.5\n0,high\n", "Line 3, column 'score': 'high' is not a number."),
+        ("label,score\n1,nan\n", "Line 2, column 'score': 'nan' is not a number."),
         ("label,score\n1,inf\n", "'inf' is not a number"),
         ("label,score\n1,85%\n", "'85%' is not a number"),
         ("1,0.5\n1,1e999\n", "Line 2, column 2: '1e999' is too large"),
-        ("label,score\n1,0.5\n2,0.3\n", "Line 3: the label (label) is 2; labels are 1 "
-         "(positive) or 0 (negative)."),
-        ("label,score\n1,0.5\n0.5,0.3\n", "the label (label) is 0.5"),
+        ("label,score\n1,0.5\n2,0.3\n", "Line 3: the label is 2; labels are 1 (positive) "
+         "or 0 (negative)."),
+        ("label,score\n1,0.5\n0.5,0.3\n", "the label is 0.5"),
         ("1,1e301\n", "Line 1 has a score beyond ±1e+300"),
         ("label,a\n" + "1,0.5\n" * 501, "The pasted table has 501 rows; the example holds up "
          "to 500."),
@@ -265,8 +265,7 @@ def test_a_bad_paste_keeps_the_table_the_text_and_the_typed_edits():
     at.button(key="example_load").click().run()
     assert not at.exception, at.exception
     assert [e.value for e in at.error] == [
-        "Line 3: the label (label) is 2; labels are 1 (positive) or 0 (negative). The table is "
-        "unchanged."
+        "Line 3: the label is 2; labels are 1 (positive) or 0 (negative). The table is unchanged."
     ]
     pd.testing.assert_frame_equal(_current(at), ex.DEFAULT, check_dtype=False)
     pd.testing.assert_frame_equal(_linked(at), ex.DEFAULT, check_dtype=False)

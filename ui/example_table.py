@@ -170,7 +170,8 @@ def parse_pasted(text: str, *, max_rows: int = MAX_ROWS) -> Pasted:
     lowered = [h.lower() for h in names]
     label_at = lowered.index("label") if "label" in lowered else 0
     order = [label_at] + [j for j in range(width) if j != label_at]
-    shown = [names[j] if names else f"column {j + 1}" for j in range(width)]
+    shown = [repr(names[j]) if names else f"column {j + 1}" for j in range(width)]
+    where = [f"column {names[j]!r}" if names else f"column {j + 1}" for j in range(width)]
     values = np.full((len(rows), width), np.nan)
     for i, (n, cells) in enumerate(rows):
         if len(cells) != width:
@@ -179,7 +180,7 @@ def parse_pasted(text: str, *, max_rows: int = MAX_ROWS) -> Pasted:
                 f"{'header' if header else 'first line'} (line {first_line}) has {width}."
             )
         for j, cell in enumerate(cells):
-            values[i, j] = _number(cell, sep, f"Line {n}, {shown[j]}")
+            values[i, j] = _number(cell, sep, f"Line {n}, {where[j]}")
     values = values[:, order]
     kept = ~np.isnan(values).all(axis=1)
     values, line_numbers = values[kept], [n for (n, _), k in zip(rows, kept, strict=True) if k]
@@ -188,8 +189,8 @@ def parse_pasted(text: str, *, max_rows: int = MAX_ROWS) -> Pasted:
     if odd.any():
         i = int(np.flatnonzero(odd)[0])
         raise PasteError(
-            f"Line {line_numbers[i]}: the label ({shown[label_at]}) is {labels[i]:g}; labels are "
-            "1 (positive) or 0 (negative)."
+            f"Line {line_numbers[i]}: the label is {labels[i]:g}; labels are 1 (positive) or 0 "
+            "(negative)."
         )
     huge = np.abs(values[:, 1:]) > MAX_SCORE
     if huge.any():
@@ -204,11 +205,11 @@ def parse_pasted(text: str, *, max_rows: int = MAX_ROWS) -> Pasted:
         sep, "space-separated"
     )
     renamed = ", ".join(
-        f"{shown[j]!r} → {new}" for j, new in zip(order[1:], columns[1:], strict=True)
+        f"{shown[j]} → {new}" for j, new in zip(order[1:], columns[1:], strict=True)
     )
     note = (
         f"Read {plural(len(table), 'row')} of {kind} text "
-        + (f"with a header: {shown[label_at]!r} is the label, {renamed}." if header else
+        + (f"with a header: {shown[label_at]} is the label, {renamed}." if header else
            f"without a header: column {label_at + 1} is the label, the next "
            f"{plural(width - 1, 'column')} the models.")
     )  # fmt: skip
