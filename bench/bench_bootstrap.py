@@ -17,8 +17,10 @@ then times, in one run:
 * the generic ``paired_bootstrap``: timed on ``--check`` resamples, extrapolated to 1000
   and labelled so.
 
-Nothing asserts on time; the targets are printed verdicts (1e5 rows under 1.5 s, 1e6 under
-15 s). The exit status is 0 unless the two paths disagree.
+Nothing asserts on time; the targets are printed verdicts (1e5 rows under 1.5 s and within
+300x one ``roc_auc_score`` of the same run, 1e6 under 15 s). ``--repeat`` runs are timed and
+the median kept (the machine may be shared: compare ratios, not seconds). The exit status is
+0 unless the two paths disagree.
 """
 
 from __future__ import annotations
@@ -45,6 +47,7 @@ from metrics import (
 
 POSITIVE_RATE = 0.3
 TARGETS = {10**5: 1.5, 10**6: 15.0}  # seconds for 1000 resamples, two models, AUC + AP
+RATIO_TARGET = 300  # at 1e5 rows, times one roc_auc_score call
 
 
 def make_case(n: int, seed: int, tied: bool) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -87,8 +90,8 @@ def run(n: int, resamples: int, check_resamples: int, tied: bool, repeat: int) -
     multi = seconds(
         lambda: fast_paired_bootstrap(y, a, b, n_resamples=resamples, counts="multinomial"), 1
     )
-    one_auc = seconds(lambda: roc_auc_score(y, a), 5)
-    argsort = seconds(lambda: np.argsort(a), 5)
+    one_auc = seconds(lambda: roc_auc_score(y, a), 15)
+    argsort = seconds(lambda: np.argsort(a), 15)
 
     def generic():
         for metric in (roc_auc_score, average_precision_score):
@@ -114,6 +117,11 @@ def run(n: int, resamples: int, check_resamples: int, tied: bool, repeat: int) -
     if target is not None:
         verdict = "PASS" if fast < target else "MISS"
         print(f"  target: under {target:g} s -> {verdict} ({fast:.2f} s)")
+    if n == 10**5:
+        # Issue #19: within RATIO_TARGET x one roc_auc_score measured in this same run (a ratio
+        # holds on a loaded or slower machine where seconds do not).
+        verdict = "PASS" if fast / one_auc <= RATIO_TARGET else "MISS"
+        print(f"  target: within {RATIO_TARGET}x one AUC -> {verdict} ({fast / one_auc:.0f}x)")
 
 
 def parse_sizes(text: str) -> list[int]:
@@ -125,12 +133,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--sizes", type=parse_sizes, default=[10**5, 10**6])
     parser.add_argument("--resamples", type=int, default=1000)
     parser.add_argument("--check", type=int, default=10, help="resamples checked bit for bit")
-    parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--repeat", type=int, default=5)
     parser.add_argument("--tied", action="store_true", help="scores rounded to 3 decimals")
     args = parser.parse_args(argv)
     print(f"{os.cpu_count()} cores, numpy {np.__version__}")
     for n in args.sizes:
-        run(n, args.resamples, args.check, args.tied, args.repeat if n <= 10**5 else 1)
+        run(n, args.resamples, args.check, args.tied, args.repeat if n <= 10**5 else 2)
     return 0
 
 
