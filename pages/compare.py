@@ -35,8 +35,27 @@ if ds.engine is not None:  # a server dataset: the engine's sums, not the rows
 
 # A table of contents of the sections this run draws (the page is long): each section
 # heading adds its link as it is drawn, so the list is right even where the page stops early.
-_toc = st.empty()
+# It sticks under the app's header while the page scrolls (about 6,900 px of sections), on an
+# opaque band; on a phone it is one line that scrolls sideways. A followed link stops its
+# heading below the band (scroll-margin-top), not under it.
+_toc = st.container(key="compare_toc").empty()
 _sections: list[tuple[str, str]] = []
+_band = "#0e1117" if st.context.theme.type == "dark" else "#ffffff"  # Streamlit's backgrounds
+st.html(
+    f"""<style>
+    .stMain [data-testid="stLayoutWrapper"]:has(> .st-key-compare_toc) {{
+        position: sticky; top: 3.75rem; z-index: 1000; background: {_band};
+        padding: 0.35rem 0 0.15rem; border-bottom: 1px solid rgba(128, 128, 128, 0.35);
+    }}
+    .stMain [data-testid="stHeading"] [id] {{ scroll-margin-top: 9rem !important; }}
+    @media (max-width: 768px) {{
+        .st-key-compare_toc [data-testid="stCaptionContainer"] p {{
+            white-space: nowrap; overflow-x: auto; padding-bottom: 0.3rem;
+        }}
+        .stMain [data-testid="stHeading"] [id] {{ scroll-margin-top: 7rem !important; }}
+    }}
+    </style>"""
+)
 
 
 def _section(title: str, anchor: str) -> None:

@@ -92,3 +92,58 @@ def test_rows_behind_a_confusion_cell(server, page, click_log):  # noqa: F811
     expect(page.get_by_text(f"{fp:,} rows FP", exact=False)).to_be_visible(timeout=20_000)
     expect(page.get_by_role("button", name=f"Download these {fp:,} rows (CSV)")).to_be_visible()
     assert page.locator('[data-testid="stException"]').count() == 0
+
+
+@pytest.mark.parametrize(
+    "device",
+    [
+        {"viewport": {"width": 1280, "height": 720}},
+        {"viewport": {"width": 390, "height": 844}, "is_mobile": True, "has_touch": True},
+    ],
+    ids=["desktop", "phone"],
+)
+def test_the_table_of_contents_stays_in_view_and_jumps_to_a_section(server, browser, device):  # noqa: F811
+    """Compare is about 6,900 px tall: its list of sections sticks under the header at the
+    bottom of the page, and a link brings its section's heading on screen below the list."""
+    context = browser.new_context(**device)
+    pg = context.new_page()
+    height = device["viewport"]["height"]
+    try:
+        pg.goto(f"{server}/compare")
+        pg.get_by_role("heading", name="Calibration", exact=True).wait_for(timeout=60_000)
+        _wait_for_app(pg)
+        toc = pg.locator(".st-key-compare_toc")
+        assert toc.inner_text().startswith("On this page:")
+        pg.evaluate(
+            "() => { const m = document.querySelector('[data-testid=\"stMain\"]');"
+            " m.scrollTo(0, m.scrollHeight); }"
+        )
+        pg.wait_for_timeout(500)
+        assert (
+            pg.evaluate("() => document.querySelector('[data-testid=\"stMain\"]').scrollTop")
+            > 4 * height
+        )  # far down the page
+        box = toc.bounding_box()
+        assert box is not None
+        assert box["y"] >= 0  # on screen, at the top
+        assert box["y"] + box["height"] <= height / 4
+        ARTIFACTS.mkdir(exist_ok=True)
+        name = "desktop" if device["viewport"]["width"] > 800 else "phone"
+        pg.screenshot(path=ARTIFACTS / f"compare-toc-{name}-bottom.png")
+
+        link = toc.get_by_role("link", name="Are the differences real?")
+        link.click()
+        heading = pg.get_by_role("heading", name="Are the differences real?", exact=True)
+        pg.wait_for_function(
+            "() => { const h = document.getElementById('differences');"
+            " const r = h && h.getBoundingClientRect(); return r && r.top >= 0 && r.top < 400; }",
+            timeout=10_000,
+        )
+        pg.wait_for_timeout(300)
+        toc_box, heading_box = toc.bounding_box(), heading.bounding_box()
+        assert heading_box["y"] >= toc_box["y"] + toc_box["height"]  # not under the list
+        assert heading_box["y"] + heading_box["height"] <= height
+        pg.screenshot(path=ARTIFACTS / f"compare-toc-{name}-jumped.png")
+        assert pg.locator('[data-testid="stException"]').count() == 0
+    finally:
+        context.close()
