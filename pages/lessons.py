@@ -34,9 +34,10 @@ def _present_charts(where, exercise, has_curves: bool, has_figure: bool) -> None
             ("lessons_roc", stepper.roc_step_figure(w, w.n_steps, pointer=False), f"roc-{key}")
         )
         if not has_figure:
-            figures.append(
-                ("lessons_pr", stepper.pr_step_figure(w, w.n_steps, pointer=False), f"pr-{key}")
-            )
+            pr = stepper.pr_step_figure(w, w.n_steps, pointer=False)
+            # the short name: the long title runs out of half a column at the mode's size
+            pr.update_layout(title_text=f"PR · AP {w.ap:.4f}")
+            figures.append(("lessons_pr", pr, f"pr-{key}"))
     if has_figure:
         figures.append(("lessons_figure", exercise.figure, f"{key}-{seed + 1}"))
     height = PAIR_HEIGHT if len(figures) > 1 else ONE_HEIGHT

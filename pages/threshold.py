@@ -48,7 +48,7 @@ n_total = float(counts.n_pos + counts.n_neg)
 flagged_at = counts.tps + counts.fps  # rows (weight) with score >= each distinct threshold
 if presenting:  # the matrix's control joins the row: the four charts below share theirs
     mode_col, slider_col, reset_col, normalize_col = st.columns(
-        [2.1, 3.6, 1, 3.3], vertical_alignment="bottom"
+        [2.35, 3.35, 1, 3.3], vertical_alignment="bottom"
     )
 else:
     mode_col, slider_col, reset_col = st.columns([2, 5, 1], vertical_alignment="bottom")
@@ -131,6 +131,10 @@ if presenting:  # copies: the cached figures are shared by every presenting sess
     }
     figures["rates"].update_layout(title=dict(text="Rates vs threshold", x=0))
     figures["rates"].update_xaxes(title_text="threshold")  # the long title runs out of a column
+    # A square ROC in a column narrower than tall: shrink the plot, never stretch the y range
+    # past [0, 1] (plotly's default for an axis held to the other's scale).
+    figures["roc"].update_yaxes(constrain="domain")
+    figures["matrix"].update_layout(margin_t=34)  # the toolbar (on hover) above the cells
 with matrix_col:
     chart(figures["matrix"], key="threshold_matrix", name=f"confusion-matrix-{model}")
 with roc_col:
