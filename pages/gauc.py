@@ -153,7 +153,7 @@ explain(
     "also counts pairs of rows from different users.",
 )
 
-ex_y, ex_s, ex_g = gauc_charts.seed004_example()
+ex_y, ex_s, ex_g = gauc_charts.four_users_example()
 ex = metrics.group_auc_table(ex_y, ex_s, ex_g)
 ex_gauc = ex.score("impressions")
 pairs_c = ex.positives[2] * ex.negatives[2]

@@ -52,9 +52,9 @@ source = (
 )
 
 if source == "seed001":
-    data = rc.seed001_example()
+    data = rc.ir_textbook_example()
     cache_key: tuple = ("seed001",)
-    model = rc.SEED001_MODEL
+    model = rc.IR_TEXTBOOK_MODEL
     st.caption(
         "The IR textbook example (Manning, Raghavan & Schütze, Introduction to Information "
         "Retrieval, ch. 8): topic 1 has 4 relevant documents, retrieved at ranks 1, 2, 4 "

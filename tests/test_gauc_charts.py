@@ -291,7 +291,7 @@ def test_seed004_gauc_skips_the_single_class_user_and_weights_by_impressions():
 
 
 def test_seed004_example_users_reproduce_the_seed_numbers():
-    y, s, users = gc.seed004_example()
+    y, s, users = gc.four_users_example()
     table = metrics.group_auc_table(y, s, users)
     assert table.group.tolist() == ["a", "b", "c", "d"]
     assert table.auc[0] == 0.75  # example 1

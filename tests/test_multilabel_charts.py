@@ -16,12 +16,12 @@ MODES = ["macro", "micro", "weighted", "samples"]
 
 @pytest.fixture(scope="module")
 def seed000():
-    return mc.summarize_averaging(mc.SEED_000)
+    return mc.summarize_averaging(mc.SKLEARN_AP_EXAMPLE)
 
 
 @pytest.fixture(scope="module")
 def seed002():
-    return mc.summarize_averaging(mc.SEED_002)
+    return mc.summarize_averaging(mc.LRAP_VS_AP_EXAMPLE)
 
 
 @pytest.fixture(scope="module")
@@ -51,7 +51,9 @@ def test_seed000_auc_leaves_the_all_positive_class_out_with_the_library_warning(
     assert np.isnan(seed000.auc_per_class[1])
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        metrics.roc_auc_score(mc.SEED_000.y, mc.SEED_000.scores, average="macro")
+        metrics.roc_auc_score(
+            mc.SKLEARN_AP_EXAMPLE.y, mc.SKLEARN_AP_EXAMPLE.scores, average="macro"
+        )
     assert seed000.notes[("AUC", "macro")] == (str(caught[0].message),)
     assert "class 1" in seed000.notes[("AUC", "macro")][0]
     assert seed000.notes[("AP", "macro")] == ()
@@ -69,14 +71,14 @@ def test_seed002_lrap_equals_samples_ap_five_sixths_and_trapezoid_is_0_7917(seed
 
 
 def test_seed002_row_breakdown_gives_precisions_one_and_two_thirds():
-    table, values = mc.row_breakdown(mc.SEED_002, 0)
+    table, values = mc.row_breakdown(mc.LRAP_VS_AP_EXAMPLE, 0)
     assert table["class"].tolist() == ["red", "round", "heavy", "spicy"]
     relevant = table[table["relevant"]]
     assert relevant["precision"].tolist() == pytest.approx([1, 2 / 3])
     assert values["lrap"] == pytest.approx(5 / 6)
     assert values["ap"] == pytest.approx(5 / 6)
     assert values["ap_trapezoid"] == pytest.approx(19 / 24)
-    lines, _ = mc.row_explain_lines(mc.SEED_002, 0)
+    lines, _ = mc.row_explain_lines(mc.LRAP_VS_AP_EXAMPLE, 0)
     assert r"\frac{1}{2}\left(\tfrac{1}{1} + \tfrac{2}{3}\right) = \tfrac{5}{6}" in lines[0]
     assert r"\tfrac{1}{2}\cdot 1 + \tfrac{1}{2}\cdot \tfrac{2}{3} = \tfrac{5}{6}" in lines[1]
     assert r"\tfrac{19}{24}" in lines[2]

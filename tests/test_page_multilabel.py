@@ -25,8 +25,8 @@ def _open(dataset: str) -> AppTest:
 
 APP = str(Path(__file__).resolve().parent.parent / "app.py")
 PAGE = "pages/multilabel.py"
-SEED_000 = "mAP 11/12: 4 samples × 3 classes"
-SEED_002 = "LRAP = step AP 5/6: one row"
+SKLEARN_AP_EXAMPLE = "mAP 11/12: 4 samples × 3 classes"
+LRAP_VS_AP_EXAMPLE = "LRAP = step AP 5/6: one row"
 
 
 @pytest.fixture
@@ -152,7 +152,7 @@ def test_wine_confusion_matrix_and_top_k_equal_the_library(wine):
 
 
 def test_seed000_preset_reproduces_the_article(digits):
-    digits.segmented_control(key="multilabel_preset").set_value(SEED_000).run()
+    digits.segmented_control(key="multilabel_preset").set_value(SKLEARN_AP_EXAMPLE).run()
     assert not digits.exception
     assert _metric(digits, "AP (macro)") == "0.9167 = 11/12"
     assert _metric(digits, "mAP (macro AP)") == "0.9167 = 11/12"
@@ -168,7 +168,7 @@ def test_seed000_preset_reproduces_the_article(digits):
 
 
 def test_seed002_preset_lrap_samples_ap_and_trapezoid(digits):
-    digits.segmented_control(key="multilabel_preset").set_value(SEED_002).run()
+    digits.segmented_control(key="multilabel_preset").set_value(LRAP_VS_AP_EXAMPLE).run()
     assert not digits.exception
     assert _metric(digits, "LRAP") == "0.8333 = 5/6"
     assert _metric(digits, "samples AP") == "0.8333 = 5/6"
@@ -186,7 +186,7 @@ def test_binary_dataset_gets_an_info_and_presets_still_work():
     at = _open("breast_cancer")
     assert any("Digits: 6 overlapping labels" in i.value for i in at.info)
     assert not at.metric
-    at.segmented_control(key="multilabel_preset").set_value(SEED_000).run()
+    at.segmented_control(key="multilabel_preset").set_value(SKLEARN_AP_EXAMPLE).run()
     assert not at.exception
     assert _metric(at, "AP (macro)") == "0.9167 = 11/12"
 

@@ -48,8 +48,8 @@ def _quiet(fn, *args, **kwargs):
 
 
 def test_seed001_preset_reproduces_the_article_exactly():
-    data = rc.seed001_example()
-    r = rc.report(data, rc.SEED001_MODEL, k=7, gain="linear", denominator="relevant")
+    data = rc.ir_textbook_example()
+    r = rc.report(data, rc.IR_TEXTBOOK_MODEL, k=7, gain="linear", denominator="relevant")
     assert r.query.tolist() == ["topic 1", "topic 2"]
     assert r.n_relevant.tolist() == [4, 5]
     ap1, ap2 = r.average_precision.tolist()
@@ -62,14 +62,14 @@ def test_seed001_preset_reproduces_the_article_exactly():
     assert Fraction(mean_ap).limit_denominator(20000) == (SEED001_AP1 + SEED001_AP2) / 2
     assert round(mean_ap, 2) == 0.64
     # The same numbers the seed tests get from their encoding, and with min(k, R) at k = 7.
-    y, s, g = data.relevance_for(""), data.scores[rc.SEED001_MODEL], data.groups
+    y, s, g = data.relevance_for(""), data.scores[rc.IR_TEXTBOOK_MODEL], data.groups
     assert mean_ap == metrics.mean_average_precision(y, s, g, k=7)
     assert mean_ap == metrics.mean_average_precision(y, s, g, k=7, denominator="min_k")
 
 
 def test_seed001_ranks_are_the_articles():
-    data = rc.seed001_example()
-    y, s, g = data.relevance_for(""), data.scores[rc.SEED001_MODEL], data.groups
+    data = rc.ir_textbook_example()
+    y, s, g = data.relevance_for(""), data.scores[rc.IR_TEXTBOOK_MODEL], data.groups
     b1 = rc.query_breakdown(y, s, g, "topic 1", k=7)
     b2 = rc.query_breakdown(y, s, g, "topic 2", k=7)
     assert (b1.rank[b1.relevant]).tolist() == [1, 2, 4, 7]
@@ -80,9 +80,9 @@ def test_seed001_ranks_are_the_articles():
 
 
 def test_seed001_ap_latex_is_the_articles_sum():
-    data = rc.seed001_example()
-    y, s, g = data.relevance_for(""), data.scores[rc.SEED001_MODEL], data.groups
-    r = rc.report(data, rc.SEED001_MODEL, k=7, gain="linear", denominator="relevant")
+    data = rc.ir_textbook_example()
+    y, s, g = data.relevance_for(""), data.scores[rc.IR_TEXTBOOK_MODEL], data.groups
+    r = rc.report(data, rc.IR_TEXTBOOK_MODEL, k=7, gain="linear", denominator="relevant")
     lines1 = rc.ap_lines(rc.query_breakdown(y, s, g, "topic 1", k=7), r.average_precision)
     lines2 = rc.ap_lines(rc.query_breakdown(y, s, g, "topic 2", k=7), r.average_precision)
     assert lines1[1] == (

@@ -49,12 +49,12 @@ __all__ = [
     "WEIGHTING_USED_BY",
     "UserOffsets",
     "auc_histogram_figure",
+    "four_users_example",
     "gauc_value",
     "model_summary_frame",
     "offset_sweep",
     "offset_sweep_figure",
     "pair_counts",
-    "seed004_example",
     "skipped_counts",
     "user_frame",
     "user_offsets",
@@ -284,7 +284,7 @@ def offset_sweep_figure(sweep: pd.DataFrame, *, strength: float | None = None) -
 # --- seed 004's worked example ----------------------------------------------------------------
 
 
-def seed004_example() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def four_users_example() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Seed 004's worked AUC examples as four users: (labels, scores, user ids).
 
     ``a``: example 1 (AUC 0.75); ``b``: example 2, a tied pair counting one half (AUC 0.875);

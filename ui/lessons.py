@@ -492,9 +492,9 @@ def _gauc_skip(seed: int) -> Exercise:
 def _classic_users() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Four users: the three classic AUC examples (0.75, 0.875 with a tie, 10/12 by ranks)
     and a user who only clicked, whom GAUC leaves out."""
-    from ui.gauc_charts import seed004_example
+    from ui.gauc_charts import four_users_example
 
-    return seed004_example()
+    return four_users_example()
 
 
 def _reversal_data(seed: int) -> tuple[np.ndarray, dict[str, np.ndarray], np.ndarray]:
@@ -595,7 +595,7 @@ def _ranking_random(seed: int) -> Exercise:
 def _ir_map(seed: int) -> Exercise:
     if seed:
         return _ranking_random(seed)
-    ex = ranking_charts.seed001_example()
+    ex = ranking_charts.ir_textbook_example()
     model = ex.models[0]
     rel, s, groups = ex.relevance_for(model), ex.scores[model], ex.groups
     k = 7

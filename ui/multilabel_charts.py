@@ -76,21 +76,21 @@ class ClassScores:
         return np.asarray(self.classes)[np.argmax(self.y, axis=1)]
 
 
-SEED_000 = ClassScores(
+SKLEARN_AP_EXAMPLE = ClassScores(
     name="scikit-learn's average_precision_score: 4 samples × 3 classes",
     y=np.array([[0, 1, 0], [1, 1, 0], [0, 1, 1], [1, 1, 0]], dtype=bool),
     scores=np.array([[0.1, 0.8, 0.3], [0.9, 0.7, 0.5], [0.2, 0.1, 0.9], [0.1, 0.8, 0.6]]),
     classes=("class_0", "class_1", "class_2"),
 )
-SEED_002 = ClassScores(
+LRAP_VS_AP_EXAMPLE = ClassScores(
     name="Label ranking AP vs AP: one row, 4 labels",
     y=np.array([[1, 0, 1, 0]], dtype=bool),
     scores=np.array([[1.0, 0.8, 0.6, 0.4]]),
     classes=("red", "round", "heavy", "spicy"),
 )
 PRESETS = {
-    "mAP 11/12: 4 samples × 3 classes": SEED_000,
-    "LRAP = step AP 5/6: one row": SEED_002,
+    "mAP 11/12: 4 samples × 3 classes": SKLEARN_AP_EXAMPLE,
+    "LRAP = step AP 5/6: one row": LRAP_VS_AP_EXAMPLE,
 }
 
 

@@ -24,10 +24,11 @@ from ui.text import num
 
 __all__ = [
     "CURVE_METRICS",
-    "SEED001_MODEL",
+    "IR_TEXTBOOK_MODEL",
     "QueryBreakdown",
     "RankingInput",
     "ap_lines",
+    "ir_textbook_example",
     "k_grid",
     "metric_at_k_curves",
     "metric_at_k_figure",
@@ -40,10 +41,9 @@ __all__ = [
     "query_gain_figure",
     "report",
     "rr_lines",
-    "seed001_example",
 ]
 
-SEED001_MODEL = "textbook system"
+IR_TEXTBOOK_MODEL = "textbook system"
 
 # (report attribute, short name) of the metrics cut at k, in the order the page shows them.
 CURVE_METRICS = (
@@ -84,7 +84,7 @@ class RankingInput:
         return codes, np.asarray(ids)
 
 
-def seed001_example() -> RankingInput:
+def ir_textbook_example() -> RankingInput:
     """Seed 001's two topics as one system's scores (the retrieved list is the top 7).
 
     Topic 1 has 4 relevant documents, retrieved at ranks 1, 2, 4 and 7. Topic 2 has 5 relevant
@@ -100,8 +100,8 @@ def seed001_example() -> RankingInput:
     groups = np.array(["topic 1"] * len(topic1) + ["topic 2"] * len(topic2))
     return RankingInput(
         name="IR textbook: two topics",
-        models=(SEED001_MODEL,),
-        scores={SEED001_MODEL: scores},
+        models=(IR_TEXTBOOK_MODEL,),
+        scores={IR_TEXTBOOK_MODEL: scores},
         groups=groups,
         relevance_for=lambda model: relevance,
         graded=False,

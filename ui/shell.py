@@ -19,7 +19,7 @@ import threading
 
 import streamlit as st
 
-from ui import budget, data, presentation, sources, thresholds
+from ui import budget, data, presentation, sources, thresholds, touch
 from ui.numbers import plural
 from ui.roles import SCALES
 from ui.safe import md
@@ -230,7 +230,7 @@ def run_app() -> None:
     }
     try:
         current = st.navigation(pages, expanded=True)  # every page listed, none in "View more"
-        __import__("ui.touch").touch.after_navigation(current.url_path)  # LOCAL-TEST-HOOK
+        touch.after_navigation(current.url_path)  # a phone: close the sidebar, page at its top
         presentation.apply([p for section in pages.values() for p in section], current)
         current.run()
     finally:
