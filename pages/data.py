@@ -9,7 +9,7 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from ui import example_source, shell, sources, thresholds
+from ui import shell, sources, thresholds
 from ui.loading import column_summary, mapping_roles
 from ui.numbers import plural
 from ui.roles import ROLES, infer_roles
@@ -23,9 +23,8 @@ n_rows, n_cols = ds.frame.shape
 st.markdown(f"**{md(ds.name)}**: {plural(n_rows, 'row')}, {plural(n_cols, 'column')}.")
 if ds.description:
     st.caption(ds.description)
-example = example_source.is_example(ds)
-if example:  # the typed table is edited here, wide (the sidebar only links to it)
-    example_source.editor()
+if source.data_page is not None:  # the source's own part: a typed table is edited here, wide
+    source.data_page()
 
 
 @st.cache_data(max_entries=8, show_spinner=False)
@@ -110,7 +109,7 @@ if ds.models and ds.prepared.ok:
         },
     )
 
-if not example:  # the editor above shows every row
+if source.data_page is None:  # the source's part above shows the rows
     st.subheader("First rows")
     st.caption("Row numbers count from 1, as in the messages about bad rows.")
     preview = ds.frame.head(200).copy()

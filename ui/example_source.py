@@ -50,7 +50,6 @@ __all__ = [
     "editor",
     "encode",
     "example_dataset",
-    "is_example",
     "read_link",
     "to_csv",
 ]
@@ -179,11 +178,6 @@ def read_link(query_value: str | None) -> pd.DataFrame | None:
         _LOGGER.warning("example link could not be read", exc_info=True)
         st.error("The link's example cannot be read. Showing the default example instead.")
     return None
-
-
-def is_example(ds: Dataset) -> bool:
-    """Whether ``ds`` is this source's table."""
-    return ds.source_id.startswith("example:")
 
 
 def _set_base(table: pd.DataFrame) -> None:

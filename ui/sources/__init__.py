@@ -54,6 +54,7 @@ class Source:
     in_budget: bool = False  # its tables live in the memory budget (ui.budget), per session
     own_model_picker: bool = False  # it draws the model choice itself
     rows: Callable[[Dataset], str] = _rows  # the sidebar's line on the table's size
+    data_page: Callable[[], None] | None = None  # draws the source's own part of the Data page
 
     def owns(self, ds: Dataset) -> bool:
         return ds.source_id.split(":", 1)[0] == self.prefix

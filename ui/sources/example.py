@@ -29,4 +29,4 @@ def link(ds: Dataset) -> dict | None:
 
 
 SOURCE = Source(label="Your example", prefix="example", sidebar=example_source.example_dataset,
-                read_link=read_link, link=link)  # fmt: skip
+                read_link=read_link, link=link, data_page=example_source.editor)  # fmt: skip
