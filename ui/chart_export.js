@@ -283,7 +283,12 @@
       if (camera && !isCamera(camera, gd)) return;
       event.preventDefault();
       event.stopImmediatePropagation(); // before plotly's listener on the button itself
-      downloadOne(gd).catch((error) => console.error("chart download failed", error));
+      downloadOne(gd).catch((error) => {
+        // Never leave the click without a file: plotly's own download, untitled.
+        console.error("titled chart download failed; plotly's own instead", error);
+        const own = options(gd);
+        window.Plotly.downloadImage(gd, { format: formatOf(gd), filename: own.filename, scale: own.scale });
+      });
     },
     true,
   );
