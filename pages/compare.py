@@ -8,13 +8,13 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-import metrics
 from metrics.calibration import calibration_curve
 from metrics.flips import flip_table
 from metrics.significance import format_p
 from ui import (
     band_charts,
     charts,
+    compare_compute,
     compare_many,
     data,
     server_compare,
@@ -115,9 +115,10 @@ with st.container(border=True):
             st.session_state["compare_run_bootstrap_for"] = (ds.key, models, n_resamples)
             st.rerun()
 
+probabilities = thresholds.probabilities(ds, models)  # read once: three sections use it
 table, pairs, found, helps = uncertainty.model_table(
     ds.key, models, n_resamples if wanted else 0, interval == "BCa", max_fpr or None, ds,
-    clustered,
+    clustered, probabilities,
 )  # fmt: skip
 curve_resamples = min(n_resamples, uncertainty.CURVE_RESAMPLES)
 fb = uncertainty.curves(ds.key, models, curve_resamples, ds, clustered) if wanted else None
@@ -715,8 +716,7 @@ if same_labels:
             )
 
     _section("Gains, lift and KS", "gains")
-    gains = {m: metrics.cumulative_gain_curve(y_all, ds.score(m), sample_weight=ds.weight)
-             for m in models}  # fmt: skip
+    gains = {m: compare_compute.gains(ds.key, m, ds) for m in models}
     prevalence_all = float(np.average(y_all, weights=ds.weight))
     gains_col, ks_col = st.columns([3, 2])
     with gains_col:
@@ -728,20 +728,13 @@ if same_labels:
                 name="cumulative-gains",
             )
         with ks_tab:
-            ks_curves = {}
-            for m in models:
-                c = metrics.threshold_counts(y_all, ds.score(m), sample_weight=ds.weight)
-                ks = metrics.ks_statistic(y_all, ds.score(m), sample_weight=ds.weight)
-                # From nothing flagged (0, 0) down through every distinct score.
-                flagged = np.concatenate(([0.0], (c.tps + c.fps) / (c.n_pos + c.n_neg)))
-                gap = np.concatenate(([0.0], c.tps / c.n_pos - c.fps / c.n_neg))
-                ks_curves[m] = (flagged, gap, ks.statistic, ks.threshold)
+            ks_curves = {m: compare_compute.ks(ds.key, m, ds) for m in models}
             chart(charts.ks_figure(ks_curves), key="compare_ks", name="ks")
     with ks_col:
         ks_rows = []
         for m in models:
-            ks = metrics.ks_statistic(y_all, ds.score(m), sample_weight=ds.weight)
-            ks_rows.append({"model": m, "KS": ks.statistic, "at threshold": ks.threshold})
+            _, _, statistic, at = ks_curves[m]
+            ks_rows.append({"model": m, "KS": statistic, "at threshold": at})
         ks_table = pd.DataFrame(ks_rows)
         ks_table["KS"] = [f"{v:.4f}" for v in ks_table["KS"]]
         if wanted:
@@ -763,7 +756,7 @@ if same_labels:
             + (f"; its interval over {curve_resamples} resamples." if wanted else ".")
         )
         lift_model = st.selectbox("Lift table of", models, key="compare_lift_model")
-        lift = metrics.lift_table(y_all, ds.score(lift_model), bins=10, sample_weight=ds.weight)
+        lift = compare_compute.lift(ds.key, lift_model, 10, ds)
         st.dataframe(
             lift,
             hide_index=True,
@@ -782,12 +775,8 @@ if same_labels:
     gain_tp = cost_cols[2].number_input("Benefit of a TP", 0.0, value=0.0, key="compare_gain_tp")
     gain_tn = cost_cols[3].number_input("Benefit of a TN", 0.0, value=0.0, key="compare_gain_tn")
     costs = {
-        m: metrics.expected_cost(
-            y_all, ds.score(m), cost_fp=cost_fp, cost_fn=cost_fn, benefit_tp=gain_tp,
-            benefit_tn=gain_tn, sample_weight=ds.weight,
-        )
-        for m in models
-    }  # fmt: skip
+        m: compare_compute.costs(ds.key, m, cost_fp, cost_fn, gain_tp, gain_tn, ds) for m in models
+    }
     chart(
         charts.cost_figure({m: (c.thresholds, c.cost, c.best) for m, c in costs.items()}),
         key="compare_cost",
@@ -801,14 +790,12 @@ if same_labels:
         )
         + "."
     )
-    if all(ds.score(m).min() >= 0 and ds.score(m).max() <= 1 for m in models):
+    if probabilities:
         _section("Decision curve", "decision-curve")
         grid = uncertainty.DECISION_GRID
         nets = {}
         for m in models:
-            nets[m], treat_all, _ = metrics.net_benefit(
-                y_all, ds.score(m), grid, sample_weight=ds.weight
-            )
+            nets[m], treat_all = compare_compute.net_benefit(ds.key, m, ds)
         bands = uncertainty.decision_bands(fb, models) if wanted else None
         chart(
             charts.decision_curve_figure(grid, nets, treat_all, bands),
@@ -951,10 +938,9 @@ for start in range(0, len(models), per_row):
     for col, m in zip(st.columns(per_row), models[start : start + per_row], strict=False):
         with col:
             chart(
-                charts.score_histogram_figure(
+                charts.class_histogram_figure(
                     m,
-                    scores[m],
-                    y,
+                    *compare_compute.class_histogram(ds.key, m, 40, ds),
                     positive_name=ds.positive_name,
                     negative_name=ds.negative_name,
                     threshold=thresholds.current(ds, m),
@@ -964,7 +950,7 @@ for start in range(0, len(models), per_row):
             )
 st.caption("The dashed line is each model's threshold.")
 
-if all(s.min() >= 0 and s.max() <= 1 for s in scores.values()):
+if probabilities:
     _section("Calibration", "calibration")
     chart_col, text_col = st.columns([3, 2])
     with text_col:

@@ -19,7 +19,7 @@ import threading
 
 import streamlit as st
 
-from ui import budget, data, presentation, sources, thresholds, touch
+from ui import budget, data, presentation, show, sources, thresholds, touch
 from ui.numbers import plural
 from ui.roles import SCALES
 from ui.safe import md
@@ -111,6 +111,7 @@ def _sidebar() -> data.Dataset:
         st.caption(sources.of(ds).rows(ds))
         st.divider()
         presentation.sidebar_controls()
+        show.download_all_button()  # every chart of the page as one zip; titled downloads
     _keep_last_good(ds)
     return ds
 

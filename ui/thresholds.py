@@ -68,6 +68,16 @@ def scale(ds: data.Dataset, model: str) -> Scale:
     return Scale(chosen, f"set by you (read as {SCALES[inferred.kind]}: {inferred.reason})")
 
 
+def probabilities(ds: data.Dataset, models) -> bool:
+    """Whether every one of ``models`` is read as probabilities: its scale (detected, or set in
+    the sidebar) is "probability" and its scores lie in [0, 1] (a scale set by hand on scores
+    outside it would give log loss and net benefit nonsense)."""
+    return all(
+        scale(ds, m).kind == "probability" and ds.score(m).min() >= 0 and ds.score(m).max() <= 1
+        for m in models
+    )
+
+
 def set_scale(model: str, kind: str) -> None:
     """Override a model's scale; its threshold goes back to the new scale's default.
 

@@ -47,16 +47,19 @@ def model_table(
     max_fpr: float | None,
     _ds: Dataset,
     clustered: bool = False,
+    probabilities: bool = False,
 ):
     """The comparison table, its pairs with verdicts, the best model per metric and the helps.
 
-    ``clustered``: every interval and test resamples the dataset's groups (users, queries)."""
+    ``clustered``: every interval and test resamples the dataset's groups (users, queries).
+    ``probabilities``: the models' scores are probabilities (their scales, as
+    :func:`ui.thresholds.probabilities` reads them), so the table adds log loss and Brier."""
     from ui import summaries
 
     y = _ds.labels_for(models[0])
     scores = {m: _ds.score(m) for m in models}
     specs = summaries.metric_specs(
-        probabilities=all(s.min() >= 0 and s.max() <= 1 for s in scores.values()),
+        probabilities=probabilities,
         groups=_ds.prepared.groups,
         max_fpr=max_fpr,
     )
