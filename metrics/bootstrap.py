@@ -44,8 +44,9 @@ import math
 import os
 import sys
 import warnings
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import partial
 from statistics import NormalDist
 from typing import Any
@@ -555,7 +556,8 @@ def _pr_on_grid(b: _Block, grid: np.ndarray) -> np.ndarray:
 
 @dataclass(frozen=True)
 class _Spec:
-    """What to compute besides AUC and AP."""
+    """What to compute: the options of :func:`fast_paired_bootstrap` the kernels read, and the
+    names of the kernels chosen (:func:`_chosen_kernels`)."""
 
     thresholds: np.ndarray | None
     threshold_grid: tuple[np.ndarray, ...] | None
@@ -564,6 +566,7 @@ class _Spec:
     best_thresholds: bool
     max_fpr: float | None = None
     ks: bool = False
+    kernels: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -577,36 +580,138 @@ class _Out:
     prs: list[np.ndarray] | None
 
 
+# --- kernels: one statistic of a block of resamples each -----------------------------------------
+
+
+@dataclass(frozen=True)
+class _Job:
+    """One model on one block of resamples, as a kernel sees it: the model, its per-run sums
+    (``block``), the options, and where model ``k``'s rows ``rows`` of each output go."""
+
+    model: _SortedModel
+    block: _Block
+    spec: _Spec
+    out: _Out
+    rows: slice
+    k: int
+
+    def metric(self, name: str, values: np.ndarray) -> None:
+        self.out.replicates[name][self.rows, self.k] = values
+
+    def rates_at(self, thresholds: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """TP and FP (weight sums) of every resample at ``thresholds``: (B, len(thresholds))."""
+        kp, kn = self.model.at_thresholds(thresholds)
+        return _at(self.block.pos_prefix, kp), _at(self.block.neg_prefix, kn)
+
+
+@dataclass(frozen=True)
+class _Kernel:
+    """A statistic of a block of resamples, registered by name in ``_KERNELS``.
+
+    ``run(job)`` stores its values for ``job.k``; ``wanted(spec)`` says whether the options ask
+    for it; ``metrics(spec)`` names the replicates (intervals) it fills, in result order.
+    """
+
+    run: Callable[[_Job], None]
+    wanted: Callable[[_Spec], bool]
+    metrics: Callable[[_Spec], tuple[str, ...]]
+
+
+_KERNELS: dict[str, _Kernel] = {}
+
+
+def _kernel(name: str, wanted=lambda spec: True, metrics=lambda spec: ()):
+    """Register the decorated ``run(job)`` as the kernel ``name``."""
+
+    def register(run: Callable[[_Job], None]) -> Callable[[_Job], None]:
+        if name in _KERNELS:
+            raise ValueError(f"A bootstrap kernel is already named {name!r}.")
+        _KERNELS[name] = _Kernel(run, wanted, metrics)
+        return run
+
+    return register
+
+
+@_kernel("roc_auc", metrics=lambda spec: ("roc_auc",))
+def _roc_auc_kernel(job: _Job) -> None:
+    job.metric("roc_auc", _roc_auc(job.block))
+
+
+@_kernel("average_precision", metrics=lambda spec: ("average_precision",))
+def _average_precision_kernel(job: _Job) -> None:
+    job.metric("average_precision", _average_precision(job.block))
+
+
+@_kernel(
+    "threshold_rates",
+    wanted=lambda spec: spec.thresholds is not None,
+    metrics=lambda spec: THRESHOLD_METRICS,
+)
+def _threshold_rates_kernel(job: _Job) -> None:
+    b = job.block
+    tp, fp = job.rates_at(job.spec.thresholds[job.k : job.k + 1])
+    for name, v in _rates(tp, fp, b.n_pos, b.n_neg).items():
+        # At a fixed threshold a ratio 0/0 is 0, as metrics.confusion_at_threshold says
+        # (a resample with nothing flagged and no positive has F1 0, not a dropped NaN).
+        job.metric(name, np.nan_to_num(v[:, 0], nan=0.0))
+
+
+@_kernel(
+    "partial_auc",
+    wanted=lambda spec: spec.max_fpr is not None,
+    metrics=lambda spec: ("partial_auc",),
+)
+def _partial_auc_kernel(job: _Job) -> None:
+    job.metric("partial_auc", _partial_auc(job.block, job.spec.max_fpr))
+
+
+@_kernel("ks", wanted=lambda spec: spec.ks, metrics=lambda spec: ("ks",))
+def _ks_kernel(job: _Job) -> None:
+    job.metric("ks", _ks(job.block))
+
+
+@_kernel("best_thresholds", wanted=lambda spec: spec.best_thresholds)
+def _best_thresholds_kernel(job: _Job) -> None:
+    for name, v in _best_thresholds(job.model, job.block).items():
+        job.out.chosen[name][job.rows, job.k] = v
+
+
+@_kernel("threshold_curves", wanted=lambda spec: spec.threshold_grid is not None)
+def _threshold_curves_kernel(job: _Job) -> None:
+    b, k, grid = job.block, job.k, job.spec.threshold_grid[job.k]
+    tp, fp = job.rates_at(grid)
+    for name, v in _rates(tp, fp, b.n_pos, b.n_neg).items():
+        job.out.curves[name][k][job.rows] = v
+    job.out.curves["net_benefit"][k][job.rows] = _net_benefit(tp, fp, b, grid)
+
+
+@_kernel("roc_band", wanted=lambda spec: spec.roc_grid is not None)
+def _roc_band_kernel(job: _Job) -> None:
+    job.out.rocs[job.k][job.rows] = _roc_on_grid(job.block, job.spec.roc_grid)
+
+
+@_kernel("pr_band", wanted=lambda spec: spec.pr_grid is not None)
+def _pr_band_kernel(job: _Job) -> None:
+    job.out.prs[job.k][job.rows] = _pr_on_grid(job.block, job.spec.pr_grid)
+
+
+def _chosen_kernels(spec: _Spec) -> _Spec:
+    """``spec`` with the names of the kernels its options ask for, in registry order."""
+    return replace(spec, kernels=tuple(n for n, kern in _KERNELS.items() if kern.wanted(spec)))
+
+
+def _metric_names(spec: _Spec) -> list[str]:
+    """The replicates (one interval each) of the chosen kernels, in result order."""
+    return [name for kernel in spec.kernels for name in _KERNELS[kernel].metrics(spec)]
+
+
 def _score_block(models, c, rows: slice, w, dtype, spec: _Spec, out: _Out, k: int) -> None:
-    """Every quantity of model ``k`` on one block of resample counts ``c``."""
+    """Every chosen kernel on model ``k`` and one block of resample counts ``c``: the block's
+    per-run sums are made once and every kernel reads them."""
     model = models[k]
-    b = _block(model, c, w, dtype)
-    out.replicates["roc_auc"][rows, k] = _roc_auc(b)
-    out.replicates["average_precision"][rows, k] = _average_precision(b)
-    if spec.max_fpr is not None:
-        out.replicates["partial_auc"][rows, k] = _partial_auc(b, spec.max_fpr)
-    if spec.ks:
-        out.replicates["ks"][rows, k] = _ks(b)
-    if spec.best_thresholds:
-        for name, v in _best_thresholds(model, b).items():
-            out.chosen[name][rows, k] = v
-    if spec.thresholds is not None:
-        kp, kn = model.at_thresholds(spec.thresholds[k : k + 1])
-        tp, fp = _at(b.pos_prefix, kp), _at(b.neg_prefix, kn)
-        for name, v in _rates(tp, fp, b.n_pos, b.n_neg).items():
-            # At a fixed threshold a ratio 0/0 is 0, as metrics.confusion_at_threshold says
-            # (a resample with nothing flagged and no positive has F1 0, not a dropped NaN).
-            out.replicates[name][rows, k] = np.nan_to_num(v[:, 0], nan=0.0)
-    if out.curves is not None:
-        kp, kn = model.at_thresholds(spec.threshold_grid[k])
-        tp, fp = _at(b.pos_prefix, kp), _at(b.neg_prefix, kn)
-        for name, v in _rates(tp, fp, b.n_pos, b.n_neg).items():
-            out.curves[name][k][rows] = v
-        out.curves["net_benefit"][k][rows] = _net_benefit(tp, fp, b, spec.threshold_grid[k])
-    if out.rocs is not None:
-        out.rocs[k][rows] = _roc_on_grid(b, spec.roc_grid)
-    if out.prs is not None:
-        out.prs[k][rows] = _pr_on_grid(b, spec.pr_grid)
+    job = _Job(model, _block(model, c, w, dtype), spec, out, rows, k)
+    for name in spec.kernels:
+        _KERNELS[name].run(job)
 
 
 def _row_means(row_means, m: int, n: int, w) -> dict[str, tuple[np.ndarray, np.ndarray]]:
@@ -1076,15 +1181,14 @@ def fast_paired_bootstrap(
     pr_grid = None if pr_grid is None else np.asarray(pr_grid, dtype=np.float64).reshape(-1)
 
     models = [_SortedModel(y, s) for s in arrays]
-    names = list(AREA_METRICS) + (list(THRESHOLD_METRICS) if thresholds is not None else [])
     if max_fpr is not None:
         if not 0 < max_fpr <= 1:
             raise ValueError(f"max_fpr must be in (0, 1], got {max_fpr!r}.")
         max_fpr = float(max_fpr)
-        names.append("partial_auc")
-    if ks:
-        names.append("ks")
-    spec = _Spec(thresholds, threshold_grid, roc_grid, pr_grid, best_thresholds, max_fpr, ks)
+    spec = _chosen_kernels(
+        _Spec(thresholds, threshold_grid, roc_grid, pr_grid, best_thresholds, max_fpr, bool(ks))
+    )
+    names = _metric_names(spec)
     # The original rows are one resample with every count 1.
     original = _new_out(1, m, names, spec)
     ones = np.ones((1, n), dtype=np.uint8)

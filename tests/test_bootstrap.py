@@ -567,3 +567,44 @@ def test_counts_above_a_byte_take_the_float_path():
             average_precision_score(y, s, sample_weight=c[i]),
         )
         assert (mb._roc_auc(b)[i], mb._average_precision(b)[i]) == want
+
+
+# --- kernels (#21 rule 5: statistics register as named kernels) ----------------------------------
+
+
+def test_each_option_chooses_its_kernel():
+    y, a, b = _case(21, 200)
+    base = mb._chosen_kernels(mb._Spec(None, None, None, None, False))
+    assert base.kernels == ("roc_auc", "average_precision")
+    assert mb._metric_names(base) == ["roc_auc", "average_precision"]
+    every = mb._chosen_kernels(
+        mb._Spec(np.zeros(2), (np.zeros(1),) * 2, np.zeros(1), np.zeros(1), True, 0.5, True)
+    )
+    assert set(every.kernels) == set(mb._KERNELS)
+    assert mb._metric_names(every) == [
+        *mb.AREA_METRICS,
+        *mb.THRESHOLD_METRICS,
+        "partial_auc",
+        "ks",
+    ]
+    r = fast_paired_bootstrap(y, a, b, n_resamples=5, ks=True)
+    assert list(r.results) == ["roc_auc", "average_precision", "ks"]
+    with pytest.raises(ValueError, match="already named"):
+        mb._kernel("ks")(lambda job: None)
+
+
+def test_a_registered_kernel_gets_its_own_intervals(monkeypatch):
+    # A statistic added as a kernel (here the positives' weight in each resample) is computed
+    # block by block from the same per-run sums and gets intervals like the built-in ones.
+    def drawn(job):
+        job.metric("positives_drawn", job.block.n_pos)
+
+    kernel = mb._Kernel(drawn, lambda spec: True, lambda spec: ("positives_drawn",))
+    monkeypatch.setitem(mb._KERNELS, "positives_drawn", kernel)
+    y, a, b = _case(22, 300)
+    r = fast_paired_bootstrap(y, a, b, n_resamples=12, seed=3)
+    want = _counts(y, 3, "poisson", True, 12)[:, y].sum(axis=1)
+    got = r.results["positives_drawn"]
+    assert np.array_equal(got.replicates, np.column_stack([want, want]).astype(float))
+    assert got.models[0].estimate == y.sum()
+    assert got.differences[(0, 1)].estimate == 0.0
