@@ -64,3 +64,30 @@ def test_presentation_mode_enlarges_the_text_inside_charts():
     assert not at.exception
     assert figures(at)
     assert all(f["layout"]["font"]["size"] == PRESENTATION_FONT for f in figures(at))
+
+
+def test_presentation_grows_the_text_sizes_a_figure_sets_itself_once():
+    """Plotly's layout font is a default only: a title, an annotation (an iso-F1 label), an
+    axis or a heatmap's text with its own size ignore it, so the mode grows each of them."""
+    import plotly.graph_objects as go
+
+    from ui.show import PRESENTATION_FONT, finish
+
+    def figure() -> go.Figure:
+        fig = go.Figure(go.Heatmap(z=[[1, 2]], text=[["a", "b"]], textfont=dict(size=16)))
+        fig.update_layout(font=dict(size=13), title=dict(text="t", font=dict(size=13)))
+        fig.add_annotation(x=0, y=0, text="F1=0.2", font=dict(size=10))
+        fig.update_xaxes(tickfont=dict(size=12), title=dict(text="x", font=dict(size=13)))
+        return fig
+
+    def sizes(fig: go.Figure) -> tuple:
+        layout = fig.layout
+        return (layout.font.size, layout.title.font.size, layout.annotations[0].font.size,
+                layout.xaxis.tickfont.size, layout.xaxis.title.font.size, fig.data[0].textfont.size)  # fmt: skip
+
+    assert sizes(finish(figure(), False)) == (13, 13, 10, 12, 13, 16)
+    grown = finish(figure(), True)
+    factor = PRESENTATION_FONT / 13
+    want = (PRESENTATION_FONT, *(round(s * factor, 1) for s in (13, 10, 12, 13, 16)))
+    assert sizes(grown) == want
+    assert sizes(finish(grown, True)) == want  # done once: a shared figure is not grown again
