@@ -13,18 +13,30 @@ above it and tied with it. From these come, for a block of resamples at once:
   threshold is;
 * ROC curves on an FPR grid (vertical averaging) and precision on a recall grid, for bands.
 
-The prefix sums over a block of resamples are one matrix product: the counts, reshaped into
-runs of ``_K`` columns, times an upper-triangular matrix of ones, plus the running total of the
-runs. In float32 this is exact while a resample holds fewer than 2**24 rows (float64 beyond, or
-with sample weights).
+Unweighted counts of at most 31 (every Poisson and multinomial block in practice) take the byte
+path (:class:`_BytePrefix`): the block's counts are transposed once (a row per data row, a
+column per resample), each model gathers its sorted rows as whole rows of bytes, and the prefix
+sums down each group of 8 rows fit a byte (8 x 31 = 248), so they are whole-row uint8 additions;
+a uint16 level over groups of 64 and an int32 running total finish them, exact. The sums come
+out resamples across, the order in which the AP terms are added. Sample weights, or a count
+above 31, take the float path (:class:`_FloatPrefix`): the counts, reshaped into runs of ``_K``
+columns, times an upper-triangular matrix of ones, plus the running total of the runs, exact in
+float32 while a resample holds fewer than 2**24 rows (float64 beyond, or with weights).
+
+Each statistic is a kernel registered by name in ``_KERNELS`` (``roc_auc``,
+``average_precision``, ``threshold_rates``, ``partial_auc``, ``ks``, ``best_thresholds``,
+``threshold_curves``, ``roc_band``, ``pr_band``): a function of one model's block of
+resamples; the options of :func:`fast_paired_bootstrap` choose which run, and each names the
+intervals it fills.
 
 Draws
 -----
 ``counts="poisson"`` (the default, as TFMA does): every row is drawn a Poisson(1) number of
 times, independently, so a resample's size and class balance vary around the original ones.
-The counts come from 16 random bits per row through an exact inverse-CDF table; the few bit
-patterns that straddle two counts (about 2 in 10,000) are settled with a second uniform double,
-so the counts follow Poisson(1) to double precision.
+The counts come from 16 random bits per row through an exact inverse-CDF table (applied as
+three comparisons of the high byte, with the table itself for the ~3% of rows whose high byte
+leaves the count open); the few bit patterns that straddle two counts (about 2 in 10,000) are
+settled with a second uniform double, so the counts follow Poisson(1) to double precision.
 
 ``counts="multinomial"``: ``n`` rows drawn with replacement, within each class when
 ``stratified`` (so each class keeps its row count): the very draws of
@@ -1136,11 +1148,12 @@ def fast_paired_bootstrap(
 
     Notes
     -----
-    Cost per block of resamples and model: one gather of the counts into sorted order, one
-    float32 matrix product for the prefix sums, and work on the distinct positive scores only.
-    1000 resamples of 1e5 rows for two models, AUC and AP, take about a second on two cores
-    (``python -m bench.bench_bootstrap``), against about 12 s per metric for
-    :func:`metrics.paired_bootstrap`. The curves on grids add a loop over resamples.
+    Cost per block of resamples and model: one gather of the (transposed) counts into sorted
+    order, byte additions for the prefix sums, and work on the distinct positive scores only
+    (see the module notes). ``python -m bench.bench_bootstrap`` prints the time of 1000
+    resamples of 1e5 rows for two models, AUC and AP, as a multiple of one
+    :func:`metrics.roc_auc_score` call in the same run (issue #19's target: 300x), against
+    :func:`metrics.paired_bootstrap`, which calls each metric once per resample.
 
     Examples
     --------
