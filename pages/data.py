@@ -35,17 +35,18 @@ def _guesses(source_id: str, _frame: pd.DataFrame) -> dict[str, tuple[str, str]]
 guesses = _guesses(ds.source_id, ds.frame)
 roles = mapping_roles(ds.frame, ds.mapping)
 summary = column_summary(ds.frame, ds.mapping)
-summary.insert(
-    2,
-    "why",
-    [
-        guesses[c][1]
-        if guesses[c][0] == roles[c]
-        else ("chosen by you" if source.roles_editable else "set by the dataset")
-        + f" (the guess was {guesses[c][0]}: {guesses[c][1]})"
-        for c in summary["column"]
-    ],
-)
+# A text column has no min or max: a dash, not "None". The long "why" goes last, so the
+# short columns stay in view at 1280 px and only the explanation runs off to the right.
+for bound in ("min", "max"):
+    if bound in summary:
+        summary[bound] = ["—" if v is None or v != v else f"{v:.6g}" for v in summary[bound]]
+summary["why"] = [
+    guesses[c][1]
+    if guesses[c][0] == roles[c]
+    else ("chosen by you" if source.roles_editable else "set by the dataset")
+    + f" (the guess was {guesses[c][0]}: {guesses[c][1]})"
+    for c in summary["column"]
+]
 editable = source.roles_editable and not ds.mapping.per_class
 
 
@@ -61,7 +62,9 @@ column_config = {
     "role": st.column_config.SelectboxColumn(
         options=list(ROLES), required=True, help="What the column is used for."
     ),
-    "why": st.column_config.TextColumn(width="large", help="Why the role was guessed."),
+    "why": st.column_config.TextColumn(help="Why the role was guessed."),
+    "min": st.column_config.TextColumn(help="The smallest value of a numeric column."),
+    "max": st.column_config.TextColumn(help="The largest value of a numeric column."),
     "missing": st.column_config.NumberColumn(help="Empty cells."),
 }
 if editable:
@@ -93,10 +96,10 @@ if ds.models and ds.prepared.ok:
             {
                 "model": m,
                 "scale": sc.title,
-                "why": sc.reason,
                 "default threshold": value,
-                "rule": rule,
                 "threshold now": thresholds.current(ds, m),
+                "rule": rule,
+                "why": sc.reason,
             }
         )
     st.dataframe(
