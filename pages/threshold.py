@@ -238,8 +238,16 @@ with st.container(border=True):
     if choice.threshold is None:
         st.caption(f"No threshold reaches the target {target:g} for {preset.lower()}.")
     else:
+        # What the preset maximised (or, for least cost, minimised), said by name.
+        criterion = {
+            "Max F-beta": f"F{beta:g}",
+            "Youden's J": "J = TPR − FPR",
+            "Precision ≥ target": f"recall, the highest with precision ≥ {target:g}",
+            "Recall ≥ target": f"precision, the highest with recall ≥ {target:g}",
+            "Least cost": "total cost, the least",
+        }[preset]
         st.caption(
-            f"{preset}: threshold {choice.threshold:.6g} (criterion value {choice.value:.4g})."
+            f"{preset}: threshold {choice.threshold:.6g}, where {criterion} is {choice.value:.4g}."
         )
 
 if rates_col is None:
