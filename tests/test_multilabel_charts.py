@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import warnings
+from fractions import Fraction
 
 import numpy as np
 import pytest
@@ -212,9 +213,12 @@ def test_capture_keeps_warnings_from_the_console():
 
 
 def test_fractions_only_when_exact():
-    assert mc.exact_fraction(11 / 12) == mc.Fraction(11, 12)
-    assert mc.exact_fraction(0.123456789) is None
-    assert mc.exact_fraction(1.0) is None
+    assert mc.exact_fraction(11 / 12, 200, whole=False) == Fraction(11, 12)
+    assert mc.exact_fraction(0.123456789, 200, whole=False) is None
+    assert mc.exact_fraction(1.0, 200, whole=False) is None
+    assert mc.exact_fraction(1.0) == 1  # the AP lab's reading: a whole number is a fraction
+    assert mc.fmt(11 / 12) == "0.9167 = 11/12"
+    assert mc.fmt(1.0) == "1.0000"
     assert mc.fmt(float("nan")) == "undefined"
     assert mc.fmt(0.9488123) == "0.9488"
     assert mc.tex(0.75) == r"\tfrac{3}{4}"

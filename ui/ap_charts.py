@@ -20,7 +20,7 @@ import plotly.graph_objects as go
 import metrics
 from metrics import AP_METHOD_SOURCES, AP_METHODS, APBreakdown, APStepTable, ScoreGridAP
 from ui.charts import _BASE_LAYOUT, MAX_POINTS, PALETTE, sample_indices
-from ui.numbers import difference_text
+from ui.numbers import difference_text, exact_fraction
 from ui.text import num
 
 __all__ = [
@@ -93,16 +93,6 @@ FORMULAS = {
 
 
 # --- exact numbers ----------------------------------------------------------------------------
-
-
-def exact_fraction(value: float, max_denominator: int = 1000) -> Fraction | None:
-    """The fraction with denominator <= ``max_denominator`` that ``value`` is (to rounding error),
-    or None when there is none."""
-    value = float(value)
-    if not math.isfinite(value):
-        return None
-    f = Fraction(value).limit_denominator(max_denominator)
-    return f if math.isclose(float(f), value, rel_tol=1e-12, abs_tol=1e-15) else None
 
 
 def exact_text(value: float, digits: int = 4) -> str:

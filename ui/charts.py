@@ -9,6 +9,7 @@ import plotly.graph_objects as go
 import plotly.io as pio
 
 from metrics import Confusion, ThresholdCounts
+from ui.numbers import count
 from ui.safe import label
 
 # One colour per role, used across every chart so a reader learns them once.
@@ -62,10 +63,6 @@ def sample_indices(n: int, max_points: int = MAX_POINTS, keep: tuple[int, ...] =
     return np.unique(np.concatenate((spread, extra)))
 
 
-def _fmt_count(value: float) -> str:
-    return f"{int(value):,}" if float(value).is_integer() else f"{value:,.3f}"
-
-
 def confusion_matrix_figure(
     c: Confusion,
     *,
@@ -84,7 +81,7 @@ def confusion_matrix_figure(
     if normalize is None:
         shown = counts
         text = [
-            [f"{names[i, j]}<br>{_fmt_count(counts[i, j])}" for j in range(2)] for i in range(2)
+            [f"{names[i, j]}<br>{count(counts[i, j])}" for j in range(2)] for i in range(2)
         ]
     else:
         axis = {"true": 1, "pred": 0}[normalize]
@@ -92,7 +89,7 @@ def confusion_matrix_figure(
         shown = np.divide(counts, totals, out=np.zeros_like(counts), where=totals != 0)
         text = [
             [
-                f"{names[i, j]}<br>{shown[i, j]:.1%}<br>({_fmt_count(counts[i, j])})"
+                f"{names[i, j]}<br>{shown[i, j]:.1%}<br>({count(counts[i, j])})"
                 for j in range(2)
             ]
             for i in range(2)

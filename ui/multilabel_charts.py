@@ -10,7 +10,6 @@ from __future__ import annotations
 import warnings
 from collections.abc import Callable
 from dataclasses import dataclass
-from fractions import Fraction
 from typing import Any
 
 import numpy as np
@@ -20,7 +19,7 @@ import plotly.graph_objects as go
 import metrics
 from metrics import ThresholdCounts
 from ui.charts import _BASE_LAYOUT, PALETTE, sample_indices
-from ui.numbers import count
+from ui.numbers import count, exact_fraction
 from ui.text import num
 
 MODES = ("macro", "micro", "weighted", "samples")
@@ -251,21 +250,11 @@ def summarize_averaging(p: ClassScores) -> AveragingSummary:
 # --- formatting ------------------------------------------------------------------------------
 
 
-def exact_fraction(x: float, max_denominator: int = 200) -> Fraction | None:
-    """The fraction ``x`` is (to 1e-12) if its denominator is small and not 1, else None."""
-    if not np.isfinite(x):
-        return None
-    f = Fraction(float(x)).limit_denominator(max_denominator)
-    if f.denominator == 1 or abs(float(f) - float(x)) > 1e-12:
-        return None
-    return f
-
-
 def fmt(x: float) -> str:
     """A value to 4 decimals, with its exact fraction when it has a small one; NaN = undefined."""
     if not np.isfinite(x):
         return "undefined"
-    f = exact_fraction(x)
+    f = exact_fraction(x, 200, whole=False)
     return f"{x:.4f}" + (f" = {f.numerator}/{f.denominator}" if f else "")
 
 
@@ -273,7 +262,7 @@ def tex(x: float, digits: int = 4) -> str:
     r"""A value for LaTeX: ``\tfrac{a}{b}`` when it is a small exact fraction."""
     if not np.isfinite(x):
         return r"\text{undefined}"
-    f = exact_fraction(x)
+    f = exact_fraction(x, 200, whole=False)
     if f:
         return rf"\tfrac{{{f.numerator}}}{{{f.denominator}}}"
     x = float(x)

@@ -8,8 +8,9 @@ difference, and is never displayed as one.
 from __future__ import annotations
 
 import math
+from fractions import Fraction
 
-__all__ = ["REL_TOL", "difference_text", "plural", "same"]
+__all__ = ["REL_TOL", "count", "difference_text", "exact_fraction", "plural", "same"]
 
 REL_TOL = 1e-12
 ABS_TOL = 1e-15  # near 0, where a relative tolerance means nothing
@@ -42,3 +43,18 @@ def plural(count: float, noun: str, plural_form: str | None = None) -> str:
     """``"1 user"``, ``"2 users"``, ``"1,234 users"`` (an irregular plural may be given)."""
     word = noun if count == 1 else (plural_form or noun + "s")
     return f"{count:,} {word}"
+
+
+def exact_fraction(
+    value: float, max_denominator: int = 1000, *, whole: bool = True
+) -> Fraction | None:
+    """The fraction with denominator <= ``max_denominator`` that ``value`` is (equal up to
+    round-off, as :func:`same` says), or None when there is none, or when it is a whole
+    number and ``whole`` is False (a text that shows "= a/b" has nothing to add to "1")."""
+    value = float(value)
+    if not math.isfinite(value):
+        return None
+    f = Fraction(value).limit_denominator(max_denominator)
+    if not same(float(f), value) or (f.denominator == 1 and not whole):
+        return None
+    return f
