@@ -97,3 +97,17 @@ def open_options(page, combo, attempts: int = 4, wait=None) -> None:
             if attempt == attempts - 1:
                 raise
             page.keyboard.press("Escape")
+
+
+def sized_page(browser, request, width: int, height: int):
+    """A fixture body: a tab of ``width`` x ``height`` pixels, and a full-page screenshot in
+    ``test-artifacts/`` when the test using it failed (``yield from`` it in a fixture)."""
+    context = browser.new_context(viewport={"width": width, "height": height})
+    pg = context.new_page()
+    yield pg
+    report = getattr(request.node, "rep_call", None)
+    if report is not None and report.failed:
+        artifacts = ROOT / "test-artifacts"
+        artifacts.mkdir(exist_ok=True)
+        pg.screenshot(path=artifacts / f"FAILED-{request.node.name}.png", full_page=True)
+    context.close()

@@ -15,6 +15,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.lens_browser import sized_page
 from tests.test_browser import (  # noqa: F401  (fixtures used by name, the skip without Chromium)
     ARTIFACTS,
     browser,
@@ -43,14 +44,7 @@ TO_TOP = """() => { window.scrollTo(0, 0);
 @pytest.fixture
 def tab(browser, request):  # noqa: F811
     """A tab the size of a 1280x720 projector."""
-    context = browser.new_context(viewport={"width": WIDTH, "height": HEIGHT})
-    pg = context.new_page()
-    yield pg
-    report = getattr(request.node, "rep_call", None)
-    if report is not None and report.failed:
-        ARTIFACTS.mkdir(exist_ok=True)
-        pg.screenshot(path=ARTIFACTS / f"FAILED-{request.node.name}.png", full_page=True)
-    context.close()
+    yield from sized_page(browser, request, WIDTH, HEIGHT)
 
 
 def _idle(tab, timeout: float = 30_000) -> None:

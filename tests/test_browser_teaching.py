@@ -13,6 +13,7 @@ import contextlib
 import pytest
 from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
+from tests.lens_browser import sized_page
 from tests.test_browser import (  # noqa: F401  (fixtures used by name)
     ARTIFACTS,
     _choose,
@@ -35,14 +36,7 @@ N_POS = N_NEG = 4
 @pytest.fixture
 def projector(browser, request):  # noqa: F811
     """A page the size of a 1280x720 projector."""
-    context = browser.new_context(viewport={"width": 1280, "height": 720})
-    pg = context.new_page()
-    yield pg
-    report = getattr(request.node, "rep_call", None)
-    if report is not None and report.failed:
-        ARTIFACTS.mkdir(exist_ok=True)
-        pg.screenshot(path=ARTIFACTS / f"FAILED-{request.node.name}.png", full_page=True)
-    context.close()
+    yield from sized_page(browser, request, 1280, 720)
 
 
 MATRIX_TEXTS = """() => [...document.querySelectorAll('.st-key-step_through_matrix text')]
