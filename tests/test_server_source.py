@@ -160,3 +160,27 @@ def test_gauc_and_compare_read_the_engines_sums(tmp_path, monkeypatch):
     at.switch_page("pages/multilabel.py").run()
     assert not at.exception, at.exception
     assert any("needs the table's rows" in i.value for i in at.info)
+
+
+def test_a_bundled_sample_on_the_server_keeps_its_class_names(tmp_path, monkeypatch):
+    """The breast cancer sample served from the data directory says malignant / benign, as the
+    sample does, not "label = 1 / label ≠ 1"; another table says its label and positive."""
+    import shutil
+
+    from ui import data
+
+    root = tmp_path / "data"
+    root.mkdir()
+    spec = data.BUNDLED["breast_cancer"]
+    shutil.copy(data.SAMPLE_DIR / spec.file, root / spec.file)
+    _table().to_parquet(root / "impressions.parquet")
+    monkeypatch.setenv("METRICS_LENS_DATA_DIR", str(root))
+    at = _open(root, spec.file)
+    at.switch_page("pages/threshold.py").run()
+    assert not at.exception, at.exception
+    shown = " ".join(m.value for m in at.markdown)
+    assert f"predicted {spec.positive_name}" in shown
+    at.selectbox(key="server_file").set_value("impressions.parquet").run()
+    assert not at.exception, at.exception
+    shown = " ".join(m.value for m in at.markdown)
+    assert "predicted clicked = 1" in shown

@@ -200,6 +200,15 @@ def _shown(paths: tuple[str, ...]) -> str:
     return f"{names[0]} and {len(names) - 1} more file{'s' if len(names) > 2 else ''}"
 
 
+def _class_names(s) -> tuple[str, str]:
+    """(positive, negative) as the pages say them: a bundled sample served from the server
+    keeps its names (malignant / benign); any other table says its label and positive value."""
+    for spec in data.BUNDLED.values():
+        if Path(s.source).name == spec.file and s.label == spec.mapping.label:
+            return spec.positive_name, spec.negative_name
+    return f"{s.label} = {s.positive}", f"{s.label} ≠ {s.positive}"
+
+
 def model_dataset(source: ServerTable, model: str, source_id: str) -> data.Dataset:
     """One model's per-score table as a weighted table the pages read like raw rows."""
     s = source.summary
@@ -209,6 +218,7 @@ def model_dataset(source: ServerTable, model: str, source_id: str) -> data.Datas
     frame = pd.DataFrame({"label": np.where(y, 1, 0), model: scores, "rows": w})
     mapping = ColumnMapping(label="label", scores=(model,), pos_label=1, weight="rows")
     key = f"{source_id}#{model}"
+    names = _class_names(s)
     return data.Dataset(
         source_id=key,
         name=f"{Path(s.source).name} · {model}",
@@ -217,8 +227,8 @@ def model_dataset(source: ServerTable, model: str, source_id: str) -> data.Datas
         prepared=data._prepare(key, mapping, False, frame),
         description=f"{s.rows:,} rows reduced by {s.engine} to {m.distinct_scores:,} distinct "
         "scores, weighted by their counts.",
-        positive_name=f"{s.label} = {s.positive}",
-        negative_name=f"{s.label} ≠ {s.positive}",
+        positive_name=names[0],
+        negative_name=names[1],
         engine=source,
     )
 
