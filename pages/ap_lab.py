@@ -285,6 +285,7 @@ with st.expander("The points each method sums"):
     )
 
 # --- 4. "11-point" as fixed score thresholds vs VOC's 11 recall levels ---------------------
+GRID_WIDTHS = {"score ≥": 50, "TP": 42, "FP": 42, "contribution": 88}
 st.subheader('"11-point": fixed score thresholds vs VOC\'s 11 recall levels')
 grid_col, voc_col = st.columns(2)
 with grid_col:
@@ -295,14 +296,19 @@ with grid_col:
         delta_color="off",
         delta_arrow="off",
     )
+    grid_table = ap_charts.grid_frame(lab.grid)
     st.dataframe(
-        ap_charts.grid_frame(lab.grid),
+        grid_table,
         hide_index=True,
         key="aplab_grid",
         height=ELEVEN_ROWS,
-        column_config={
-            c: st.column_config.NumberColumn(format="%.4f")
-            for c in ("precision", "recall", "Δ recall", "contribution")
+        width="stretch",  # half a page at 1280 px: every column, "contribution" too, in view
+        column_config={  # pixel widths: seven columns in half of a 1280 px page
+            c: st.column_config.NumberColumn(
+                format="%.4f" if c in ("precision", "recall", "Δ recall", "contribution") else None,
+                width=GRID_WIDTHS.get(c, 58),
+            )
+            for c in grid_table.columns
         },
     )
 with voc_col:
@@ -318,8 +324,9 @@ with voc_col:
         hide_index=True,
         key="aplab_levels",
         height=ELEVEN_ROWS,
+        width="stretch",  # half a page at 1280 px: every column, "contribution" too, in view
         column_config={
-            c: st.column_config.NumberColumn(format="%.4f")
+            c: st.column_config.NumberColumn(format="%.4f", width="small")
             for c in ("best precision there", "weight", "contribution")
         },
     )
