@@ -59,7 +59,12 @@ if __package__ in (None, ""):
 
 import numpy as np  # noqa: E402
 
-from bench.bench_coverage import MU, SHARED_ROW_NOISE, Design, simulate, truth  # noqa: E402
+from bench.bench_coverage import (  # noqa: E402
+    Design,
+    population_truth,
+    simulate,
+    truth,
+)
 from metrics import (  # noqa: E402
     ap_jackknife,
     average_precision_score,
@@ -86,27 +91,6 @@ METHODS = (
     "multinomial basic",
     "multinomial BC",
 )
-
-
-def population_truth(prevalence: float) -> dict[str, float]:
-    """Exact population AUC and AP of one model under the bench's independent-row generator.
-
-    Negatives' scores ~ N(0, s), positives' ~ N(MU, s), s = sqrt(1 + SHARED_ROW_NOISE^2):
-    AUC = Phi(MU / (s sqrt 2)); AP = integral of precision(t) dTPR(t), precision =
-    pi TPR / (pi TPR + (1 - pi) FPR), on a fine grid of thresholds (trapezoid in TPR).
-    """
-    s = math.sqrt(1.0 + SHARED_ROW_NOISE**2)
-    nd = NormalDist()
-    auc = nd.cdf(MU / (s * math.sqrt(2.0)))
-    t = np.linspace(MU + 12 * s, -12 * s, 400_001)  # descending thresholds
-    erfc = np.vectorize(math.erfc)
-    tpr = 0.5 * erfc((t - MU) / (s * math.sqrt(2.0)))
-    fpr = 0.5 * erfc(t / (s * math.sqrt(2.0)))
-    with np.errstate(invalid="ignore", divide="ignore"):
-        prec = prevalence * tpr / (prevalence * tpr + (1 - prevalence) * fpr)
-    prec[0] = 1.0 if not np.isfinite(prec[0]) else prec[0]
-    ap = float(np.sum(0.5 * (prec[1:] + prec[:-1]) * np.diff(tpr)))
-    return {"AUC": float(auc), "AP": ap}
 
 
 def _quantiles(values: np.ndarray, levels) -> tuple[float, float]:
