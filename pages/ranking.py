@@ -8,7 +8,7 @@ import numpy as np
 import streamlit as st
 
 from ui import ranking_charts as rc
-from ui import shell
+from ui import server_ranking, shell
 from ui.explain import explain
 from ui.numbers import plural
 from ui.safe import md
@@ -19,7 +19,6 @@ ds, model = shell.page_context()
 MAX_K = 100  # the k slider stops here, however long the longest query
 MAX_QUERY_OPTIONS = 2000  # queries listed in the inspector's picker; others can be typed
 MAX_INSPECTED_ROWS = 500
-ROW_HELP = "The row in the data, counting from 1 (after any dropped rows)."
 EXAMPLES = {"dataset": "Sidebar dataset", "seed001": "IR textbook example (2 topics)"}
 DENOMINATORS = {"relevant": "All relevant (R)", "min_k": "min(k, R)"}
 DENOMINATOR_HELP = [
@@ -33,16 +32,6 @@ GAIN_HELP = [
 ]
 
 
-@st.cache_data(max_entries=64, show_spinner=False)
-def _report(key: tuple, model: str, k: int, gain: str, denominator: str, _data: rc.RankingInput):
-    return rc.report(_data, model, k=k, gain=gain, denominator=denominator)
-
-
-@st.cache_data(max_entries=16, show_spinner="Computing the metrics at every k...")
-def _curves(key: tuple, models: tuple, ks: tuple, gain: str, denominator: str, _data):
-    return rc.metric_at_k_curves(_data, models, ks, gain=gain, denominator=denominator)
-
-
 st.header("Ranking")
 source = (
     st.segmented_control(
@@ -52,8 +41,7 @@ source = (
 )
 
 if source == "seed001":
-    data = rc.ir_textbook_example()
-    cache_key: tuple = ("seed001",)
+    data = server_ranking.RowsRanking(rc.ir_textbook_example(), ("seed001",))
     model = rc.IR_TEXTBOOK_MODEL
     st.caption(
         "The IR textbook example (Manning, Raghavan & Schütze, Introduction to Information "
@@ -62,58 +50,18 @@ if source == "seed001":
         "below the 7 retrieved). Binary relevance."
     )
 else:
-    if shell.needs(
-        ds, "rows", "Ranking per query",
-        "On the command line, metrics.sql.ranking_summary computes P@k, MAP@k, NDCG@k and MRR "
-        "per query on the engine. The IR textbook example above works here.",
-    ):  # fmt: skip
+    # The dataset's rows, or a server table's engine; None after saying why it cannot rank.
+    data = server_ranking.for_dataset(ds)
+    if data is None:
         st.stop()
-    groups = ds.prepared.groups
-    if groups is None:
-        st.info(
-            "Ranking metrics need query-grouped rows. Map a query / user id column in the "
-            'sidebar (Upload, Columns), pick the "Search ranking" sample dataset, or open the '
-            "IR textbook example above."
-        )
-        st.button(
-            'Use the "Search ranking" sample',
-            key="ranking_use_sample",
-            on_click=shell.set_state,
-            kwargs={"source": "Sample dataset", "dataset": "query_ranking"},
-            icon=":material/format_list_numbered:",
-        )
-        st.stop()
-    graded = ds.mapping.graded and ds.prepared.relevance is not None
-    relevance = ds.prepared.relevance
-    data = rc.RankingInput(
-        name=ds.name,
-        models=ds.models,
-        scores={m: ds.score(m) for m in ds.models},
-        groups=groups,
-        relevance_for=(
-            (lambda m: relevance) if graded else (lambda m: ds.labels_for(m).astype(np.float64))
-        ),
-        graded=graded,
-    )
-    cache_key = (ds.key, ds.prepared.n_dropped)
-    st.caption(
-        f"**{md(model)}** on {md(ds.name)}: each {md(ds.mapping.group)} is a query, its rows "
-        "ranked by descending score (tied scores keep the row order). "
-        + (
-            f"Graded relevance from {md(ds.mapping.label)} (> 0 is relevant)."
-            if graded
-            else f"Relevance is 1 for {md(ds.positive_name)}, else 0."
-        )
-        + (" Sample weights are not used here." if ds.weight is not None else "")
-    )
+    st.caption(f"**{md(model)}** {data.caption}")
 
 try:
-    lengths = _report(cache_key, model, 1, "linear", "relevant", data).n_docs
-except ValueError as exc:  # e.g. query ids of mixed types in an upload
-    st.warning(str(exc))
+    longest = data.longest(model)
+except ValueError as exc:  # query ids of mixed types in an upload; the engine's sentence
+    st.warning(md(str(exc), limit=400))
     st.stop()
-longest = int(lengths.max())
-k_max = max(2, min(MAX_K, longest))
+k_max = max(2, min(MAX_K, longest or MAX_K))
 k_key = f"ranking_k_{source}"
 st.session_state.setdefault(k_key, 7 if source == "seed001" else 10)
 st.session_state[k_key] = min(max(int(st.session_state[k_key]), 1), k_max)
@@ -125,8 +73,12 @@ with st.container(border=True):
         1,
         k_max,
         key=k_key,
-        help=f"The longest query has {longest:,} rows"
-        + (f"; the slider stops at {MAX_K}." if longest > MAX_K else "."),
+        help=(
+            f"The longest query has {longest:,} rows"
+            + (f"; the slider stops at {MAX_K}." if longest > MAX_K else ".")
+            if longest
+            else f"Up to {MAX_K}."
+        ),
     )
     denominator = den_col.radio(
         "AP@k divides by",
@@ -144,18 +96,17 @@ with st.container(border=True):
         help="For 0/1 relevance both gains are the same (2^1 − 1 = 1).",
     )
 
-reports = {m: _report(cache_key, m, k, gain, denominator, data) for m in data.models}
-chosen = reports[model]
-if chosen.n_skipped == chosen.n_queries:
+table = data.table(k, gain, denominator)
+row = table.set_index("model").loc[model]
+counted = int(row["queries counted"])
+n_queries = counted + int(row["skipped"])
+if counted == 0:
     st.warning(
-        f"None of the {chosen.n_queries:,} queries has a relevant document for {md(model)}: "
+        f"None of the {n_queries:,} queries has a relevant document for {md(model)}: "
         "every ranking metric is undefined. Check the label mapping in the sidebar."
     )
     st.stop()
-
-table = rc.model_metrics_table(reports, k)
-row = table.set_index("model").loc[model]
-counted = int(row["queries counted"])
+chosen = data.report(model, k=k, gain=gain, denominator=denominator)
 cards = [
     (f"P@{k}", row[f"P@{k}"], f"Share of the top {k} that is relevant (divides by {k} even "
      "when a query has fewer rows)."),
@@ -175,8 +126,8 @@ columns[-1].metric(
     "(trec_eval would score them 0).",
 )
 st.caption(
-    f"Means over {counted:,} of {chosen.n_queries:,} queries; "
-    f"{chosen.n_skipped:,} skipped (no relevant document)."
+    f"Means over {counted:,} of {n_queries:,} queries; "
+    f"{int(row['skipped']):,} skipped (no relevant document)."
 )
 
 if source == "seed001":
@@ -209,17 +160,25 @@ if len(data.models) > 1:
     )
 
 st.subheader("Metrics at every cut-off")
-ks = rc.k_grid(k_max, data.n_rows, len(data.models))
-curves = _curves(cache_key, data.models, ks, gain, denominator, data)
-chart(rc.metric_at_k_figure(ks, curves, k=k), key="ranking_curves")
-st.caption(
-    "Means over the counted queries at each k"
-    + (f" ({len(ks)} values of k from 1 to {k_max})" if len(ks) < k_max else "")
-    + "; the dashed line is the chosen k."
-    + (" With min(k, R), MAP@k can fall as k grows." if denominator == "min_k" else "")
-)
+at_every_k = data.curves(k_max, gain, denominator)  # None: the engine asks first
+if at_every_k is not None:
+    ks, curves = at_every_k
+    chart(rc.metric_at_k_figure(ks, curves, k=k), key="ranking_curves")
+    st.caption(
+        "Means over the counted queries at each k"
+        + (f" ({len(ks)} values of k from 1 to {k_max})" if len(ks) < k_max else "")
+        + "; the dashed line is the chosen k."
+        + (" With min(k, R), MAP@k can fall as k grows." if denominator == "min_k" else "")
+    )
 
 st.subheader("Per query")
+if chosen is None:
+    st.info(
+        f"The engine kept the means only: {n_queries:,} queries is more than the per-query "
+        "values metrics.sql.ranking_summary returns (its cap). The table, the spread and the "
+        "query inspector need those values; upload a sample of the table for them."
+    )
+    st.stop()
 frame = rc.per_query_frame(chosen)
 hist_col, table_col = st.columns([2, 3])
 with hist_col:
@@ -272,15 +231,7 @@ if type_col is not None:
     elif typed:
         st.warning(f"No query has the id {md(typed)}; showing {md(picked)}.")
 qi = index_of[picked]
-b = rc.query_breakdown(
-    data.relevance_for(model),
-    data.scores[model],
-    data.groups,
-    chosen.query[qi],
-    k=k,
-    gain=gain,
-    denominator=denominator,
-)
+b = data.breakdown(model, chosen.query[qi], k=k, gain=gain, denominator=denominator)
 if b.n_relevant:
     st.markdown(
         f"Query **{md(picked)}**: {plural(b.n_docs, 'document')}, {b.n_relevant:,} relevant. "
@@ -307,7 +258,7 @@ st.dataframe(
         c: st.column_config.NumberColumn(c, format="%.4f")
         for c in ("precision@i", "AP term", "1/log2(i+1)", "DCG term", "ideal DCG term")
     }
-    | {"row": st.column_config.NumberColumn("row", help=ROW_HELP)},
+    | {"row": st.column_config.NumberColumn("row", help=data.row_help)},
     key="ranking_query_table",
 )
 st.caption(
