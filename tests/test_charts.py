@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import numpy as np
+import plotly.graph_objects as go
+import plotly.io as pio
 import pytest
+from plotly.colors import get_colorscale
 
 import metrics
 from ui import charts
@@ -84,6 +87,107 @@ def test_confusion_matrix_normalised_by_row_and_column():
     by_col = charts.confusion_matrix_figure(c, normalize="pred").data[0]
     np.testing.assert_allclose(by_col.z, [[50 / 60, 10 / 40], [10 / 60, 30 / 40]])
     assert "TP<br>30" in by_row.text[1][1] or "TP" in by_row.text[1][1]
+
+
+def shown_matrix(fig, *, presentation: bool = False) -> dict:
+    """What a confusion-matrix heatmap draws, read from the figure: each cell as (row label,
+    column label, value, text), with numeric axis positions read through their tick texts
+    (so a figure drawn on categories and one drawn on numbered ticks compare equal), the
+    colours, every font size, the axes' words, the size and margins, the hover, and the
+    template's drawn parts. With ``presentation``: what a copy draws once finished for
+    presentation mode, as a page finishes it (:func:`ui.show.finish`)."""
+    if presentation:
+        from ui.show import finish  # (imports Streamlit; only for this)
+
+        fig = finish(go.Figure(fig), True)
+    trace, layout = fig.data[0], fig.layout
+
+    def tick_texts(axis, values) -> list:
+        if axis.tickvals is None:
+            return list(values)
+        return [axis.ticktext[list(axis.tickvals).index(v)] for v in values]
+
+    rows, columns = tick_texts(layout.yaxis, trace.y), tick_texts(layout.xaxis, trace.x)
+    z = np.asarray(trace.z, dtype=float)
+    drawn = ("font", "paper_bgcolor", "plot_bgcolor", "xaxis", "yaxis", "hoverlabel")
+    template = layout.template.layout.to_plotly_json()
+    return {
+        "cells": [
+            (rows[i], columns[j], z[i, j], trace.text[i][j]) for i in range(2) for j in range(2)
+        ],
+        "colorscale": [list(step) for step in trace.colorscale],
+        "showscale": trace.showscale,
+        "texttemplate": trace.texttemplate,
+        "text_size": trace.textfont.size,
+        "font_size": layout.font.size,
+        "tick_sizes": (layout.xaxis.tickfont.size, layout.yaxis.tickfont.size),
+        "axis_titles": (layout.xaxis.title.text, layout.yaxis.title.text),
+        "tickangles": (layout.xaxis.tickangle, layout.yaxis.tickangle),
+        "y_reversed": layout.yaxis.autorange == "reversed",
+        "height": layout.height,
+        "margin": (layout.margin.l, layout.margin.r, layout.margin.t, layout.margin.b),
+        "hover": (
+            "skip"
+            if trace.hoverinfo == "skip"
+            else (trace.hovertemplate, [list(r) for r in trace.customdata])
+        ),
+        "template": {k: template.get(k) for k in drawn},
+    }
+
+
+# The parts of plotly_white a matrix draws with (the slim "metrics_lens" template keeps them).
+WHITE = {
+    k: pio.templates["plotly_white"].layout.to_plotly_json().get(k)
+    for k in ("font", "paper_bgcolor", "plot_bgcolor", "xaxis", "yaxis", "hoverlabel")
+}
+BLUES = [[step, colour] for step, colour in get_colorscale("Blues")]
+
+
+def test_threshold_pages_matrix_draws_what_it_drew():
+    """The Threshold page's matrix (as ui.show builds it), pinned: the same cells, texts,
+    colours, labels and sizes, in the page's mode and in presentation mode."""
+    c = metrics.Confusion(tp=203, fp=3, tn=354, fn=1234)
+    fig = charts.confusion_matrix_figure(
+        c, positive_name="malignant", negative_name="benign", height=270
+    )
+    expected = {
+        "cells": [
+            ("benign", "benign", 354.0, "TN<br>354"),
+            ("benign", "malignant", 3.0, "FP<br>3"),
+            ("malignant", "benign", 1234.0, "FN<br>1,234"),
+            ("malignant", "malignant", 203.0, "TP<br>203"),
+        ],
+        "colorscale": BLUES,
+        "showscale": False,
+        "texttemplate": "%{text}",
+        "text_size": 16,
+        "font_size": 13,
+        "tick_sizes": (None, None),
+        "axis_titles": ("Predicted", "Actual"),
+        "tickangles": (0, None),
+        "y_reversed": True,
+        "height": 270,
+        "margin": (10, 10, 10, 10),
+        "hover": (
+            "%{customdata}: %{text}<extra></extra>",
+            [
+                ["Actual benign, Predicted benign", "Actual benign, Predicted malignant"],
+                ["Actual malignant, Predicted benign", "Actual malignant, Predicted malignant"],
+            ],
+        ),
+        "template": WHITE,
+    }
+    assert shown_matrix(fig) == expected
+    presenting = shown_matrix(fig, presentation=True)
+    assert (presenting["text_size"], presenting["font_size"]) == (22.2, 18)  # 16 x 18/13
+    assert presenting["tick_sizes"] == (None, None)  # (they follow the layout font)
+    by_row = shown_matrix(charts.confusion_matrix_figure(c, normalize="true"))
+    assert [cell[3] for cell in by_row["cells"]] == [
+        "TN<br>99.2%<br>(354)",
+        "FP<br>0.8%<br>(3)",
+        "FN<br>85.9%<br>(1,234)",
+        "TP<br>14.1%<br>(203)",
+    ]
 
 
 def test_rates_chart_marks_the_threshold(big):

@@ -11,6 +11,7 @@ import pytest
 
 import metrics
 from tests.apptest_utils import figures, open_page, upload_frame
+from tests.test_charts import BLUES, WHITE, shown_matrix
 from ui import stepper
 
 # Eight rows with a positive and a negative tied at 0.62.
@@ -133,6 +134,42 @@ def _matrix(at) -> list[list[float]]:
         flat = np.frombuffer(base64.b64decode(z["bdata"]), dtype=z["dtype"])
         z = flat.reshape([int(n) for n in str(z["shape"]).split(",")])
     return np.asarray(z).tolist()
+
+
+def test_matrix_figure_draws_what_it_drew():
+    """The step-through's matrix, pinned: the same cells, texts, colours, labels and sizes, in
+    the page's mode and in presentation mode (18 px axis text, cells 17 x 18/12)."""
+    fig = stepper.matrix_figure(stepper.walk(Y8, S8), 4, height=140)
+    expected = {
+        "cells": [
+            ("actual −", "predicted −", 2.0, "TN 2"),
+            ("actual −", "predicted +", 2.0, "FP 2"),
+            ("actual +", "predicted −", 1.0, "FN 1"),
+            ("actual +", "predicted +", 3.0, "TP 3"),
+        ],
+        "colorscale": BLUES,
+        "showscale": False,
+        "texttemplate": "%{text}",
+        "text_size": 17,
+        "font_size": 12,
+        "tick_sizes": (None, None),
+        "axis_titles": (None, None),
+        "tickangles": (None, None),
+        "y_reversed": True,
+        "height": 140,
+        "margin": (10, 10, 6, 6),
+        "hover": "skip",
+        "template": WHITE,
+    }
+    assert shown_matrix(fig) == expected
+    presenting = shown_matrix(fig, presentation=True)
+    assert (presenting["text_size"], presenting["font_size"]) == (25.5, 18)
+    assert presenting["tick_sizes"] == (None, None)  # (they follow the layout font)
+    # Counts with thousands commas; the default height.
+    many = stepper.walk(np.r_[np.ones(3), np.zeros(1234)], np.arange(1237.0)[::-1])
+    fig = stepper.matrix_figure(many, 0)
+    assert [cell[3] for cell in shown_matrix(fig)["cells"]] == ["TN 1,234", "FP 0", "FN 3", "TP 0"]
+    assert fig.layout.height == 150
 
 
 def test_page_steps_with_next_and_previous():
