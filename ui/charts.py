@@ -70,28 +70,29 @@ def confusion_matrix_figure(
     positive_name: str = "positive",
     negative_name: str = "negative",
     height: int = 320,
+    compact: bool = False,
 ) -> go.Figure:
     """The 2 x 2 confusion matrix as a heatmap, rows = actual class, columns = predicted.
 
     ``normalize``: None shows counts; "true" divides each row by its total (recall and
     specificity on the diagonal); "pred" divides each column (precision and NPV).
+    ``compact``: the small matrix beside a table (the step-through's, whose class names are
+    "+" and "−"): a cell's text on one line ("TP 3") at 17 px, the axes labelled "predicted
+    <name>" and "actual <name>" with no axis titles, 12 px axis text, 6 px above and below,
+    and no hover label.
     """
     counts = np.array([[c.tn, c.fp], [c.fn, c.tp]], dtype=np.float64)
     names = np.array([["TN", "FP"], ["FN", "TP"]])
+    gap = " " if compact else "<br>"
     if normalize is None:
         shown = counts
-        text = [
-            [f"{names[i, j]}<br>{count(counts[i, j])}" for j in range(2)] for i in range(2)
-        ]
+        text = [[f"{names[i, j]}{gap}{count(counts[i, j])}" for j in range(2)] for i in range(2)]
     else:
         axis = {"true": 1, "pred": 0}[normalize]
         totals = counts.sum(axis=axis, keepdims=True)
         shown = np.divide(counts, totals, out=np.zeros_like(counts), where=totals != 0)
         text = [
-            [
-                f"{names[i, j]}<br>{shown[i, j]:.1%}<br>({count(counts[i, j])})"
-                for j in range(2)
-            ]
+            [f"{names[i, j]}{gap}{shown[i, j]:.1%}{gap}({count(counts[i, j])})" for j in range(2)]
             for i in range(2)
         ]
     columns = [f"Predicted {negative_name}", f"Predicted {positive_name}"]
@@ -99,25 +100,38 @@ def confusion_matrix_figure(
     # Full names on hover; on the axes, wrapped and shortened so a long class name
     # ("diagnosis = malignant") cannot squeeze the cells (plotly gives the labels the room).
     full = [[f"{label(rows[i])}, {label(columns[j])}" for j in range(2)] for i in range(2)]
+    hover = (
+        dict(hoverinfo="skip")
+        if compact
+        else dict(customdata=full, hovertemplate="%{customdata}: %{text}<extra></extra>")
+    )
     fig = go.Figure(
         go.Heatmap(
             z=shown,
             x=[0, 1],
             y=[0, 1],
             text=text,
-            customdata=full,
             texttemplate="%{text}",
-            textfont=dict(size=16),
+            textfont=dict(size=17 if compact else 16),
             colorscale="Blues",
             showscale=False,
-            hovertemplate="%{customdata}: %{text}<extra></extra>",
+            **hover,
         )
     )
     fig.update_layout(**_BASE_LAYOUT, height=height)
-    fig.update_layout(margin=dict(l=10, r=10, t=10, b=10))
-    names = [tick_label(negative_name), tick_label(positive_name)]
-    fig.update_xaxes(tickvals=[0, 1], ticktext=names, tickangle=0, title_text="Predicted")
-    fig.update_yaxes(tickvals=[0, 1], ticktext=names, autorange="reversed", title_text="Actual")
+    margin = 6 if compact else 10
+    fig.update_layout(margin=dict(l=10, r=10, t=margin, b=margin))
+    classes = (negative_name, positive_name)
+    if compact:  # the labels say which axis is which
+        fig.update_layout(font_size=12)
+        x_ticks = [tick_label(f"predicted {name}") for name in classes]
+        y_ticks = [tick_label(f"actual {name}") for name in classes]
+        titles, angle = (None, None), None
+    else:
+        x_ticks = y_ticks = [tick_label(name) for name in classes]
+        titles, angle = ("Predicted", "Actual"), 0
+    fig.update_xaxes(tickvals=[0, 1], ticktext=x_ticks, tickangle=angle, title_text=titles[0])
+    fig.update_yaxes(tickvals=[0, 1], ticktext=y_ticks, autorange="reversed", title_text=titles[1])
     return fig
 
 

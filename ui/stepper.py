@@ -18,7 +18,7 @@ import pandas as pd
 import plotly.graph_objects as go
 
 import metrics
-from ui.charts import sample_indices
+from ui.charts import confusion_matrix_figure, sample_indices
 
 __all__ = [
     "MAX_TABLE_ROWS",
@@ -422,25 +422,7 @@ def pr_step_figure(w: Walk, k: int, *, height: int = 250, pointer: bool = True) 
 
 def matrix_figure(w: Walk, k: int, *, height: int = 150) -> go.Figure:
     """The 2 x 2 confusion matrix at step ``k`` (rows actual, columns predicted; + and − stand
-    for the positive and negative class, which the page names)."""
-    c = w.confusion(k)
-    z = np.array([[c.tn, c.fp], [c.fn, c.tp]], dtype=float)
-    names = [["TN", "FP"], ["FN", "TP"]]
-    text = [[f"{names[i][j]} {int(z[i, j]):,}" for j in range(2)] for i in range(2)]
-    fig = go.Figure(
-        go.Heatmap(
-            z=z,
-            x=["predicted −", "predicted +"],
-            y=["actual −", "actual +"],
-            text=text,
-            texttemplate="%{text}",
-            textfont=dict(size=17),
-            colorscale="Blues",
-            showscale=False,
-            hoverinfo="skip",
-        )
+    for the positive and negative class, which the page names): the charts' matrix, compact."""
+    return confusion_matrix_figure(
+        w.confusion(k), positive_name="+", negative_name="−", height=height, compact=True
     )
-    fig.update_layout(**_LAYOUT, height=height)
-    fig.update_layout(margin=dict(l=10, r=10, t=6, b=6))
-    fig.update_yaxes(autorange="reversed")
-    return fig
