@@ -51,7 +51,7 @@ if source == "seed001":
     )
 else:
     # The dataset's rows, or a server table's engine; None after saying why it cannot rank.
-    data = server_ranking.for_dataset(ds)
+    data = server_ranking.for_dataset(ds, model)
     if data is None:
         st.stop()
     st.caption(f"**{md(model)}** {data.caption}")

@@ -176,6 +176,8 @@ def test_the_query_inspector_reads_one_querys_rows_in_the_files_order(tmp_path, 
     y, s, g = kept.clicked.to_numpy(float), kept.score.to_numpy(), kept.session.to_numpy()
     want = _report(y, s, g, k=10)
     assert _metric(at, "MAP@10") == f"{_mean(want, 'average_precision'):.4f}"
+    said = " ".join(c.value for c in at.caption)
+    assert "399 rows ranked by duckdb (1 dropped: NULL or NaN relevance, score or query)" in said
     query = int(want.query[~want.skipped][3])
     at.selectbox(key="ranking_query_dataset").set_value(str(query)).run()
     assert not at.exception, at.exception

@@ -337,7 +337,7 @@ def _relevance_sentence(s, kind: str, n: int, low: float, high: float, positive:
     )
 
 
-def _engine_ranking(ds: data.Dataset) -> EngineRanking | None:
+def _engine_ranking(ds: data.Dataset, model: str) -> EngineRanking | None:
     src = ds.engine
     s = src.summary
     if not src.has_rows:
@@ -376,19 +376,28 @@ def _engine_ranking(ds: data.Dataset) -> EngineRanking | None:
             "column in the sidebar, or upload a sample of the table."
         )
         return None
+    ranking = EngineRanking(src, "")
+    try:  # the first view's pass, which the page's k slider reads the queries' lengths from
+        first = ranking.summary(model, k=DEFAULT_K, gain="linear", denominator="relevant")
+    except SQLInputError as exc:  # e.g. the files changed since the summary
+        st.error(md(f"The engine cannot rank {s.source}: {exc}", limit=400))
+        return None
     caption = (
-        f"on {md(s.source)}: {s.rows:,} rows ranked by {s.engine} "
-        f"(metrics.sql.ranking_summary, one pass per model and k, over the files themselves). "
+        f"on {md(s.source)}: {first.rows:,} rows ranked by {s.engine}"
+        + (f" ({first.dropped:,} dropped: NULL or NaN relevance, score or query)"
+           if first.dropped else "")
+        + " with metrics.sql.ranking_summary, one pass over the files per model and k. "
         f"Each {md(s.group)} is a query, its rows ranked by descending score (tied scores keep "
         "the files' row order). "
         + _relevance_sentence(s, kind, n, low, high, ds.positive_name)
         + (f" Sample weights ({md(s.weight)}) are not used here." if s.weight is not None else "")
-    )
-    return EngineRanking(src, caption)
+    )  # fmt: skip
+    return replace(ranking, caption=caption)
 
 
-def for_dataset(ds: data.Dataset) -> RowsRanking | EngineRanking | None:
-    """What computes the Ranking page for ``ds``: its rows, or its server table's engine; None
-    after saying on the page why it cannot rank (no query column, a summary file, a label the
-    engine cannot read as relevance)."""
-    return _rows_ranking(ds) if ds.engine is None else _engine_ranking(ds)
+def for_dataset(ds: data.Dataset, model: str) -> RowsRanking | EngineRanking | None:
+    """What computes the Ranking page for ``ds`` (``model`` is the one shown first): its rows,
+    or its server table's engine; None after saying on the page why it cannot rank (no query
+    column, a summary file, a label the engine cannot read as relevance, files it cannot
+    read)."""
+    return _rows_ranking(ds) if ds.engine is None else _engine_ranking(ds, model)
