@@ -140,7 +140,16 @@ WHITE = {
     k: pio.templates["plotly_white"].layout.to_plotly_json().get(k)
     for k in ("font", "paper_bgcolor", "plot_bgcolor", "xaxis", "yaxis", "hoverlabel")
 }
-BLUES = [[step, colour] for step, colour in get_colorscale("Blues")]
+# What both matrices (Threshold's and the step-through's) draw alike: Blues without a scale,
+# each cell's own text, actual negatives on top, plotly_white's look.
+MATRIX_LOOK = {
+    "colorscale": [[step, colour] for step, colour in get_colorscale("Blues")],
+    "showscale": False,
+    "texttemplate": "%{text}",
+    "tick_sizes": (None, None),  # (they follow the layout font)
+    "y_reversed": True,
+    "template": WHITE,
+}
 
 
 def test_threshold_pages_matrix_draws_what_it_drew():
@@ -151,21 +160,17 @@ def test_threshold_pages_matrix_draws_what_it_drew():
         c, positive_name="malignant", negative_name="benign", height=270
     )
     expected = {
+        **MATRIX_LOOK,
         "cells": [
             ("benign", "benign", 354.0, "TN<br>354"),
             ("benign", "malignant", 3.0, "FP<br>3"),
             ("malignant", "benign", 1234.0, "FN<br>1,234"),
             ("malignant", "malignant", 203.0, "TP<br>203"),
         ],
-        "colorscale": BLUES,
-        "showscale": False,
-        "texttemplate": "%{text}",
         "text_size": 16,
         "font_size": 13,
-        "tick_sizes": (None, None),
         "axis_titles": ("Predicted", "Actual"),
         "tickangles": (0, None),
-        "y_reversed": True,
         "height": 270,
         "margin": (10, 10, 10, 10),
         "hover": (
@@ -175,7 +180,6 @@ def test_threshold_pages_matrix_draws_what_it_drew():
                 ["Actual malignant, Predicted benign", "Actual malignant, Predicted malignant"],
             ],
         ),
-        "template": WHITE,
     }
     assert shown_matrix(fig) == expected
     presenting = shown_matrix(fig, presentation=True)

@@ -11,7 +11,7 @@ import pytest
 
 import metrics
 from tests.apptest_utils import figures, open_page, upload_frame
-from tests.test_charts import BLUES, WHITE, shown_matrix
+from tests.test_charts import MATRIX_LOOK, shown_matrix
 from ui import stepper
 
 # Eight rows with a positive and a negative tied at 0.62.
@@ -141,25 +141,20 @@ def test_matrix_figure_draws_what_it_drew():
     the page's mode and in presentation mode (18 px axis text, cells 17 x 18/12)."""
     fig = stepper.matrix_figure(stepper.walk(Y8, S8), 4, height=140)
     expected = {
+        **MATRIX_LOOK,
         "cells": [
             ("actual −", "predicted −", 2.0, "TN 2"),
             ("actual −", "predicted +", 2.0, "FP 2"),
             ("actual +", "predicted −", 1.0, "FN 1"),
             ("actual +", "predicted +", 3.0, "TP 3"),
         ],
-        "colorscale": BLUES,
-        "showscale": False,
-        "texttemplate": "%{text}",
         "text_size": 17,
         "font_size": 12,
-        "tick_sizes": (None, None),
         "axis_titles": (None, None),
         "tickangles": (None, None),
-        "y_reversed": True,
         "height": 140,
         "margin": (10, 10, 6, 6),
         "hover": "skip",
-        "template": WHITE,
     }
     assert shown_matrix(fig) == expected
     presenting = shown_matrix(fig, presentation=True)
