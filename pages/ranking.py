@@ -231,7 +231,11 @@ if type_col is not None:
     elif typed:
         st.warning(f"No query has the id {md(typed)}; showing {md(picked)}.")
 qi = index_of[picked]
-b = data.breakdown(model, chosen.query[qi], k=k, gain=gain, denominator=denominator)
+try:
+    b = data.breakdown(model, chosen.query[qi], k=k, gain=gain, denominator=denominator)
+except ValueError as exc:  # the engine cannot read the query's rows (the files changed)
+    st.warning(md(str(exc), limit=400))
+    st.stop()
 if b.n_relevant:
     st.markdown(
         f"Query **{md(picked)}**: {plural(b.n_docs, 'document')}, {b.n_relevant:,} relevant. "

@@ -236,21 +236,35 @@ def test_a_summary_file_says_it_has_no_rows(tmp_path, monkeypatch):
     )
 
 
-def test_a_text_label_is_not_a_relevance(tmp_path, monkeypatch):
+@pytest.mark.parametrize(
+    ("outcome", "pos", "said"),
+    [
+        (["yes", "no"] * 6, "yes", "takes a relevance column, not a positive class), and outcome "
+         "is varchar"),
+        ([-1, 0, 1] * 4, "1", "a grade >= 0 (0 = not relevant), and outcome goes down to -1"),
+        ([1, 0] * 6, "0", "Relevance is binary: 1 where outcome = 1, else 0. The engine's ranking "
+         "pass reads relevance as the column's value, so the positive class 0 the other pages "
+         "use does not apply here."),
+    ],
+)  # fmt: skip
+def test_the_label_is_read_as_relevance_or_the_page_says_why_not(
+    tmp_path, monkeypatch, outcome, pos, said
+):
     root = tmp_path / "data"
     root.mkdir()
-    pd.DataFrame({
-        "q": np.repeat(["a", "b", "c"], 4),
-        "outcome": ["yes", "no"] * 6,
-        "score": np.linspace(0, 1, 12),
-    }).to_parquet(root / "words.parquet")  # fmt: skip
-    monkeypatch.setenv("METRICS_LENS_DATA_DIR", str(root))
-    at = _link("words.parquet", "outcome", ["score"], "q", "yes")
-    assert not at.metric
-    assert any(
-        "takes a relevance column, not a positive class" in i.value and "is varchar" in i.value
-        for i in at.info
+    t = pd.DataFrame(
+        {"q": np.repeat(["a", "b", "c"], 4), "outcome": outcome, "score": np.linspace(0, 1, 12)}
     )
+    t.to_parquet(root / "labels.parquet")
+    monkeypatch.setenv("METRICS_LENS_DATA_DIR", str(root))
+    at = _link("labels.parquet", "outcome", ["score"], "q", pos)
+    if pos == "0":  # ranked, with relevance = outcome (> 0), as the caption says
+        assert said in " ".join(c.value for c in at.caption)
+        want = _report(t.outcome.to_numpy(float), t.score.to_numpy(), t.q.to_numpy(), k=4)
+        assert _metric(at, "MAP@4") == f"{_mean(want, 'average_precision'):.4f}"
+    else:
+        assert not at.metric
+        assert any(said in i.value for i in at.info)
 
 
 def test_over_the_engines_cap_the_means_still_show(monkeypatch):

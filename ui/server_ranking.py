@@ -169,7 +169,7 @@ def _ranking(
 def _label_values(
     paths: tuple[str, ...], stamps: tuple[float, ...], label: str
 ) -> tuple[str, int, float, float]:
-    """(column type, distinct values, min, max) of the label column; min and max are NaN for a
+    """(column type, distinct values, min, max) of the label column, (type, 0, NaN, NaN) for a
     column that is not a number. One scan of one column."""
     from metrics.sql._engine import DuckDBEngine, numeric
 
@@ -178,8 +178,7 @@ def _label_values(
     kind = eng.columns()[label]
     col = eng.dialect.q(label)
     if not numeric(kind):
-        (n,) = eng.rows(f"SELECT COUNT(DISTINCT {col}) FROM src")[0]
-        return kind, int(n), math.nan, math.nan
+        return kind, 0, math.nan, math.nan
     n, low, high = eng.rows(
         f"SELECT COUNT(DISTINCT {col}), MIN(CAST({col} AS DOUBLE)), MAX(CAST({col} AS DOUBLE)) "
         f"FROM src WHERE {col} IS NOT NULL AND NOT isnan(CAST({col} AS DOUBLE))"
@@ -198,6 +197,8 @@ def _query_rows(
 ) -> tuple[np.ndarray, np.ndarray]:
     """(relevance, score) of one query's rows, in the order the engine reads them (sorted
     files, then position), with the rows :func:`metrics.sql.ranking_summary` drops dropped."""
+    import duckdb
+
     from metrics.sql._engine import DuckDBEngine
 
     eng = DuckDBEngine(server_source.memory_limit())
@@ -210,7 +211,10 @@ def _query_rows(
         f"AND {s} IS NOT NULL AND NOT isnan(CAST({s} AS DOUBLE)) "
         f"ORDER BY __file, __row"
     )
-    a = eng.con.execute(sql, [query_id]).fetchnumpy()
+    try:
+        a = eng.con.execute(sql, [query_id]).fetchnumpy()
+    except duckdb.Error as exc:
+        raise SQLInputError(eng._explain(exc)) from None
     return np.asarray(a["rel"], np.float64), np.asarray(a["s"], np.float64)
 
 
