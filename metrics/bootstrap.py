@@ -58,7 +58,7 @@ import sys
 import warnings
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from functools import partial
 from statistics import NormalDist
 from typing import Any
@@ -97,6 +97,7 @@ AREA_METRICS = ("roc_auc", "average_precision")
 _K = 32  # columns per run of the blocked prefix sum
 _BLOCK_CELLS = 1 << 23  # counts per block of resamples (8 MB of uint8, 32 MB of float32)
 _EXACT_FLOAT32 = 1 << 24
+_AREA_CELLS = 1 << 15  # runs x resamples per chunk of the fused AUC/AP pass (256 KB float64)
 
 
 # --- one model, sorted once ---------------------------------------------------------------------
@@ -299,20 +300,135 @@ def _byte_counts(counts: np.ndarray, weights: np.ndarray | None, n: int) -> np.n
     return counts if counts.dtype == np.uint8 else counts.astype(np.uint8)
 
 
-@dataclass
+def _lazy(method: Callable) -> property:
+    """A property computed on first read and kept on the instance (``functools.cached_property``
+    holds one lock per class before Python 3.12, which would make the models' threads take
+    turns)."""
+    name = "_lazy_" + method.__name__
+
+    def get(self):
+        value = self.__dict__.get(name)
+        if value is None:
+            value = self.__dict__[name] = method(self)
+        return value
+
+    return property(get, doc=method.__doc__)
+
+
 class _Block:
     """One block of resamples of one model: weight sums, exact integers when unweighted
-    (int32 on the byte path; float32 while below 2**24, else float64)."""
+    (int32 on the byte path; float32 while below 2**24, else float64).
 
-    tp: np.ndarray  # (B, R) positives scoring >= each positive run
-    pos: np.ndarray  # (B, R) positives in each run
-    fp_ge: np.ndarray  # (B, R) negatives scoring >= the run
-    fp_gt: np.ndarray  # (B, R) negatives scoring > the run
-    n_pos: np.ndarray  # (B,)
-    n_neg: np.ndarray  # (B,)
-    pos_prefix: Any = field(repr=False)
-    neg_prefix: Any = field(repr=False)
-    scratch: dict = field(default_factory=dict, repr=False)  # the model's, reused by blocks
+    ``tp`` (positives scoring >= each positive run), ``pos`` (positives in each run),
+    ``fp_ge`` and ``fp_gt`` (negatives scoring >= / > the run), each (B, R), are made from the
+    prefix sums when a kernel first reads them. On the byte path with two or more resamples
+    AUC and AP never read them: :attr:`areas` makes both in one pass over the runs in chunks
+    that stay in cache.
+    """
+
+    def __init__(self, model: _SortedModel, pos_prefix, neg_prefix, scratch: dict) -> None:
+        self.model, self.pos_prefix, self.neg_prefix = model, pos_prefix, neg_prefix
+        self.scratch = scratch  # the model's, reused from block to block
+        totals = (model.pos_order.size, model.neg_order.size)
+        self.n_pos = pos_prefix.at(np.array(totals[:1]))[:, 0].astype(np.float64)  # (B,)
+        self.n_neg = neg_prefix.at(np.array(totals[1:]))[:, 0].astype(np.float64)  # (B,)
+        self.untied = model.ends.size == model.pos_order.size  # every run a single positive
+        self.fused = isinstance(pos_prefix, _BytePrefix) and self.n_pos.size > 1
+
+    @_lazy
+    def tp(self) -> np.ndarray:
+        r = self.model.ends.size
+        return self.pos_prefix.run(r) if self.untied else self.pos_prefix.at(self.model.ends)
+
+    @_lazy
+    def pos(self) -> np.ndarray:
+        r, pp = self.model.ends.size, self.pos_prefix
+        if self.untied and isinstance(pp, _BytePrefix):
+            return pp.counts[:r].T
+        if self.untied:
+            return pp.counts[:, 1 : r + 1]  # the float counts have a leading zero column
+        tp = self.tp
+        return np.diff(tp, axis=1, prepend=np.zeros((tp.shape[0], 1), dtype=tp.dtype))
+
+    @_lazy
+    def fp_ge(self) -> np.ndarray:
+        return self.neg_prefix.at(self.model.ge)
+
+    @_lazy
+    def fp_gt(self) -> np.ndarray:
+        return self.fp_ge if self.model.no_ties else self.neg_prefix.at(self.model.gt)
+
+    @_lazy
+    def areas(self) -> tuple[np.ndarray, np.ndarray]:
+        """``(sum pos * (fp_ge + fp_gt), sum pos * tp / (tp + fp_ge))`` per resample, for the
+        byte path's blocks of two or more resamples (see :func:`_area_sums`)."""
+        return _area_sums(self.model, self.pos_prefix, self.neg_prefix, self.scratch)
+
+
+def _area_sums(model: _SortedModel, pp: _BytePrefix, np_: _BytePrefix, scratch: dict):
+    """AUC's and AP's sums over the positive runs, a chunk of runs at a time, in float64.
+
+    Returns ``(above, total)``, each (B,): ``above`` is ``sum pos * (fp_ge + fp_gt)`` (exact:
+    integers below 2**53, so the chunks' order does not matter) and ``total`` the AP terms
+    ``tp / max(tp + fp_ge, 1) * pos`` added one run after another, as
+    :func:`_average_precision` adds them: each chunk's terms are summed over axis 0 behind the
+    running total in row 0 of the same buffer. Every term is the float64 division and product
+    of the same exact integers as there, so both sums are the very bits of the whole-array
+    path. The chunk buffers are the model's, one per role (the positives' and the negatives'
+    sums never share one).
+    """
+    b = pp.before.shape[1]
+    ends, ge, gt = model.ends, model.ge, model.gt
+    r = ends.size
+    untied = r == model.pos_order.size
+    chunk = max(8, _AREA_CELLS // b)
+    key = ("areas", chunk, b)
+    if key not in scratch:
+        scratch[key] = {
+            role: np.empty((chunk + (role == "terms"), b))
+            for role in ("tp", "pos", "fp", "fp_gt", "flagged", "terms")
+        }
+    buf = scratch[key]
+    above, total = np.zeros(b), np.zeros(b)
+    last_tp = np.zeros(b)  # tp of the run before the chunk (the tied runs' counts are its diff)
+    leading = True  # a leading run may have nothing drawn at or above it: 0 / 0 there
+    for first in range(0, r, chunk):
+        stop = min(r, first + chunk)
+        k, runs = stop - first, slice(first, stop)
+        tp, pos, fp, flagged = (buf[role][:k] for role in ("tp", "pos", "fp", "flagged"))
+        _rows_into(tp, pp, ends[runs])
+        if untied:
+            np.copyto(pos, pp.counts[runs])
+        else:
+            np.subtract(tp[0], last_tp, out=pos[0])
+            np.subtract(tp[1:], tp[:-1], out=pos[1:])
+            last_tp = tp[-1].copy()
+        _rows_into(fp, np_, ge[runs])
+        if model.no_ties:
+            above += np.einsum("ij,ij->j", pos, fp)
+        else:
+            fp_gt = _rows_into(buf["fp_gt"][:k], np_, gt[runs])
+            fp_gt += fp
+            above += np.einsum("ij,ij->j", pos, fp_gt)
+        np.add(tp, fp, out=flagged)
+        if leading:  # rows only grow down the runs: once a chunk ends drawn, all later are
+            leading = not flagged[-1].all()
+            np.maximum(flagged, 1.0, out=flagged)
+        terms = buf["terms"][: k + 1]
+        terms[0] = total
+        np.divide(tp, flagged, out=terms[1:])
+        terms[1:] *= pos
+        np.sum(terms, axis=0, out=total)  # row after row: sequential per resample
+    if model.no_ties:
+        above *= 2.0
+    return above, total
+
+
+def _rows_into(out: np.ndarray, prefix: _BytePrefix, k: np.ndarray) -> np.ndarray:
+    """``E[k]`` for every resample into the float64 array ``out`` (len(k), B), exact."""
+    np.copyto(out, np.take(prefix.excl, k, axis=0))
+    out += np.take(prefix.before, k >> 3, axis=0)
+    return out
 
 
 def _block(model: _SortedModel, counts: np.ndarray, w: np.ndarray | None, dtype) -> _Block:
@@ -324,35 +440,15 @@ def _block(model: _SortedModel, counts: np.ndarray, w: np.ndarray | None, dtype)
     else:
         pp = _FloatPrefix(counts, model.pos_order, w, dtype, model.pos_buffers)
         np_ = _FloatPrefix(counts, model.neg_order, w, dtype, model.neg_buffers)
-    r = model.ends.size
-    untied = r == model.pos_order.size  # no tied positives: runs are the single rows
-    tp = pp.run(r) if untied else pp.at(model.ends)
-    n_neg = np_.at(np.array([model.neg_order.size]))[:, 0]
-    fp_ge = np_.at(model.ge)
-    fp_gt = fp_ge if model.no_ties else np_.at(model.gt)
-    if untied and isinstance(pp, _BytePrefix):
-        pos = pp.counts[:r].T
-    elif untied:
-        pos = pp.counts[:, 1 : r + 1]  # the float counts have a leading zero column
-    else:
-        pos = np.diff(tp, axis=1, prepend=np.zeros((tp.shape[0], 1), dtype=tp.dtype))
-    return _Block(
-        tp=tp,
-        pos=pos,
-        fp_ge=fp_ge,
-        fp_gt=fp_gt,
-        n_pos=(tp[:, -1] if tp.shape[1] else np.zeros(tp.shape[0])).astype(np.float64),
-        n_neg=n_neg.astype(np.float64),
-        pos_prefix=pp,
-        neg_prefix=np_,
-        scratch=model.scratch,
-    )
+    return _Block(model, pp, np_, model.scratch)
 
 
 def _roc_auc(b: _Block) -> np.ndarray:
     # 2U = sum over positive runs of pos * (2 * below + tied) = pos * (2N - fp_ge - fp_gt)
     #    = 2NP - sum pos * (fp_ge + fp_gt): products and sums of integers, exact in float64.
-    if b.fp_gt is b.fp_ge:
+    if b.fused:
+        above = b.areas[0]
+    elif b.fp_gt is b.fp_ge:
         above = 2.0 * np.einsum("ij,ij->i", b.pos, b.fp_ge, dtype=np.float64)
     else:
         above = np.einsum("ij,ij->i", b.pos, b.fp_ge + b.fp_gt, dtype=np.float64)
@@ -383,6 +479,10 @@ def _leading_unflagged(flagged: np.ndarray) -> int:
 
 
 def _average_precision(b: _Block) -> np.ndarray:
+    if b.fused:
+        with np.errstate(invalid="ignore", divide="ignore"):
+            ap = b.areas[1] / b.n_pos
+        return np.where(b.n_pos > 0, ap, np.nan)
     flagged = np.add(b.tp, b.fp_ge)
     # Above the first drawn row nothing is flagged: tp / 1 (or tiny) = 0 there, not 0 / 0.
     # Rows are non-decreasing, so only a few leading columns can hold a zero.
