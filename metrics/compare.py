@@ -805,6 +805,7 @@ def poisson_counts(rng: np.random.Generator, fix_rng: np.random.Generator, size:
     words = -(-n // 4)
     raw = rng.bit_generator.random_raw(size * words).view(np.uint16).reshape(size, words * 4)
     bits = raw[:, :n]
+    flat = raw.reshape(-1) if words * 4 == n else None
     counts = np.empty((size, n), dtype=np.uint8)
     # In pieces of about 256K rows, so that the passes over a piece stay in the core's cache.
     step = max(1, _CACHE_CELLS // max(n, 1))
@@ -826,7 +827,8 @@ def poisson_counts(rng: np.random.Generator, fix_rng: np.random.Generator, size:
             u |= tmp
         # The pieces go in resample order, so fix_rng is read in the order of the whole block.
         at = np.flatnonzero(u)
-        patterns = bits[part][at // n, at % n]
+        # Contiguous bits (n a multiple of 4) are gathered flat: no division per row.
+        patterns = flat[part.start * n + at] if flat is not None else bits[part][at // n, at % n]
         exact = _POISSON_TABLE[patterns]
         fix = np.flatnonzero(exact == 255)
         if fix.size:
