@@ -226,6 +226,13 @@ def _partial_auc(y: np.ndarray, s: np.ndarray, w: np.ndarray | None, max_fpr: fl
     if not y.any() or y.all():
         return _auc_binary(y, s, w)  # NaN with the one-class warning
     fpr, tpr, _ = roc_curve(y, s, sample_weight=w, pos_label=True, drop_intermediate=True)
+    return partial_auc_from_roc(fpr, tpr, max_fpr)
+
+
+def partial_auc_from_roc(fpr: np.ndarray, tpr: np.ndarray, max_fpr: float) -> float:
+    """The McClish-standardised partial AUC over FPR in [0, ``max_fpr``] of a ROC curve
+    ``(fpr, tpr)`` that starts at (0, 0) and ends at (1, 1), linearly interpolated at
+    ``max_fpr`` (what :func:`roc_auc_score` does with ``max_fpr``, from its curve)."""
     stop = int(np.searchsorted(fpr, max_fpr, "right"))
     tpr_end = np.interp(max_fpr, fpr[stop - 1 : stop + 1], tpr[stop - 1 : stop + 1])
     partial = auc(np.append(fpr[:stop], max_fpr), np.append(tpr[:stop], tpr_end))

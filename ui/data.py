@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import functools
 import hashlib
+from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
@@ -18,8 +19,10 @@ import pandas as pd
 import streamlit as st
 
 import metrics
+from ui import score_state
 from ui.loading import ColumnMapping, Prepared, prepare
 from ui.roles import MAX_SLICE_VALUES
+from ui.score_state import ScoreState
 
 SAMPLE_DIR = Path(__file__).resolve().parent.parent / "sample_data"
 # Caches below may hold results for uploads, which no other session shares: an hour after their
@@ -155,6 +158,9 @@ class Dataset:
     # A server dataset: the engine's summary behind the weighted per-score rows
     # (ui.server_source.ServerTable); None for rows held in memory.
     engine: object = field(default=None, repr=False)
+    # Each model's per-score state (ui.score_state.ScoreState) as the source produced it (an
+    # engine's GROUP BY); None: made from the rows, with one cached sort, on first use.
+    states: Mapping[str, ScoreState] | None = field(default=None, repr=False)
 
     @functools.cached_property
     def models(self) -> tuple[str, ...]:
@@ -271,8 +277,6 @@ def _prepare_upload(
     return prepared
 
 
-
-
 def slice_label(column, value) -> str:
     """``device = web``, or ``device = web × country = FR`` for a crossed slice."""
     if isinstance(column, tuple):
@@ -295,6 +299,7 @@ def sliced(ds: Dataset, column, value) -> Dataset:
         ),
         slice=(column, value),
         rows_before_slice=len(ds.frame),
+        states=None,  # a slice's state comes from its own rows
     )
 
 
@@ -310,29 +315,43 @@ def _slice_frame(source_id: str, column, value, _frame: pd.DataFrame) -> pd.Data
 # --- cached metric results, keyed by (dataset key, model) -------------------------------------
 
 
+def state(ds: Dataset, model: str) -> ScoreState:
+    """The model's per-score state: the one its source produced, else one cached sort of the
+    rows. Every threshold view, curve and area reads this, whatever the source."""
+    if ds.states is not None:
+        return ds.states[model]
+    return _state_from_rows(ds.key, model, ds)
+
+
+def scores_seen(ds: Dataset, model: str) -> np.ndarray:
+    """The model's scores as its source holds them: the state's distinct scores when the source
+    handed a state, else the rows' own, unsorted (the sidebar reads the scale of many models,
+    and of tables not yet usable, so this must not sort)."""
+    if ds.states is not None:
+        return ds.states[model].finite_scores()
+    return ds.score(model)
+
+
 @st.cache_data(max_entries=32, ttl=UPLOAD_TTL, show_spinner=False)
-def threshold_counts(key: tuple, model: str, _ds: Dataset) -> metrics.ThresholdCounts:
+def _state_from_rows(key: tuple, model: str, _ds: Dataset) -> ScoreState:
+    return score_state.from_rows(_ds.labels_for(model), _ds.score(model), _ds.weight)
+
+
+def threshold_counts(key: tuple, model: str, ds: Dataset) -> metrics.ThresholdCounts:
     """Counts at every distinct threshold: one sort per (data, model); a slider move is a lookup."""
-    return metrics.threshold_counts(
-        _ds.labels_for(model), _ds.score(model), sample_weight=_ds.weight
-    )
+    return state(ds, model).counts
 
 
-@st.cache_data(max_entries=32, ttl=UPLOAD_TTL, show_spinner=False)
-def areas(key: tuple, model: str, _ds: Dataset) -> dict[str, float]:
-    y, s, w = _ds.labels_for(model), _ds.score(model), _ds.weight
-    return {
-        "auc": metrics.roc_auc_score(y, s, sample_weight=w),
-        "ap": metrics.average_precision_score(y, s, sample_weight=w),
-    }
+def areas(key: tuple, model: str, ds: Dataset) -> dict[str, float]:
+    """AUC and AP (scikit-learn's step sum) over every row."""
+    s = state(ds, model)
+    return {"auc": s.auc, "ap": s.ap}
 
 
 @st.cache_data(max_entries=32, ttl=UPLOAD_TTL, show_spinner=False)
 def partial_auc(key: tuple, model: str, max_fpr: float, _ds: Dataset) -> float:
     """The McClish-standardised partial AUC over FPR in [0, max_fpr]."""
-    return metrics.roc_auc_score(
-        _ds.labels_for(model), _ds.score(model), sample_weight=_ds.weight, max_fpr=max_fpr
-    )
+    return state(_ds, model).partial_auc(max_fpr)
 
 
 @st.cache_data(max_entries=16, ttl=UPLOAD_TTL, show_spinner=False)

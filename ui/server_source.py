@@ -30,7 +30,7 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from ui import data
+from ui import data, score_state
 from ui.loading import ColumnMapping, guess_mapping
 from ui.roles import NONE
 from ui.safe import md
@@ -230,6 +230,7 @@ def model_dataset(source: ServerTable, model: str, source_id: str) -> data.Datas
         positive_name=names[0],
         negative_name=names[1],
         engine=source,
+        states={model: score_state.from_summary(m)},  # the engine's counts, not a sort of rows
     )
 
 

@@ -36,13 +36,22 @@ _SCALE_RANGE = {"probability": (0.0, 1.0), "percent": (0.0, 100.0)}
 _FLOAT_MAX = float(np.finfo(np.float64).max)
 
 
+# The scale, the slider's range and the default threshold read the model's per-score state
+# when its source handed one (ui.score_state: an engine's), else the rows, without the full
+# state's sort and areas: the sidebar asks them of many models, and of tables not yet usable.
+# The two give the same answers (tests/test_score_state.py).
+
+
 @st.cache_data(max_entries=64, show_spinner=False)
 def _inferred(key: tuple, model: str, _ds: data.Dataset) -> Scale:
-    return infer_scale(_ds.score(model), model)
+    return infer_scale(data.scores_seen(_ds, model), model)
 
 
 @st.cache_data(max_entries=64, show_spinner=False)
 def _default(key: tuple, model: str, kind: str, _ds: data.Dataset) -> float:
+    if _ds.states is not None:  # the source's per-score state: no rows to read
+        return _ds.states[model].default_threshold(kind)
+    # The rows (the sidebar asks for tables not yet usable, and for many models: no full state)
     return default_threshold(kind, _ds.labels_for(model), _ds.score(model), _ds.weight)
 
 
@@ -123,7 +132,7 @@ def slider_range(ds: data.Dataset, model: str) -> tuple[float, float, float]:
     """The slider's (low, high, step): the scale's range (0-1, 0-100) or the scores' own,
     widened so one end predicts every row positive and the other none, on a round step that
     the scale's own default (0.5, 50, a whole-number rank) falls on."""
-    s = np.asarray(ds.score(model), dtype=np.float64)
+    s = np.asarray(data.scores_seen(ds, model), dtype=np.float64)
     s = s[np.isfinite(s)]
     low, high = (float(np.min(s)), float(np.max(s))) if s.size else (0.0, 1.0)
     kind = scale(ds, model).kind

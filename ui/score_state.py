@@ -1,0 +1,97 @@
+"""One model's per-score state: what every threshold view, curve and area of a page reads.
+
+A dataset's source produces the state; pages read it and never ask where it came from. Rows held
+in memory produce it with one sort (:func:`from_rows`, cached by :mod:`ui.data`); a server
+dataset's engine produces it with one GROUP BY over the whole table (:func:`from_summary`, the
+engine's per-score table), as Spark MLlib's ``BinaryClassificationMetrics`` keeps one
+cumulative-count state per dataset. The two agree to the last bit on the counts, and the
+threshold rules (the scale read from the scores, the default threshold, the slider's range) are
+functions of the state alone, so they agree too.
+
+Rows of weight 0 are not in the state (as in scikit-learn, they change no metric).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+import metrics
+from metrics.areas import partial_auc_from_roc
+from ui.roles import Scale, default_threshold, infer_scale
+
+__all__ = ["ScoreState", "from_rows", "from_summary"]
+
+
+@dataclass(frozen=True)
+class ScoreState:
+    """Counts at every distinct score (descending) and the model's exact areas.
+
+    ``exact`` is False when an engine kept score ranges rather than every distinct score (more
+    of them than its cap); then no rate read off the counts is off by more than ``bin_error``
+    (a share of either class's weight), and the areas are still the engine's exact ones.
+    """
+
+    counts: metrics.ThresholdCounts
+    auc: float
+    ap: float
+    exact: bool = True
+    bin_error: float = 0.0
+
+    def runs(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """(distinct scores, positive weight, negative weight) per score, descending."""
+        c = self.counts
+        return c.thresholds, np.diff(c.tps, prepend=0), np.diff(c.fps, prepend=0)
+
+    def finite_scores(self) -> np.ndarray:
+        """The distinct finite scores, descending."""
+        t = np.asarray(self.counts.thresholds, dtype=np.float64)
+        return t[np.isfinite(t)]
+
+    def scale(self, name: str = "") -> Scale:
+        """The scale the scores are read on (probability, percent, margin, rank): a function of
+        the distinct scores and the model's name, so the state is enough."""
+        return infer_scale(self.finite_scores(), name)
+
+    def default_threshold(self, kind: str) -> float:
+        """:func:`ui.roles.default_threshold` from the state: each distinct score stands for its
+        rows, weighted by their count, which gives the same threshold (it is a distinct score
+        where the cumulative weight first reaches the positives')."""
+        scores, pos, neg = self.runs()
+        y = np.concatenate((np.ones(scores.size, bool), np.zeros(scores.size, bool)))
+        return default_threshold(
+            kind, y, np.concatenate((scores, scores)), np.concatenate((pos, neg)).astype(float)
+        )
+
+    def partial_auc(self, max_fpr: float) -> float:
+        """The McClish-standardised partial AUC over FPR in [0, ``max_fpr``], as
+        :func:`metrics.roc_auc_score` gives it with ``max_fpr``."""
+        if max_fpr == 1:
+            return self.auc
+        if not (self.counts.n_pos > 0 and self.counts.n_neg > 0):
+            return float("nan")
+        fpr, tpr, _ = self.counts.roc(drop_intermediate=True)
+        return partial_auc_from_roc(fpr, tpr, max_fpr)
+
+
+def from_rows(y: np.ndarray, scores: np.ndarray, weight: np.ndarray | None) -> ScoreState:
+    """The state of binary labels ``y`` and ``scores``: one sort for the counts; the areas as
+    :func:`metrics.roc_auc_score` and :func:`metrics.average_precision_score` give them."""
+    return ScoreState(
+        counts=metrics.threshold_counts(y, scores, sample_weight=weight),
+        auc=metrics.roc_auc_score(y, scores, sample_weight=weight),
+        ap=metrics.average_precision_score(y, scores, sample_weight=weight),
+    )
+
+
+def from_summary(model) -> ScoreState:
+    """The state an engine produced for one model (a :class:`metrics.sql.ModelSummary`): its
+    per-score table (or, above the cap, its table of score ranges) and its exact areas."""
+    return ScoreState(
+        counts=model.display_table().counts(),
+        auc=float(model.auc),
+        ap=float(model.average_precision),
+        exact=bool(model.exact),
+        bin_error=float(model.bin_error),
+    )
