@@ -608,3 +608,78 @@ def test_a_registered_kernel_gets_its_own_intervals(monkeypatch):
     assert np.array_equal(got.replicates, np.column_stack([want, want]).astype(float))
     assert got.models[0].estimate == y.sum()
     assert got.differences[(0, 1)].estimate == 0.0
+
+
+# --- the fused AUC/AP pass over chunks of runs (byte path, two or more resamples) -----------------
+
+
+def _byte_block(y, s, counts):
+    model = mb._SortedModel(y, s)
+    c = mb._byte_counts(counts, None, y.size)
+    return mb._block(model, np.ascontiguousarray(c.T), None, np.int32)
+
+
+@pytest.mark.parametrize("b", [2, 31, 32, 33, 63, 64, 65])
+@pytest.mark.parametrize(("n_pos", "n_neg", "decimals"), [(40, 40, None), (33, 33, 1), (50, 21, 0)])
+@pytest.mark.parametrize("cells", [8, 100, mb._AREA_CELLS])
+def test_fused_areas_equal_the_whole_array_path(monkeypatch, b, n_pos, n_neg, decimals, cells):
+    # Chunks of runs as small as 8 rows put the leading rows with nothing drawn (0 / 0 made
+    # 0 / 1), the running AP total and the tied runs' first count across chunk boundaries.
+    monkeypatch.setattr(mb, "_AREA_CELLS", cells)
+    rng = np.random.default_rng(b + n_pos)
+    y = np.r_[np.ones(n_pos, bool), np.zeros(n_neg, bool)]
+    s = rng.normal(size=y.size) + y
+    if decimals is not None:
+        s = np.round(s, decimals)
+    counts = rng.poisson(0.6, (b, y.size))
+    counts[0, :] = 0  # an empty resample
+    counts[1, y] = 0  # one with no positive
+    fused = _byte_block(y, s, counts)
+    whole = _byte_block(y, s, counts)
+    whole.fused = False
+    assert fused.fused
+    for metric in (mb._roc_auc, mb._average_precision):
+        assert np.array_equal(metric(fused), metric(whole), equal_nan=True)
+    for i in range(2, b):
+        want = (
+            roc_auc_score(y, s, sample_weight=counts[i]),
+            average_precision_score(y, s, sample_weight=counts[i]),
+        )
+        assert (mb._roc_auc(fused)[i], mb._average_precision(fused)[i]) == want
+
+
+@pytest.mark.parametrize("n_class", [31, 32, 33, 63, 64, 65])
+@pytest.mark.parametrize("block", [1, 2, 31, 32, 33])
+def test_equal_classes_bit_identical_at_every_block_size(monkeypatch, n_class, block):
+    # Blocks of one resample (the whole-array path) and of many (the fused one), the last
+    # block shorter than the others, positives as many as negatives.
+    monkeypatch.setattr(mb, "_BLOCK_CELLS", block * 2 * n_class)
+    monkeypatch.setattr(mb, "_AREA_CELLS", 64)
+    rng = np.random.default_rng(n_class)
+    y = rng.permutation(np.r_[np.ones(n_class, bool), np.zeros(n_class, bool)])
+    a = np.round(rng.random(y.size) + 0.3 * y, 2)
+    b = rng.random(y.size) + 0.2 * y
+    fast = fast_paired_bootstrap(y, a, b, n_resamples=70, seed=8, counts="multinomial")
+    for name, metric in (
+        ("roc_auc", roc_auc_score),
+        ("average_precision", average_precision_score),
+    ):
+        slow = paired_bootstrap(metric, y, a, b, n_resamples=70, seed=8)
+        assert np.array_equal(fast.results[name].replicates, slow.replicates), name
+
+
+def test_fused_block_makes_the_per_run_arrays_only_for_other_kernels():
+    y, a, _ = _case(23, 300)  # scores tied within and across classes
+    counts = _counts(y, 1, "poisson", True, 6)
+    block = _byte_block(y, a, counts)
+    mb._roc_auc(block), mb._average_precision(block)
+    assert not [k for k in vars(block) if k.startswith(("_lazy_tp", "_lazy_pos", "_lazy_fp"))]
+    # A threshold kernel reads them: made then, from the same prefix sums.
+    runs = block.model.run_scores
+    want_tp = np.array([[c[y & (a >= t)].sum() for t in runs] for c in counts])
+    want_ge = np.array([[c[~y & (a >= t)].sum() for t in runs] for c in counts])
+    want_gt = np.array([[c[~y & (a > t)].sum() for t in runs] for c in counts])
+    assert np.array_equal(block.tp, want_tp)
+    assert np.array_equal(block.pos, np.diff(want_tp, axis=1, prepend=0))
+    assert np.array_equal(block.fp_ge, want_ge)
+    assert np.array_equal(block.fp_gt, want_gt)
