@@ -17,7 +17,6 @@ from ui import (
     compare_compute,
     compare_many,
     data,
-    server_compare,
     shell,
     summaries,
     thresholds,
@@ -29,8 +28,7 @@ from ui.show import chart, csv_download, rows_behind
 
 ds, model = shell.page_context()
 st.header("Compare models")
-if ds.engine is not None:  # a server dataset: the engine's sums, not the rows
-    server_compare.show(ds)
+if shell.drawn_by_source(ds, "compare"):  # a server dataset: from the engine's sums
     st.stop()
 
 # A table of contents of the sections this run draws (the page is long): each section

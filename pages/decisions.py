@@ -9,7 +9,7 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from ui import decision_charts, decision_compute, shell, thresholds
+from ui import decision_charts, decision_compute, shell, sources, thresholds
 from ui.explain import explain, num, tex_name
 from ui.safe import md
 from ui.show import chart
@@ -21,10 +21,9 @@ if not models:
     st.info("Pick at least one model.")
     st.stop()
 
-if ds.engine is not None:
+if not ds.holds_rows:
     st.caption(
-        "A server dataset: the page reads the engine's per-score counts of the model chosen in "
-        "the sidebar (one model at a time). Every curve here is a function of those counts "
+        f"{sources.of(ds).rows(ds)} Every curve here is a function of each score's counts "
         "alone, so the curves and their areas are exact."
     )
 elif ds.mapping.per_class:

@@ -7,7 +7,7 @@ import streamlit as st
 
 import metrics
 from metrics.significance import format_p
-from ui import data, gauc_charts, server_source, shell, uncertainty
+from ui import data, gauc_charts, shell, uncertainty
 from ui.explain import explain, num
 from ui.numbers import count, plural
 from ui.safe import md
@@ -16,15 +16,10 @@ from ui.show import chart, csv_download
 ds, model = shell.page_context()
 st.header("GAUC: per-user AUC")
 
-engine = ds.engine  # a server dataset: the engine's per-user sums, not the rows
-if engine is None and shell.needs(ds, "groups", "GAUC"):
+if shell.drawn_by_source(ds, "gauc") or shell.needs(ds, "groups", "GAUC"):
     st.stop()
-if engine is not None:
-    engine_results = server_source.gauc_results(engine.summary)
-    if engine_results is None:
-        st.stop()
-group_col = engine.summary.group if engine is not None else ds.mapping.group or "user"
-weighted = (engine.summary.weight if engine is not None else ds.weight) is not None
+groups = data.group_state(ds)  # per model: global AUC and the per-user table
+group_col, weighted = groups.column, groups.weighted
 st.caption(
     f"**{md(model)}** on {md(ds.name)}, users = {md(group_col)}. GAUC is the ROC AUC of each "
     "user's own rows, averaged over the users that have both classes. Global AUC also compares "
@@ -32,17 +27,12 @@ st.caption(
 )
 
 
-@st.cache_data(max_entries=32, show_spinner=False)
-def _table(key: tuple, name: str, _ds: data.Dataset) -> metrics.GroupAUC:
-    return metrics.group_auc_table(
-        _ds.labels_for(name), _ds.score(name), _ds.prepared.groups, sample_weight=_ds.weight
-    )
-
-
 @st.cache_data(max_entries=16, show_spinner="Shifting scores...")
 def _sweep(key: tuple, name: str, mode: str, weighting: str, strengths: tuple, _ds: data.Dataset):
     s = _ds.score(name)
-    offsets = gauc_charts.user_offsets(_table(key, name, _ds), _ds.prepared.groups, s, mode)
+    offsets = gauc_charts.user_offsets(
+        data.group_state(_ds).tables[name][1], _ds.prepared.groups, s, mode
+    )
     sweep = gauc_charts.offset_sweep(
         _ds.labels_for(name), s, offsets.codes, offsets.per_row, np.array(strengths),
         weighting=weighting, sample_weight=_ds.weight,
@@ -60,10 +50,7 @@ weighting = st.radio(
     help="Every weighting skips the users with one class only: their AUC is undefined.",
 )
 
-if engine is not None:
-    results = engine_results
-else:
-    results = {m: (data.areas(ds.key, m, ds)["auc"], _table(ds.key, m, ds)) for m in ds.models}
+results = groups.tables
 global_auc, table = results[model]
 gauc = gauc_charts.gauc_value(table, weighting)
 skipped = gauc_charts.skipped_counts(table)

@@ -142,6 +142,16 @@ DEFAULT_DATASET = "breast_cancer"
 
 
 @dataclass(frozen=True)
+class GroupState:
+    """What GAUC reads: the user (or query) column's name, whether rows are weighted, and per
+    model its global AUC and per-group table (:class:`metrics.GroupAUC`)."""
+
+    column: str
+    weighted: bool
+    tables: Mapping[str, tuple[float, metrics.GroupAUC]]
+
+
+@dataclass(frozen=True)
 class Dataset:
     """A table, its column mapping, and the arrays prepared from it."""
 
@@ -161,6 +171,12 @@ class Dataset:
     # Each model's per-score state (ui.score_state.ScoreState) as the source produced it (an
     # engine's GROUP BY); None: made from the rows, with one cached sort, on first use.
     states: Mapping[str, ScoreState] | None = field(default=None, repr=False)
+    # The per-user state as the source produced it (an engine's per-user sums); None: made
+    # from the rows' group column.
+    group_state: GroupState | None = field(default=None, repr=False)
+    # False when ``frame`` holds not the table's rows but what stands for them (a server
+    # dataset: one weighted row per distinct score and class); pages needing rows say so.
+    holds_rows: bool = True
 
     @functools.cached_property
     def models(self) -> tuple[str, ...]:
@@ -299,7 +315,8 @@ def sliced(ds: Dataset, column, value) -> Dataset:
         ),
         slice=(column, value),
         rows_before_slice=len(ds.frame),
-        states=None,  # a slice's state comes from its own rows
+        states=None,  # a slice's states come from its own rows
+        group_state=None,
     )
 
 
@@ -321,6 +338,21 @@ def state(ds: Dataset, model: str) -> ScoreState:
     if ds.states is not None:
         return ds.states[model]
     return _state_from_rows(ds.key, model, ds)
+
+
+def group_state(ds: Dataset) -> GroupState:
+    """The per-user state GAUC reads: the source's, else made from the rows' group column."""
+    if ds.group_state is not None:
+        return ds.group_state
+    tables = {m: (areas(ds.key, m, ds)["auc"], _group_table(ds.key, m, ds)) for m in ds.models}
+    return GroupState(ds.mapping.group or "user", ds.weight is not None, tables)
+
+
+@st.cache_data(max_entries=32, ttl=UPLOAD_TTL, show_spinner=False)
+def _group_table(key: tuple, model: str, _ds: Dataset) -> metrics.GroupAUC:
+    return metrics.group_auc_table(
+        _ds.labels_for(model), _ds.score(model), _ds.prepared.groups, sample_weight=_ds.weight
+    )
 
 
 def scores_seen(ds: Dataset, model: str) -> np.ndarray:

@@ -231,7 +231,18 @@ def model_dataset(source: ServerTable, model: str, source_id: str) -> data.Datas
         negative_name=names[1],
         engine=source,
         states={model: score_state.from_summary(m)},  # the engine's counts, not a sort of rows
+        group_state=_group_state(s),
+        holds_rows=False,
     )
+
+
+def _group_state(s) -> data.GroupState | None:
+    """The engine's per-user tables of every model, when it kept them (a group column mapped,
+    at most its cap of users)."""
+    if s.group is None or any(m.groups is None for m in s.models.values()):
+        return None
+    tables = {name: (m.auc, m.groups) for name, m in s.models.items()}
+    return data.GroupState(s.group, s.weight is not None, tables)
 
 
 MAPPING_KEYS = ("server_label", "server_scores", "server_group", "server_weight", "server_pos")
@@ -408,15 +419,17 @@ def delong(
     )
 
 
-def gauc_results(s) -> dict | None:
-    """Per model, (global AUC, per-user table) from the engine's summary; None, after saying
-    why, when the summary has no per-user table."""
+def gauc_unavailable(ds: data.Dataset) -> bool:
+    """True, after saying why (and showing the engine's exact GAUC values where it has them),
+    when the engine kept no per-user table: no group column mapped, or more users than its
+    cap. The GAUC page then stops; otherwise it reads the dataset's group state."""
+    s = ds.engine.summary
     if s.group is None:
         st.info(
             "GAUC needs a user or query id: pick one under Columns → User or query column in "
             "the sidebar, and the engine adds per-user AUCs."
         )
-        return None
+        return True
     missing = [name for name, m in s.models.items() if m.groups is None]
     if missing:
         st.info(
@@ -429,5 +442,5 @@ def gauc_results(s) -> dict | None:
             for name, m in s.models.items()
         ]  # fmt: skip
         st.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch")
-        return None
-    return {name: (m.auc, m.groups) for name, m in s.models.items()}
+        return True
+    return False

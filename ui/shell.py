@@ -244,19 +244,15 @@ def run_app() -> None:
 # source decides what it has (a server dataset holds the engine's per-score counts, not rows).
 NEEDS = {
     "rows": (
-        lambda ds: ds.engine is None,
+        lambda ds: ds.holds_rows,
         lambda ds, what: (
-            f"{what} needs the table's rows, and a server dataset reaches the "
-            f"pages as the engine's per-score counts ({ds.engine.summary.rows:,} rows reduced to "
-            "one line per distinct score). Upload a sample of the table for this page, or pick a "
+            f"{what} needs the table's rows, and this dataset holds none: "
+            f"{sources.of(ds).rows(ds)} Upload a sample of the table for this page, or pick a "
             "sample dataset."
         ),
     ),
     "groups": (
-        lambda ds: (
-            ds.prepared.groups is not None
-            or (ds.engine is not None and ds.engine.summary.group is not None)
-        ),
+        lambda ds: ds.prepared.groups is not None or ds.group_state is not None,
         lambda ds, what: (
             f"{what} needs a user or query id on every row. Map a user/query id "
             "column in the sidebar (Upload → Columns → User / query id), or pick the "
@@ -277,6 +273,14 @@ def needs(
         return False
     st.info(say or sentence(ds, what) + (f" {instead}" if instead else ""))
     return True
+
+
+def drawn_by_source(ds: data.Dataset, page: str) -> bool:
+    """True when the dataset's source drew ``page`` (a page file's stem) its own way, or said
+    why it cannot be drawn: the page then stops. Sources declare such pages
+    (:attr:`ui.sources.Source.pages`), so a page never asks what kind of dataset it shows."""
+    draw = sources.of(ds).pages.get(page)
+    return draw is not None and draw(ds)
 
 
 def page_context(

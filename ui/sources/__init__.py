@@ -14,7 +14,7 @@ Adding a source is a module with a ``SOURCE`` and a line in :data:`REGISTRY` (or
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from ui.data import Dataset
 from ui.numbers import plural
@@ -55,6 +55,9 @@ class Source:
     own_model_picker: bool = False  # it draws the model choice itself
     rows: Callable[[Dataset], str] = _rows  # the sidebar's line on the table's size
     data_page: Callable[[], None] | None = None  # draws the source's own part of the Data page
+    # Pages (by file stem) the source draws its own way, in whole or in part: each returns True
+    # when it drew the page (or said why it cannot be drawn) and the page stops there.
+    pages: Mapping[str, Callable[[Dataset], bool]] = field(default_factory=dict)
 
     def owns(self, ds: Dataset) -> bool:
         return ds.source_id.split(":", 1)[0] == self.prefix

@@ -8,7 +8,7 @@ from collections.abc import Mapping
 
 import streamlit as st
 
-from ui import server_source
+from ui import server_compare, server_source
 from ui.data import Dataset
 from ui.numbers import plural
 from ui.sources import Source
@@ -57,11 +57,21 @@ def read_link(q: Mapping) -> bool:
 
 
 def _rows(ds: Dataset) -> str:
+    scores = plural(len(ds.states[ds.models[0]].counts), "distinct score")
     return (
-        f"{plural(ds.engine.summary.rows, 'row')} on the server, read by the pages as "
-        f"{plural(len(ds.frame), 'weighted per-score row')}."
+        f"{plural(ds.engine.summary.rows, 'row')} on the server, read by the pages as the "
+        f"engine's per-score counts ({scores})."
     )
 
 
-SOURCE = Source(label="Server dataset", prefix="server", sidebar=server_source.server_dataset,
-                read_link=read_link, waits=True, own_model_picker=True, rows=_rows)  # fmt: skip
+def _compare(ds: Dataset) -> bool:
+    """Compare from the engine's sums of every model (one more pass for DeLong's pairs)."""
+    server_compare.show(ds)
+    return True
+
+
+SOURCE = Source(
+    label="Server dataset", prefix="server", sidebar=server_source.server_dataset,
+    read_link=read_link, waits=True, own_model_picker=True, rows=_rows,
+    pages={"compare": _compare, "gauc": server_source.gauc_unavailable},
+)  # fmt: skip
