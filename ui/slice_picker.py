@@ -19,7 +19,7 @@ def slice_widget(ds: data.Dataset) -> data.Dataset:
         return ds
     options = [ALL_ROWS]
     for col in ds.mapping.slices:
-        values = ds.frame[col].dropna().value_counts().index[: MAX_SLICE_VALUES]
+        values = ds.frame[col].dropna().value_counts().index[:MAX_SLICE_VALUES]
         options += [(col, v.item() if hasattr(v, "item") else v) for v in values]
     if "slice_pending" in st.session_state:  # chosen on a page, after this widget last ran
         st.session_state["slice_choice"] = st.session_state.pop("slice_pending")
