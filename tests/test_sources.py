@@ -5,6 +5,7 @@ A toy sixth source, registered in a few lines, must reach every page; and nothin
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import numpy as np
@@ -87,3 +88,49 @@ def test_a_toy_sixth_source_reaches_every_page(toy_source):
     prevalence = [m.value for m in at.metric if m.label == "Prevalence"]
     assert prevalence
     assert float(prevalence[0]) == pytest.approx(toy_source["y"].mean(), abs=5e-4)
+
+
+# What telling one kind of dataset from another looks like in code: an engine's attribute, a
+# source_id's kind prefix, a source's label compared.
+_KIND_BRANCH = re.compile(
+    r"\.engine\b"
+    r"|source_id\.(startswith|split\(\":\"|partition\(\":\")"
+    r"|[!=]= *\"(Sample dataset|Upload|Server dataset|Your example|Synthetic)\""
+    r"|\"(upload|bundled|example|server|synthetic):\" *(in|==)"
+)
+# The sources package, and the modules each source keeps beside it (its sidebar, its engine
+# passes), may know their own kind; nothing else may.
+_SOURCE_MODULES = ("ui/sources/", "ui/server_", "ui/example_source", "ui/synthetic_source")
+
+
+def _kind_branches(root: Path) -> list[str]:
+    found = []
+    for path in sorted([root / "app.py", *root.glob("pages/*.py"), *root.glob("ui/**/*.py")]):
+        rel = path.relative_to(root).as_posix()
+        if rel.startswith(_SOURCE_MODULES):
+            continue
+        for n, line in enumerate(path.read_text().splitlines(), 1):
+            code = line.split("#", 1)[0]
+            if _KIND_BRANCH.search(code):
+                found.append(f"{rel}:{n}: {line.strip()}")
+    return found
+
+
+def test_no_page_or_layer_branches_on_a_datasets_kind():
+    """Pages declare what they need (shell.needs, shell.drawn_by_source, data.state); only the
+    sources know what kind of dataset they made."""
+    assert _kind_branches(ROOT) == []
+
+
+def test_the_kind_branch_check_sees_a_branch(tmp_path):
+    (tmp_path / "pages").mkdir()
+    (tmp_path / "ui").mkdir()
+    (tmp_path / "app.py").write_text("")
+    (tmp_path / "pages" / "p.py").write_text(
+        "if ds.engine is not None:\n    pass\n"
+        'if ds.source_id.startswith("upload:"):\n    pass\n'
+        'if st.session_state["source"] == "Server dataset":\n    pass\n'
+        "x = 1  # ds.engine in a comment is fine\n"
+    )
+    (tmp_path / "ui" / "server_x.py").write_text("ds.engine\n")  # a source's own module
+    assert [f.split(":")[1] for f in _kind_branches(tmp_path)] == ["1", "3", "5"]
