@@ -385,7 +385,7 @@ def _area_sums(model: _SortedModel, pp: _BytePrefix, np_: _BytePrefix, scratch: 
     key = ("areas", chunk, b)
     if key not in scratch:
         scratch[key] = {
-            role: np.empty((chunk + (role == "terms"), b))
+            role: np.empty((chunk + {"terms": 1, "tp": 16}.get(role, 0), b))
             for role in ("tp", "pos", "fp", "fp_gt", "flagged", "terms")
         }
     buf = scratch[key]
@@ -395,11 +395,12 @@ def _area_sums(model: _SortedModel, pp: _BytePrefix, np_: _BytePrefix, scratch: 
     for first in range(0, r, chunk):
         stop = min(r, first + chunk)
         k, runs = stop - first, slice(first, stop)
-        tp, pos, fp, flagged = (buf[role][:k] for role in ("tp", "pos", "fp", "flagged"))
-        _rows_into(tp, pp, ends[runs])
-        if untied:
+        pos, fp, flagged = (buf[role][:k] for role in ("pos", "fp", "flagged"))
+        if untied:  # tp of run j is E[j + 1]: whole groups of 8 rows, no gather
+            tp = _run_rows_into(buf["tp"], pp, first + 1, stop + 1)
             np.copyto(pos, pp.counts[runs])
         else:
+            tp = _rows_into(buf["tp"][:k], pp, ends[runs])
             np.subtract(tp[0], last_tp, out=pos[0])
             np.subtract(tp[1:], tp[:-1], out=pos[1:])
             last_tp = tp[-1].copy()
@@ -422,6 +423,18 @@ def _area_sums(model: _SortedModel, pp: _BytePrefix, np_: _BytePrefix, scratch: 
     if model.no_ties:
         above *= 2.0
     return above, total
+
+
+def _run_rows_into(out: np.ndarray, prefix: _BytePrefix, start: int, stop: int) -> np.ndarray:
+    """``E[start], ..., E[stop - 1]`` for every resample, a view of the float64 ``out``: the
+    whole groups of 8 rows around them (within the padding) get their group's total by
+    broadcasting, exact. ``out`` holds at least ``stop - start + 14`` rows."""
+    g0, g1 = start >> 3, -(-stop // 8)
+    rows = out[: 8 * (g1 - g0)]
+    np.copyto(rows, prefix.excl[8 * g0 : 8 * g1])
+    groups = rows.reshape(g1 - g0, 8, -1)
+    np.add(groups, prefix.before[g0:g1, None, :], out=groups)
+    return rows[start - 8 * g0 : stop - 8 * g0]
 
 
 def _rows_into(out: np.ndarray, prefix: _BytePrefix, k: np.ndarray) -> np.ndarray:
