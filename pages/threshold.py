@@ -23,7 +23,6 @@ from ui.show import chart, csv_download, rows_behind
 
 ds, model = shell.page_context()
 counts = data.threshold_counts(ds.key, model, ds)  # one sort per (data, model), cached
-score = ds.score(model)
 low, high, step = thresholds.slider_range(ds, model)
 scale = thresholds.scale(ds, model)
 default_value, default_rule = thresholds.default(ds, model)
@@ -255,26 +254,28 @@ if rates_col is None:
 
 
 with st.expander("Rows behind the numbers", icon=":material/table_rows:"):
-    cell_col, range_col = st.columns([1, 2])
-    y_model, predicted = ds.labels_for(model), score >= threshold
-    cells = {
-        "TP: predicted and actual positive": predicted & y_model,
-        "FP: predicted positive, actually negative": predicted & ~y_model,
-        "FN: predicted negative, actually positive": ~predicted & y_model,
-        "TN: predicted and actual negative": ~predicted & ~y_model,
-        "a score range": None,
-    }
-    cell = cell_col.radio("Which rows", list(cells), key="threshold_rows_cell")
-    mask = cells[cell]
-    if mask is None:
-        lo_s, hi_s = float(score.min()), float(score.max())
-        chosen = range_col.slider(
-            "Scores from / to", lo_s, hi_s if hi_s > lo_s else lo_s + 1, (lo_s, hi_s),
-            key="threshold_rows_range",
-        )  # fmt: skip
-        mask = (score >= chosen[0]) & (score <= chosen[1])
-        cell = f"with scores from {chosen[0]:.4g} to {chosen[1]:.4g}"
-    rows_behind(ds.frame, ds.positions(mask), cell.split(":")[0], key="threshold_rows")
+    if not shell.needs(ds, "rows", "Listing the rows behind a cell"):
+        cell_col, range_col = st.columns([1, 2])
+        score = ds.score(model)
+        y_model, predicted = ds.labels_for(model), score >= threshold
+        cells = {
+            "TP: predicted and actual positive": predicted & y_model,
+            "FP: predicted positive, actually negative": predicted & ~y_model,
+            "FN: predicted negative, actually positive": ~predicted & y_model,
+            "TN: predicted and actual negative": ~predicted & ~y_model,
+            "a score range": None,
+        }
+        cell = cell_col.radio("Which rows", list(cells), key="threshold_rows_cell")
+        mask = cells[cell]
+        if mask is None:
+            lo_s, hi_s = float(score.min()), float(score.max())
+            chosen = range_col.slider(
+                "Scores from / to", lo_s, hi_s if hi_s > lo_s else lo_s + 1, (lo_s, hi_s),
+                key="threshold_rows_range",
+            )  # fmt: skip
+            mask = (score >= chosen[0]) & (score <= chosen[1])
+            cell = f"with scores from {chosen[0]:.4g} to {chosen[1]:.4g}"
+        rows_behind(ds.frame, ds.positions(mask), cell.split(":")[0], key="threshold_rows")
 
 
 csv_download(

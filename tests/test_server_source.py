@@ -186,3 +186,31 @@ def test_a_bundled_sample_on_the_server_keeps_its_class_names(tmp_path, monkeypa
     assert not at.exception, at.exception
     shown = " ".join(m.value for m in at.markdown)
     assert "predicted clicked = 1" in shown
+
+
+def test_threshold_curves_and_gauc_read_only_the_engines_state(tmp_path, monkeypatch):
+    """On a server dataset these pages read the per-score and per-user state the engine
+    produced, never a row: reading one raises here. The Threshold page's rows behind a cell
+    say they need the rows."""
+    from ui import data
+
+    def no_rows(self, *args):
+        if not self.holds_rows:
+            raise AssertionError("a page read rows of a server dataset")
+        return score(self, *args)
+
+    score = data.Dataset.score
+    monkeypatch.setattr(data.Dataset, "score", no_rows)
+    root = tmp_path / "data"
+    root.mkdir()
+    t = _table(n=3000, seed=4)
+    t.to_parquet(root / "impressions.parquet")
+    monkeypatch.setenv("METRICS_LENS_DATA_DIR", str(root))
+    at = _open(root, "impressions.parquet")
+    assert not at.exception, at.exception
+    shown = {m.label: m.value for m in at.metric}
+    assert any("needs the table's rows" in i.value for i in at.info)  # rows behind a cell
+    assert shown, "the Threshold page drew its cards"
+    for page in ("pages/curves.py", "pages/gauc.py"):
+        at.switch_page(page).run()
+        assert not at.exception, (page, at.exception)
