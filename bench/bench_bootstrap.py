@@ -19,8 +19,12 @@ then times, in one run:
 
 Nothing asserts on time; the targets are printed verdicts (1e5 rows under 1.5 s and within
 300x one ``roc_auc_score`` of the same run, 1e6 under 15 s). ``--repeat`` runs are timed and
-the median kept (the machine may be shared: compare ratios, not seconds). The exit status is
-0 unless the two paths disagree.
+the median kept (the machine may be shared: compare ratios, not seconds). It also prints the
+load average before and after, and the fast path's CPU seconds over all threads: on two cores
+it runs three threads (the next block's draws beside the two models), so on an idle machine
+the wall time is about half the CPU time, and on a machine other work keeps busy it tends to
+the CPU time, and the ratio rises with the load. The exit status is 0 unless the two paths
+disagree.
 """
 
 from __future__ import annotations
@@ -83,10 +87,33 @@ def seconds(call: Callable[[], object], repeat: int) -> float:
     return statistics.median(times)
 
 
+def wall_and_cpu(call: Callable[[], object], repeat: int) -> tuple[float, float]:
+    """Median wall seconds and median CPU seconds of this process (every thread) per call:
+    the CPU time is the work done, the wall time also says how many cores other work on a
+    shared machine left free."""
+    wall, cpu = [], []
+    for _ in range(repeat):
+        start, start_cpu = time.perf_counter(), time.process_time()
+        call()
+        wall.append(time.perf_counter() - start)
+        cpu.append(time.process_time() - start_cpu)
+    return statistics.median(wall), statistics.median(cpu)
+
+
+def load() -> str:
+    """The 1-minute load average against the cores (over 1 per core: other work competes)."""
+    if not hasattr(os, "getloadavg"):
+        return "load unknown"
+    return f"load {os.getloadavg()[0]:.2f} on {os.cpu_count()} cores"
+
+
 def run(n: int, resamples: int, check_resamples: int, tied: bool, repeat: int) -> None:
     y, a, b = make_case(n, 0, tied)
     check(y, a, b, check_resamples)
-    fast = seconds(lambda: fast_paired_bootstrap(y, a, b, n_resamples=resamples), repeat)
+    before = load()
+    fast, fast_cpu = wall_and_cpu(
+        lambda: fast_paired_bootstrap(y, a, b, n_resamples=resamples), repeat
+    )
     multi = seconds(
         lambda: fast_paired_bootstrap(y, a, b, n_resamples=resamples, counts="multinomial"), 1
     )
@@ -100,6 +127,7 @@ def run(n: int, resamples: int, check_resamples: int, tied: bool, repeat: int) -
     slow = seconds(generic, 1) * resamples / check_resamples
     kind = "tied (3 decimals)" if tied else "untied"
     print(f"\nn = {n:,} rows, {kind}, {resamples} resamples, 2 models, AUC + AP")
+    print(f"  {before} before timing, {load()} after")
     rows = [
         ("fast, Poisson draws", fast),
         ("fast, multinomial draws", multi),
@@ -112,6 +140,10 @@ def run(n: int, resamples: int, check_resamples: int, tied: bool, repeat: int) -
             f"  {label:58s} {value:9.3f} s   {value / one_auc:9.0f} x one AUC"
             f"   {value / argsort:8.0f} x argsort"
         )
+    print(
+        f"  fast, Poisson draws: {fast_cpu:.3f} CPU seconds (all threads, median) for"
+        f" {fast:.3f} wall ({fast_cpu / fast:.2f} cores busy on average)"
+    )
     print(f"  speed-up of the fast path over the generic one: {slow / fast:.0f}x")
     target = TARGETS.get(n)
     if target is not None:
