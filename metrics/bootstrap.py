@@ -18,7 +18,12 @@ path (:class:`_BytePrefix`): the block's counts are transposed once (a row per d
 column per resample), each model gathers its sorted rows as whole rows of bytes, and the prefix
 sums down each group of 8 rows fit a byte (8 x 31 = 248), so they are whole-row uint8 additions;
 a uint16 level over groups of 64 and an int32 running total finish them, exact. The sums come
-out resamples across, the order in which the AP terms are added. Sample weights, or a count
+out resamples across, the order in which the AP terms are added. AUC and AP then take one pass
+over the positive runs in chunks of about ``_AREA_CELLS`` (run, resample) cells, in float64
+buffers that stay in cache (:func:`_area_sums`): each chunk's prefix rows, its AP terms summed
+behind the running total (so each resample's terms are still added one after another) and its
+share of AUC's exact integer sum; the whole (R, B) arrays of the other kernels are made only
+when one reads them. Sample weights, or a count
 above 31, take the float path (:class:`_FloatPrefix`): the counts, reshaped into runs of ``_K``
 columns, times an upper-triangular matrix of ones, plus the running total of the runs, exact in
 float32 while a resample holds fewer than 2**24 rows (float64 beyond, or with weights).
