@@ -10,7 +10,7 @@ import numpy as np
 import streamlit as st
 
 from metrics import AP_METHOD_SOURCES, AP_METHODS
-from ui import ap_charts, presentation, shell
+from ui import ap_charts, data, presentation, shell
 from ui.ap_charts import METHOD_LABELS, PRESETS, exact_text
 from ui.charts import MAX_POINTS
 from ui.explain import explain
@@ -40,7 +40,7 @@ def _show_pills() -> list[str]:
 
 @st.cache_data(max_entries=16, show_spinner="Computing AP five ways...")
 def _lab(key: tuple, model: str, _ds) -> ap_charts.APLab:
-    return ap_charts.ap_lab(_ds.labels_for(model), _ds.score(model), _ds.weight)
+    return ap_charts.ap_lab(*data.binary_rows(_ds, model))
 
 
 @st.cache_data(max_entries=8, show_spinner=False)
@@ -75,7 +75,7 @@ preset_name = preset_col.selectbox(
 preset = PRESETS.get(preset_name)
 
 if preset is None:
-    y, scores, weight = ds.labels_for(model), ds.score(model), ds.weight
+    y, scores, weight = data.binary_rows(ds, model)
     if ds.mapping.per_class:
         classes = ds.mapping.classes or ds.mapping.scores
         name = classes[ds.mapping.scores.index(model)]

@@ -14,7 +14,7 @@ from ui.explain import explain
 from ui.safe import md
 from ui.show import chart
 
-ds, model = shell.page_context()
+ds, model = shell.page_context(requires=("rows",), what="The AUC lab (it pairs rows)")
 
 CURRENT = "Current data"
 MAX_SAMPLE = 150

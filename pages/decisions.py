@@ -9,7 +9,7 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from ui import decision_charts, decision_compute, shell, sources, thresholds
+from ui import data, decision_charts, decision_compute, shell, sources, thresholds
 from ui.explain import explain, num, tex_name
 from ui.safe import md
 from ui.show import chart
@@ -158,7 +158,7 @@ with brier_tab:
             "The gap between them is what miscalibration costs."
         )
         m = probabilistic[0]
-        y, s, w = ds.labels_for(m), ds.score(m), ds.weight
+        y, s, w = data.binary_rows(ds, m)
         ww = np.ones(s.size) if w is None else w
         pos_term = float(np.sum(ww[y] * (1 - s[y]) ** 2) / np.sum(ww[y]))
         neg_term = float(np.sum(ww[~y] * s[~y] ** 2) / np.sum(ww[~y]))

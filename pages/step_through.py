@@ -18,7 +18,7 @@ from ui.explain import auc_lines, explain
 from ui.safe import md
 from ui.show import chart, csv_download
 
-ds, model = shell.page_context()
+ds, model = shell.page_context(requires=("rows",), what="Stepping through the rows")
 KEY = "step_through_k"
 
 

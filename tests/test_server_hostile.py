@@ -284,7 +284,10 @@ def test_each_file_gets_its_own_mapping_and_never_the_sample(tmp_path, monkeypat
 
     def shows(frame: pd.DataFrame, label: str, models: list[str]) -> None:
         assert not at.exception, at.exception
-        assert not at.info, [i.value for i in at.info]
+        # No banner (such as "showing the sample"); the Threshold page's rows behind a cell
+        # say they need the rows, as on every server dataset.
+        said = [i.value for i in at.info if "needs the table's rows" not in i.value]
+        assert not said, said
         got = _engine_rows(at).set_index("model")
         assert list(got.index) == models
         for m in models:

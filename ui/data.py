@@ -141,6 +141,10 @@ BUNDLED: dict[str, BundledDataset] = {
 DEFAULT_DATASET = "breast_cancer"
 
 
+class RowsNeeded(RuntimeError):
+    """A row was read from a dataset that holds none (a page forgot to say it needs them)."""
+
+
 @dataclass(frozen=True)
 class GroupState:
     """What GAUC reads: the user (or query) column's name, whether rows are weighted, and per
@@ -165,7 +169,7 @@ class Dataset:
     negative_name: str = "negative"
     slice: tuple[str, object] | None = None  # (column, value) when showing one category only
     rows_before_slice: int = 0
-    # A server dataset: the engine's summary behind the weighted per-score rows
+    # A server dataset: the engine's summary behind the per-score state
     # (ui.server_source.ServerTable); None for rows held in memory.
     engine: object = field(default=None, repr=False)
     # Each model's per-score state (ui.score_state.ScoreState) as the source produced it (an
@@ -174,24 +178,33 @@ class Dataset:
     # The per-user state as the source produced it (an engine's per-user sums); None: made
     # from the rows' group column.
     group_state: GroupState | None = field(default=None, repr=False)
-    # False when ``frame`` holds not the table's rows but what stands for them (a server
-    # dataset: one weighted row per distinct score and class); pages needing rows say so.
+    # False when the source handed states and no rows (a server dataset: ``frame`` is the
+    # engine's per-score table); pages needing rows say so (ui.shell.needs), and reading a
+    # row raises :class:`RowsNeeded`.
     holds_rows: bool = True
 
     @functools.cached_property
     def models(self) -> tuple[str, ...]:
         return tuple(m for m in self.mapping.scores if m in self.prepared.scores)
 
+    def _rows(self) -> Prepared:
+        if not self.holds_rows:
+            raise RowsNeeded(
+                f"{self.name} holds no rows, only each model's per-score state: read it with "
+                "data.state, or say that the page needs the rows (shell.needs)."
+            )
+        return self.prepared
+
     @property
     def y(self) -> np.ndarray:
-        return self.prepared.y
+        return self._rows().y
 
     @property
     def weight(self) -> np.ndarray | None:
-        return self.prepared.weight
+        return self._rows().weight
 
     def score(self, model: str) -> np.ndarray:
-        return self.prepared.scores[model]
+        return self._rows().scores[model]
 
     def positions(self, mask: np.ndarray) -> np.ndarray:
         """Where the rows selected by ``mask`` (over the prepared arrays) sit in ``frame``."""
@@ -353,6 +366,15 @@ def _group_table(key: tuple, model: str, _ds: Dataset) -> metrics.GroupAUC:
     return metrics.group_auc_table(
         _ds.labels_for(model), _ds.score(model), _ds.prepared.groups, sample_weight=_ds.weight
     )
+
+
+def binary_rows(ds: Dataset, model: str) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
+    """(labels, scores, weights) for the row-based library functions: the rows when the
+    dataset holds them; else its per-score state, one row per distinct score and class
+    weighted by its count, which gives every metric that sums over rows exactly."""
+    if ds.holds_rows:
+        return ds.labels_for(model), ds.score(model), ds.weight
+    return state(ds, model).weighted_rows()
 
 
 def scores_seen(ds: Dataset, model: str) -> np.ndarray:

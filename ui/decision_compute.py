@@ -19,7 +19,7 @@ import streamlit as st
 import metrics
 from metrics._validation import check_binary_inputs
 from metrics.calibration import _binned
-from ui.data import UPLOAD_TTL, Dataset
+from ui.data import UPLOAD_TTL, Dataset, binary_rows
 
 # Per-row values the bootstrap holds at once (rows x models x (3 x bins + 1) row means): above
 # this the calibration intervals are not computed (the values still are).
@@ -255,7 +255,7 @@ def _area(x: np.ndarray, y: np.ndarray) -> float:
 @st.cache_data(max_entries=32, ttl=UPLOAD_TTL, show_spinner="Tracing the decision curves...")
 def decision_curves(key: tuple, model: str, _ds: Dataset) -> DecisionCurves:
     """Cost, Brier, precision-recall-gain and DET curves of one model, on every row."""
-    y, s, w = _ds.labels_for(model), _ds.score(model), _ds.weight
+    y, s, w = binary_rows(_ds, model)
     kw = dict(sample_weight=w)
     cx, cost = metrics.cost_curve(y, s, **kw)
     bx = bl = None
@@ -275,9 +275,8 @@ def decision_curves(key: tuple, model: str, _ds: Dataset) -> DecisionCurves:
 
 def rates_at(ds: Dataset, model: str, threshold: float) -> tuple[float, float]:
     """(FPR, FNR) when ``score >= threshold`` is flagged."""
-    c = metrics.confusion_at_threshold(
-        ds.labels_for(model), ds.score(model), threshold, pos_label=True, sample_weight=ds.weight
-    )
+    y, s, w = binary_rows(ds, model)
+    c = metrics.confusion_at_threshold(y, s, threshold, pos_label=True, sample_weight=w)
     negatives, positives = float(c.fp + c.tn), float(c.tp + c.fn)
     fpr = float(c.fp) / negatives if negatives > 0 else math.nan
     fnr = float(c.fn) / positives if positives > 0 else math.nan

@@ -44,6 +44,17 @@ class ScoreState:
         c = self.counts
         return c.thresholds, np.diff(c.tps, prepend=0), np.diff(c.fps, prepend=0)
 
+    def weighted_rows(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """(labels, scores, weights): one row per distinct score and class, weighted by its
+        count (classes absent at a score left out), for the library's row-based functions;
+        every metric that sums over rows comes out as on the rows themselves."""
+        scores, pos, neg = self.runs()
+        y = np.concatenate((np.ones(scores.size, bool), np.zeros(scores.size, bool)))
+        s = np.concatenate((scores, scores))
+        w = np.concatenate((pos, neg)).astype(np.float64)
+        keep = w > 0
+        return y[keep], s[keep], w[keep]
+
     def finite_scores(self) -> np.ndarray:
         """The distinct finite scores, descending."""
         t = np.asarray(self.counts.thresholds, dtype=np.float64)
@@ -58,11 +69,7 @@ class ScoreState:
         """:func:`ui.roles.default_threshold` from the state: each distinct score stands for its
         rows, weighted by their count, which gives the same threshold (it is a distinct score
         where the cumulative weight first reaches the positives')."""
-        scores, pos, neg = self.runs()
-        y = np.concatenate((np.ones(scores.size, bool), np.zeros(scores.size, bool)))
-        return default_threshold(
-            kind, y, np.concatenate((scores, scores)), np.concatenate((pos, neg)).astype(float)
-        )
+        return default_threshold(kind, *self.weighted_rows())
 
     def partial_auc(self, max_fpr: float) -> float:
         """The McClish-standardised partial AUC over FPR in [0, ``max_fpr``], as

@@ -12,10 +12,11 @@ engine.
 Each file keeps its own column mapping: a file opened for the first time gets a fresh guess,
 and a mapping edited by hand comes back when its file is picked again.
 
-Each model's per-score table becomes a small weighted table (one positive and one negative row
-per distinct score, weighted by their counts), which every threshold view reads exactly as it
-would read the raw rows; above the cap the binned table serves instead and the page says how
-far off a rate can be.
+A dataset from here holds no rows: it hands the pages each model's per-score state (the
+engine's counts per distinct score and its exact AUC and AP, :mod:`ui.score_state`) and the
+per-user tables, the same state rows held in memory produce. Above the cap the state is the
+table of score ranges, and the page says how far off a rate can be. Pages that need the rows
+(the AUC lab, Step through, Calibration, the rows behind a cell) say so.
 """
 
 from __future__ import annotations
@@ -26,12 +27,11 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
-import numpy as np
 import pandas as pd
 import streamlit as st
 
 from ui import data, score_state
-from ui.loading import ColumnMapping, guess_mapping
+from ui.loading import ColumnMapping, Prepared, guess_mapping
 from ui.roles import NONE
 from ui.safe import md
 
@@ -210,13 +210,15 @@ def _class_names(s) -> tuple[str, str]:
 
 
 def model_dataset(source: ServerTable, model: str, source_id: str) -> data.Dataset:
-    """One model's per-score table as a weighted table the pages read like raw rows."""
+    """One model of a server table as the pages read it: the engine's per-score state (and
+    per-user tables), no rows. ``frame`` is the per-score table itself, for the Data page."""
     s = source.summary
     m = s.models[model]
     table = m.display_table()
-    y, scores, w = table.weighted_rows()
-    frame = pd.DataFrame({"label": np.where(y, 1, 0), model: scores, "rows": w})
-    mapping = ColumnMapping(label="label", scores=(model,), pos_label=1, weight="rows")
+    frame = pd.DataFrame({model: table.scores, "positives": table.pos, "negatives": table.neg})
+    mapping = ColumnMapping(label=None, scores=(model,), pos_label=None)
+    prepared = Prepared(y=None, scores={model: table.scores}, groups=None, weight=None,
+                        problems=[])  # fmt: skip
     key = f"{source_id}#{model}"
     names = _class_names(s)
     return data.Dataset(
@@ -224,9 +226,11 @@ def model_dataset(source: ServerTable, model: str, source_id: str) -> data.Datas
         name=f"{Path(s.source).name} · {model}",
         frame=frame,
         mapping=mapping,
-        prepared=data._prepare(key, mapping, False, frame),
+        prepared=prepared,
         description=f"{s.rows:,} rows reduced by {s.engine} to {m.distinct_scores:,} distinct "
-        "scores, weighted by their counts.",
+        "scores: each line holds a score and its positives and negatives"
+        + (", weighted" if s.weight is not None else "")
+        + ("." if m.exact else f" (score ranges, above the cap of {s.cap:,} distinct scores)."),
         positive_name=names[0],
         negative_name=names[1],
         engine=source,
