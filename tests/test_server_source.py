@@ -188,29 +188,26 @@ def test_a_bundled_sample_on_the_server_keeps_its_class_names(tmp_path, monkeypa
     assert "predicted clicked = 1" in shown
 
 
-def test_threshold_curves_and_gauc_read_only_the_engines_state(tmp_path, monkeypatch):
-    """On a server dataset these pages read the per-score and per-user state the engine
-    produced, never a row: reading one raises here. The Threshold page's rows behind a cell
-    say they need the rows."""
-    from ui import data
-
-    def no_rows(self, *args):
-        if not self.holds_rows:
-            raise AssertionError("a page read rows of a server dataset")
-        return score(self, *args)
-
-    score = data.Dataset.score
-    monkeypatch.setattr(data.Dataset, "score", no_rows)
+def test_every_page_reads_the_engines_state_or_says_it_needs_rows(tmp_path, monkeypatch):
+    """A server dataset holds no rows (reading one raises ui.data.RowsNeeded, an exception on
+    the page): every page either draws from the engine's per-score and per-user state or says
+    it needs the rows."""
     root = tmp_path / "data"
     root.mkdir()
     t = _table(n=3000, seed=4)
     t.to_parquet(root / "impressions.parquet")
     monkeypatch.setenv("METRICS_LENS_DATA_DIR", str(root))
     at = _open(root, "impressions.parquet")
-    assert not at.exception, at.exception
-    shown = {m.label: m.value for m in at.metric}
-    assert any("needs the table's rows" in i.value for i in at.info)  # rows behind a cell
-    assert shown, "the Threshold page drew its cards"
-    for page in ("pages/curves.py", "pages/gauc.py"):
-        at.switch_page(page).run()
+    rows_needed = {"threshold.py", "auc_lab.py", "step_through.py", "multilabel.py"}
+    for page in sorted(p.name for p in (ROOT / "pages").glob("*.py")):
+        at.switch_page(f"pages/{page}").run()
         assert not at.exception, (page, at.exception)
+        said = " ".join(i.value for i in at.info)
+        assert ("needs the table's rows" in said) == (page in rows_needed), (page, said)
+    at.switch_page("pages/decisions.py").run()  # from the state's weighted runs: exact
+    assert any("per-score counts" in c.value for c in at.caption)
+    at.switch_page("pages/ap_lab.py").run()  # the five APs of the state equal the rows'
+    cards = [m.value for m in at.metric][: len(metrics.AP_METHODS)]
+    want = [metrics.average_precision_score(t.clicked, t.model_a, method=m)
+            for m in metrics.AP_METHODS]  # fmt: skip
+    assert cards == [f"{v:.4f}" for v in want]
