@@ -16,6 +16,8 @@ from ui.roles import ROLES, infer_roles
 from ui.safe import md
 
 ds, _ = shell.page_context(require_usable=False)
+if shell.drawn_by_source(ds, "data"):  # a server dataset: the engine's columns and counts
+    st.stop()
 source = sources.of(ds)
 
 st.header("Data")

@@ -206,6 +206,17 @@ def test_every_page_reads_the_engines_state_or_says_it_needs_rows(tmp_path, monk
         assert ("needs the table's rows" in said) == (page in rows_needed), (page, said)
     at.switch_page("pages/decisions.py").run()  # from the state's weighted runs: exact
     assert any("per-score counts" in c.value for c in at.caption)
+    at.switch_page("pages/data.py").run()  # the engine's columns and the per-score table
+    roles, counts = (d.value for d in at.dataframe[:2])
+    assert dict(zip(roles.column, roles.role, strict=True)) == {
+        "clicked": "label", "model_a": "score", "model_b": "score", "user_id": "user / query id"
+    }  # fmt: skip
+    first = t.model_a.max()
+    assert counts.iloc[0].to_dict() == {
+        "score": first,
+        "positives": int(t.clicked[t.model_a == first].sum()),
+        "negatives": int((1 - t.clicked[t.model_a == first]).sum()),
+    }
     at.switch_page("pages/ap_lab.py").run()  # the five APs of the state equal the rows'
     cards = [m.value for m in at.metric][: len(metrics.AP_METHODS)]
     want = [metrics.average_precision_score(t.clicked, t.model_a, method=m)

@@ -423,6 +423,42 @@ def delong(
     )
 
 
+def data_page(ds: data.Dataset) -> bool:
+    """The Data page of a server dataset: the table's columns as the engine read them, and the
+    per-score state the pages read (no rows are held here)."""
+    s = ds.engine.summary
+    st.header("Data")
+    st.markdown(
+        f"**{md(_shown(ds.engine.paths) if ds.engine.paths else Path(s.source).name)}**: "
+        f"{s.rows:,} rows read by {s.engine}"
+        + (f" ({s.dropped:,} dropped: a missing label or score)" if s.dropped else "")
+        + ". The pages read each model's counts per distinct score, not the rows."
+    )
+    roles = [
+        {"column": s.label, "role": "label", "read as": f"positive: {s.label} = {s.positive}"},
+        *({"column": name, "role": "score",
+           "read as": f"{m.distinct_scores:,} distinct scores"
+           + ("" if m.exact else f", kept as score ranges (cap {s.cap:,})")}
+          for name, m in s.models.items()),
+    ]  # fmt: skip
+    if s.group is not None:
+        roles.append({"column": s.group, "role": "user / query id", "read as": "per-user sums"})
+    if s.weight is not None:
+        roles.append({"column": s.weight, "role": "weight", "read as": "sums of weights"})
+    st.subheader("Columns")
+    st.dataframe(pd.DataFrame(roles), hide_index=True, width="stretch")
+    model = ds.models[0]
+    st.subheader(f"Per-score counts · {model}")
+    st.caption(
+        "The state every threshold view, curve and area of the pages reads for this model: one "
+        "line per distinct score, highest first, with the rows (or weight) of each class at it. "
+        "The first 200 lines:"
+    )
+    first = ds.frame.head(200).rename(columns={model: "score"})
+    st.dataframe(first, hide_index=True, width="stretch")
+    return True
+
+
 def gauc_unavailable(ds: data.Dataset) -> bool:
     """True, after saying why (and showing the engine's exact GAUC values where it has them),
     when the engine kept no per-user table: no group column mapped, or more users than its

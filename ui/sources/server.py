@@ -73,5 +73,6 @@ def _compare(ds: Dataset) -> bool:
 SOURCE = Source(
     label="Server dataset", prefix="server", sidebar=server_source.server_dataset,
     read_link=read_link, waits=True, own_model_picker=True, rows=_rows,
-    pages={"compare": _compare, "gauc": server_source.gauc_unavailable},
+    pages={"compare": _compare, "gauc": server_source.gauc_unavailable,
+           "data": server_source.data_page},
 )  # fmt: skip
