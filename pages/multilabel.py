@@ -42,7 +42,12 @@ preset = (
     or CURRENT
 )
 if preset == CURRENT:
-    if shell.needs(ds, "rows", "Multi-label averaging", "The worked examples above work here."):
+    if shell.needs(
+        ds, "rows", "Multi-label averaging",
+        "It pairs each class's label with its score row by row (one label and one score column "
+        "per class), and per-score counts of one label column hold neither. The worked examples "
+        "above work here.",
+    ):  # fmt: skip
         st.stop()
     problem = mc.problem_from_dataset(ds)
     if problem is None:
