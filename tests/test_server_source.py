@@ -58,13 +58,18 @@ def _open(root: Path, file: str) -> AppTest:
     return at
 
 
-def test_the_pages_read_the_engines_exact_counts(tmp_path, monkeypatch):
+def _serve(tmp_path, monkeypatch, t: pd.DataFrame) -> AppTest:
+    """``t`` as impressions.parquet in a fresh data directory, opened as a server dataset."""
     root = tmp_path / "data"
     root.mkdir()
-    t = _table()
     t.to_parquet(root / "impressions.parquet")
     monkeypatch.setenv("METRICS_LENS_DATA_DIR", str(root))
-    at = _open(root, "impressions.parquet")
+    return _open(root, "impressions.parquet")
+
+
+def test_the_pages_read_the_engines_exact_counts(tmp_path, monkeypatch):
+    t = _table()
+    at = _serve(tmp_path, monkeypatch, t)
     assert at.selectbox(key="server_label").value == "clicked"
     assert at.multiselect(key="server_scores").value == ["model_a", "model_b"]
     assert at.selectbox(key="server_group").value == "user_id"
@@ -116,12 +121,8 @@ def test_bad_files_and_columns_give_a_message(tmp_path, monkeypatch):
 
 
 def test_gauc_and_compare_read_the_engines_sums(tmp_path, monkeypatch):
-    root = tmp_path / "data"
-    root.mkdir()
     t = _table(n=6000, seed=2)
-    t.to_parquet(root / "impressions.parquet")
-    monkeypatch.setenv("METRICS_LENS_DATA_DIR", str(root))
-    at = _open(root, "impressions.parquet")
+    at = _serve(tmp_path, monkeypatch, t)
     at.switch_page("pages/gauc.py").run()
     assert not at.exception, at.exception
     cards = {m.label: m.value for m in at.metric}
@@ -192,12 +193,8 @@ def test_every_page_reads_the_engines_state_or_says_it_needs_rows(tmp_path, monk
     """A server dataset holds no rows (reading one raises ui.data.RowsNeeded, an exception on
     the page): every page either draws from the engine's per-score and per-user state or says
     it needs the rows."""
-    root = tmp_path / "data"
-    root.mkdir()
     t = _table(n=3000, seed=4)
-    t.to_parquet(root / "impressions.parquet")
-    monkeypatch.setenv("METRICS_LENS_DATA_DIR", str(root))
-    at = _open(root, "impressions.parquet")
+    at = _serve(tmp_path, monkeypatch, t)
     rows_needed = {"threshold.py", "auc_lab.py", "step_through.py", "multilabel.py"}
     for page in sorted(p.name for p in (ROOT / "pages").glob("*.py")):
         at.switch_page(f"pages/{page}").run()
