@@ -129,6 +129,9 @@ def test_bad_upload_keeps_the_previous_data(app):
         (b"y,s\n1,0.5\n0,\n1,0.2\n", "has 1 missing value (row 2)"),
         (b"y,s\n1,0.5\n0,abc\n1,0.2\n", "1 non-numeric value (row 2, e.g. 'abc')"),
         (b"y,s\n1,0.5\n2,0.1\n0,0.2\n", "3 distinct values"),
+        # unusable labels and scores that are not probabilities: the sidebar's default
+        # threshold needs the positives, which there are none of yet
+        (b"y,s\n1,2.5\n2,-1.1\n0,0.2\n", "3 distinct values"),
     ],
 )
 def test_bad_data_gives_a_message_not_a_traceback(app, content, message):

@@ -169,6 +169,9 @@ def _scales_widget(ds: data.Dataset) -> None:
                 key=key,
                 on_change=lambda m=model, k=key: thresholds.set_scale(m, st.session_state[k]),
             )
+            if not ds.prepared.ok:  # no usable labels yet: no default from the positives
+                st.caption(f"{md(sc.reason)}.")
+                continue
             value, rule = thresholds.default(ds, model)
             now = thresholds.current(ds, model)
             st.caption(
