@@ -4,6 +4,7 @@ on every threshold view, summaries written by the CLI opening the same way."""
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -14,6 +15,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 import metrics
+from metrics.significance import format_p
 from tests.apptest_utils import APP, figures
 from ui.server_source import OutsideRoot, sandboxed
 
@@ -151,7 +153,8 @@ def test_gauc_and_compare_read_the_engines_sums(tmp_path, monkeypatch):
         )
     r = metrics.delong_test(y, t.model_a, t.model_b)
     said = " ".join(m.value for m in at.markdown)
-    assert f"p = {r.p_value:.3g}" in said
+    assert format_p(r.p_value) in said  # the one p-value formatter: "p < 0.001" below it
+    assert not re.search(r"p = [0-9.]+e-", said), said  # never a p below what a test resolves
     assert "(DeLong)" in said
     assert "(cluster bootstrap)" in said
 

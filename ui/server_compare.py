@@ -16,6 +16,7 @@ import pandas as pd
 import streamlit as st
 
 import metrics
+from metrics.significance import P_FLOOR, format_p
 from metrics.sql import DeLongSummary
 from ui import data, server_source, summaries
 from ui.safe import md
@@ -176,12 +177,11 @@ def show(ds: data.Dataset) -> None:
         tested = not math.isnan(row["p-value"])
         text = md(row["verdict"], limit=300)
         if tested:
-            boot = row["test"] == "cluster bootstrap"
-            p, holm = (
-                f"< {1 / GAUC_RESAMPLES:.2g}" if boot and v == 0 else f"= {v:.3g}"
-                for v in (row["p-value"], row["Holm p"])
-            )
-            text += f" · p {p}, Holm p {holm} ({row['test']})"
+            # A bootstrap of B resamples cannot tell p below 1 / B from 0.
+            floor = 1 / GAUC_RESAMPLES if row["test"] == "cluster bootstrap" else P_FLOOR
+            p = format_p(row["p-value"], floor=floor)
+            holm = format_p(row["Holm p"], floor=floor, name="Holm p")
+            text += f" · {p}, {holm} ({row['test']})"
         st.markdown(f"- {text}")
     st.caption(
         "★ marks a model only where it is significantly best (Holm-corrected across the pairs "
