@@ -222,3 +222,15 @@ def test_every_page_reads_the_engines_state_or_says_it_needs_rows(tmp_path, monk
     want = [metrics.average_precision_score(t.clicked, t.model_a, method=m)
             for m in metrics.AP_METHODS]  # fmt: skip
     assert cards == [f"{v:.4f}" for v in want]
+
+
+def test_a_label_of_many_values_asks_for_the_sidebars_positive_class(tmp_path, monkeypatch):
+    """The engine's sentence names the command line's --pos-label; the page names its field."""
+    t = _table(n=600).assign(clicked=lambda f: f.user_id % 3)  # three label values
+    at = _serve(tmp_path, monkeypatch, t)
+    errors = re.sub(r"\\(.)", r"\1", " ".join(e.value for e in at.error))  # markdown escapes
+    assert "Positive class (when not 0/1)" in errors, errors
+    assert "--pos-label" not in errors
+    at.text_input(key="server_pos").set_value("2").run()
+    assert not at.exception, at.exception
+    assert not at.error, [e.value for e in at.error]

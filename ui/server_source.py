@@ -370,7 +370,7 @@ def server_dataset() -> data.Dataset | None:
                             None if group == NONE else group, None if weight == NONE else weight,
                             pos_label or None)  # fmt: skip
         except SQLInputError as exc:
-            st.error(md(str(exc), limit=600))
+            st.error(md(_in_the_sidebar(str(exc)), limit=600))
             return None
         table = ServerTable(s, paths, stamps, pos_label or None)
     if st.session_state.get("server_model") not in s.models:
@@ -421,6 +421,14 @@ def delong(
     return engine_delong(
         list(paths), label, list(scores), pos_label=pos_label, memory_limit=memory_limit()
     )
+
+
+def _in_the_sidebar(message: str) -> str:
+    """The engine's sentence with its command-line option named as the sidebar's field."""
+    field = '"Positive class (when not 0/1)" under Columns'
+    return message.replace(
+        "pass --pos-label with the positive class", f"type the positive class in {field}"
+    ).replace("--pos-label ", "The positive class ")
 
 
 def data_page(ds: data.Dataset) -> bool:
