@@ -192,3 +192,30 @@ def test_list_and_struct_columns_take_no_role_and_say_so():
     assert NESTED_REASON.startswith("ignored: list/struct column")
     assert roles["label"].role == "label"
     assert roles["score"].role == "score"
+
+
+def test_tables_a_new_user_brought_are_guessed_as_they_mean_them():
+    """Three tables a reviewer made: a LETOR-style search log (relevance named ``rel``), a
+    fraud export with the transaction amount beside the models, a churn table with tenure."""
+    rng = np.random.default_rng(11)
+    n = 400
+    search = pd.DataFrame({"qid": np.repeat(np.arange(40), 10), "rel": rng.integers(0, 5, n),
+                           "bm25": rng.random(n) * 20, "ltr": rng.normal(size=n)})  # fmt: skip
+    m = guess_mapping(search)
+    assert (m.label, m.group, m.graded, m.scores) == ("rel", "qid", True, ("bm25", "ltr"))
+    y = rng.random(n) < 0.1
+    fraud = pd.DataFrame({"is_fraud": np.where(y, "yes", "no"), "xgb_v3": rng.random(n),
+                          "rules_score": rng.integers(0, 101, n), "merchant_id": rng.integers(0, 50, n),
+                          "amount": np.round(rng.lognormal(3, 1, n), 2)})  # fmt: skip
+    m = guess_mapping(fraud)
+    assert (m.label, m.pos_label, m.scores) == ("is_fraud", "yes", ("xgb_v3", "rules_score"))
+    churn = pd.DataFrame({"churned": y.astype(int), "p_churn_lr": rng.random(n),
+                          "tenure_months": rng.integers(1, 72, n)})  # fmt: skip
+    m = guess_mapping(churn)
+    assert (m.label, m.scores) == ("churned", ("p_churn_lr",))
+    assert infer_roles(churn)["tenure_months"].role == "ignore"
+    # a name that says "model output" wins over a quantity's name
+    assert (
+        infer_roles(churn.rename(columns={"tenure_months": "age_score"}))["age_score"].role
+        == "score"
+    )

@@ -51,9 +51,15 @@ LABEL_NAMES = (
     "clicked",
     "click",
     "relevance",
+    "rel",  # LETOR and TREC qrels files
+    "relevant",
+    "judgment",
+    "judgement",
     "outcome",
     "is_spam",
+    "is_fraud",
     "converted",
+    "churned",
 )
 GROUP_NAMES = (
     "user_id",
@@ -77,6 +83,12 @@ _TIME_NAME = re.compile(
 # Names that say "this is a model's output" and win over the id-like look of the values.
 _SCORE_NAME = re.compile(
     r"score|prob|pred|logit|margin|rank|output|confidence|model|estimate|propensity|yhat|p_"
+)
+# Names of a quantity measured about the row (a model's input, not its output).
+_FEATURE_NAME = re.compile(
+    r"(^|_)(amount|amt|price|cost|revenue|spend|balance|income|salary|age|tenure|duration"
+    r"|months|days|years|height|width|length|distance|lat|lon|latitude|longitude"
+    r"|temperature)($|_)"
 )
 _RANK_NAME = re.compile(r"rank|position|(^|_)pos($|_)|count|(^|_)n_|num_|clicks$")
 MIN_ROWS_FOR_UNIQUE = 20  # below this, distinct values say little about ids
@@ -302,6 +314,10 @@ def _other_role(name: str, series: pd.Series) -> ColumnRole:
         return ColumnRole("ignore", f"text with {distinct:,} different values: not a score")
     if distinct == 2 and not score_named:
         return ColumnRole("slice", "two values: a flag to slice results by, not a score")
+    if not score_named and _FEATURE_NAME.search(name.lower()):
+        return ColumnRole(
+            "ignore", f"numbers named like a measured quantity ({name!r}): a feature, not a score"
+        )
     if _integral(numbers) and distinct <= 10 and not score_named and len(present) >= 50:
         return ColumnRole("slice", f"{distinct} whole-number codes: a category to slice results by")
     return ColumnRole("score", f"numbers from {_number_range(numbers)}: a model's score")
