@@ -223,7 +223,7 @@ def model_dataset(source: ServerTable, model: str, source_id: str) -> data.Datas
     names = _class_names(s)
     return data.Dataset(
         source_id=key,
-        name=f"{Path(s.source).name} · {model}",
+        name=Path(s.source).name,  # the pages name the model beside it
         frame=frame,
         mapping=mapping,
         prepared=prepared,
