@@ -206,6 +206,7 @@ def test_every_page_reads_the_engines_state_or_says_it_needs_rows(tmp_path, monk
         assert ("needs the table's rows" in said) == (page in rows_needed), (page, said)
     at.switch_page("pages/decisions.py").run()  # from the state's weighted runs: exact
     assert any("per-score counts" in c.value for c in at.caption)
+    assert any("one model at a time" in c.value for c in at.caption)  # where the others are
     at.switch_page("pages/data.py").run()  # the engine's columns and the per-score table
     roles, counts = (d.value for d in at.dataframe[:2])
     assert dict(zip(roles.column, roles.role, strict=True)) == {

@@ -193,6 +193,11 @@ def model_picker(label: str, key: str, ds: data.Dataset) -> tuple[str, ...]:
             f"The table has {len(ds.models):,} score columns; the first {MAX_DEFAULT_MODELS} "
             "are drawn at first. Add or remove models above."
         )
+    if sources.of(ds).own_model_picker and len(ds.models) == 1:
+        st.caption(
+            "This source hands the pages one model at a time: pick another under \"Model "
+            "shown on the pages\" in the sidebar. Compare and GAUC put every model side by side."
+        )
     return picked
 
 
