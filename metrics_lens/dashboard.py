@@ -20,10 +20,12 @@ from __future__ import annotations
 
 import os
 import shutil
+import signal
 import socket
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 import tomllib
 import urllib.parse
@@ -212,6 +214,7 @@ def serve(
             else base
         )
         proc = subprocess.Popen(streamlit_command(script, port, host), cwd=run_dir, env=env)
+        previous = _stop_on_sigterm()
         try:
             if _wait_healthy(base, proc):
                 print(f"Metrics Lens: {url}", file=out, flush=True)
@@ -231,9 +234,25 @@ def serve(
             except subprocess.TimeoutExpired:
                 proc.kill()
                 return proc.wait()
+        finally:
+            if previous is not None:
+                signal.signal(signal.SIGTERM, previous)
     finally:
         if own:
             shutil.rmtree(run_dir, ignore_errors=True)
+
+
+def _interrupt(signum, frame) -> None:
+    raise KeyboardInterrupt
+
+
+def _stop_on_sigterm():
+    """Make SIGTERM (a process manager's stop, ``kill``) stop the server as Ctrl+C does, so the
+    Streamlit child is not left running on its port; returns the handler it replaced (None
+    off the main thread, where signals cannot be set)."""
+    if threading.current_thread() is not threading.main_thread():
+        return None
+    return signal.signal(signal.SIGTERM, _interrupt)
 
 
 def _wait_healthy(base: str, proc: subprocess.Popen, timeout: float = 90) -> bool:

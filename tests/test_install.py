@@ -14,6 +14,7 @@ import shutil
 import subprocess
 import sys
 import sysconfig
+import time
 import tomllib
 import zipfile
 from pathlib import Path
@@ -159,6 +160,14 @@ def test_bad_input_from_the_console_script_is_one_line(installed, elsewhere):
         assert "Traceback" not in r.stderr
 
 
+def _state(pid: int) -> str:
+    """A process's state letter (Z: exited, not yet reaped), or "" when it is gone."""
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except (OSError, IndexError):
+        return ""
+
+
 def _children(pid: int) -> list[int]:
     out = []
     for stat in Path("/proc").glob("[0-9]*/stat"):
@@ -174,6 +183,7 @@ def _children(pid: int) -> list[int]:
 @needs_chromium
 def test_app_serves_the_files_numbers_from_the_installed_package(installed, elsewhere):
     port = free_port()
+    server: list[int] = []  # the Streamlit child's pid
     env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
     proc = subprocess.Popen(
         [installed[0] / "metrics-lens", "app", "scores.csv", "--score", "naive_bayes",
@@ -186,6 +196,7 @@ def test_app_serves_the_files_numbers_from_the_installed_package(installed, else
         # The settings of .streamlit/config.toml reach the server as flags.
         if Path("/proc").exists():
             (child,) = _children(proc.pid)
+            server.append(child)
             argv = Path(f"/proc/{child}/cmdline").read_bytes().decode().split("\0")
             assert "--runner.postScriptGC=false" in argv
             assert "--server.maxUploadSize=500" in argv
@@ -217,3 +228,9 @@ def test_app_serves_the_files_numbers_from_the_installed_package(installed, else
     finally:
         proc.terminate()
         proc.wait(timeout=30)
+    # A stop (SIGTERM) stops the Streamlit child too: it was left running on its port.
+    for pid in server:
+        deadline = time.monotonic() + 20
+        while Path(f"/proc/{pid}").exists() and _state(pid) != "Z" and time.monotonic() < deadline:
+            time.sleep(0.2)
+        assert not Path(f"/proc/{pid}").exists() or _state(pid) == "Z", f"server {pid} still runs"
