@@ -65,7 +65,11 @@ def _upload_widget() -> None:
         st.session_state["upload_error"] = str(exc)
         st.error(md(str(exc), limit=2000))
         return
-    uploads.clear()  # keep one upload in memory: tables can be large
+    # One upload in memory (tables can be large), and the last usable table: the pages show it
+    # while this one cannot be used yet, so a bad second file loses nothing already loaded.
+    with uploads.lock:
+        for key in [k for k in uploads if k != "last_good"]:
+            del uploads[key]
     upload = Upload(uploaded.name, frame, notes, guess_mapping(frame))
     uploads[file_id] = upload
     budget.forget_raw_file(uploaded.file_id)  # parsed: the raw bytes are not needed again
