@@ -400,3 +400,29 @@ def test_compare_lists_its_sections_at_the_top():
     assert "3 models at once: ranks, critical difference, McNemar" in anchors  # three models
     assert len(links) >= 8
     assert [a.proto.anchor for a in app.subheader if a.value in anchors] == list(anchors.values())
+
+
+ANALYSIS_PAGES = [
+    f"pages/{p}.py"
+    for p in ("threshold", "curves", "decisions", "calibration", "gauc", "ranking", "multilabel",
+              "compare", "ap_lab", "auc_lab", "step_through")
+]  # fmt: skip
+
+
+def test_every_page_names_the_dataset_it_shows(app):
+    """#19 §3: a page never shows a dataset without saying which, after a switch of sample, an
+    upload, and an upload that cannot be used yet (the last good one shows, named)."""
+
+    def named(line: str) -> None:
+        for page in ANALYSIS_PAGES:
+            app.switch_page(page).run()
+            assert not app.exception, (page, app.exception)
+            shown = re.sub(r"\\(.)", r"\1", app.caption[0].value)  # markdown escapes removed
+            assert shown.endswith(line), (page, shown, line)
+
+    app.selectbox(key="dataset").set_value("user_impressions").run()
+    named("Sample dataset: **" + data.bundled_dataset("user_impressions").name + "**")
+    _upload(app, "scores.csv", GOOD_CSV)
+    named("Upload: **scores.csv**")
+    _upload(app, "holes.csv", b"y,s\n1,0.5\n0,\n1,0.2\n0,0.1\n")  # unusable: scores.csv stays
+    named("Upload: **scores.csv**")

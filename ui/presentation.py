@@ -105,11 +105,11 @@ def sidebar_controls() -> None:
     )
 
 
-def apply(pages: list | None = None, current=None) -> bool:
+def apply(pages: list | None = None, current=None, label: str = "") -> bool:
     """When presentation mode is on: the CSS, the way back and, given the app's ``pages`` (in
     order, ``st.Page`` objects) and the ``current`` one, a page bar that stays while the
-    sidebar is hidden: previous / next (PageUp / PageDown) and a menu of every page.
-    Returns whether the mode is on."""
+    sidebar is hidden: previous / next (PageUp / PageDown), a menu of every page and
+    ``label`` (the dataset shown, in markdown). Returns whether the mode is on."""
     if not st.session_state.get(KEY):
         return False
     st.html(CSS)
@@ -124,6 +124,8 @@ def apply(pages: list | None = None, current=None) -> bool:
     )
     if pages:
         _page_bar(bar, pages, current)
+    if label:
+        bar.caption(label, width="content")
     return True
 
 

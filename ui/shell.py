@@ -195,8 +195,8 @@ def model_picker(label: str, key: str, ds: data.Dataset) -> tuple[str, ...]:
         )
     if sources.of(ds).own_model_picker and len(ds.models) == 1:
         st.caption(
-            "This source hands the pages one model at a time: pick another under \"Model "
-            "shown on the pages\" in the sidebar. Compare and GAUC put every model side by side."
+            'This source hands the pages one model at a time: pick another under "Model '
+            'shown on the pages" in the sidebar. Compare and GAUC put every model side by side.'
         )
     return picked
 
@@ -240,7 +240,9 @@ def run_app() -> None:
     try:
         current = st.navigation(pages, expanded=True)  # every page listed, none in "View more"
         touch.after_navigation(current.url_path)  # a phone: close the sidebar, page at its top
-        presentation.apply([p for section in pages.values() for p in section], current)
+        presentation.apply(
+            [p for section in pages.values() for p in section], current, label=dataset_line(ds)
+        )
         current.run()
     finally:
         del _inside.dataset
@@ -291,6 +293,11 @@ def drawn_by_source(ds: data.Dataset, page: str) -> bool:
     return draw is not None and draw(ds)
 
 
+def dataset_line(ds: data.Dataset) -> str:
+    """The line that names the dataset a page shows, and its source (markdown)."""
+    return f":material/table_chart: {sources.of(ds).label}: **{md(ds.name)}**"
+
+
 def page_context(
     *, require_usable: bool = True, requires: tuple[str, ...] = (), what: str = "This page"
 ) -> tuple[data.Dataset, str | None]:
@@ -299,7 +306,10 @@ def page_context(
     Stops the page with a short message when the data cannot be used yet (the sidebar says
     why), so a page body only ever sees usable data, unless ``require_usable`` is False (the
     Data page shows any table that parsed). ``requires`` names what the page needs (keys of
-    :data:`NEEDS`): when the data lacks one, the page stops with a sentence saying so.
+    :data:`NEEDS`): when the data lacks one, the page stops with a sentence saying so. A page
+    of usable data opens with the line naming the dataset it shows (:func:`dataset_line`; in
+    presentation mode it stands in the page bar instead), so a page never shows a dataset
+    without saying which.
     """
     ds = getattr(_inside, "dataset", None)
     if ds is None:
@@ -333,12 +343,19 @@ def page_context(
                 f"{md(ds.name)} cannot be used yet (the sidebar says what to fix); showing "
                 f"{md(previous.name)} meanwhile."
             )
+            _name(previous)
             return previous, st.session_state["last_good_model"]
         st.info("The data cannot be used yet: the sidebar says what to fix.")
         st.stop()
+    _name(ds)
     if any(needs(ds, need, what) for need in requires):
         st.stop()
     return ds, st.session_state["model"]
+
+
+def _name(ds: data.Dataset) -> None:
+    if not presentation.on():
+        st.caption(dataset_line(ds))
 
 
 def set_state(**values) -> None:
