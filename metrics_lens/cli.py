@@ -54,7 +54,11 @@ def _table_options(p: argparse.ArgumentParser, *, file_nargs: str = "?") -> None
     )
     p.add_argument("--group", help="a user or query id column: adds GAUC, resamples groups")
     p.add_argument("--weight", help="a sample weight column")
-    p.add_argument("--pos-label", help="the positive class, when it is not guessed right")
+    p.add_argument(
+        "--pos-label",
+        help="the positive class, when it is not guessed right; '>0' or '>=3' makes every "
+        "numeric label above the cut positive (graded relevance)",
+    )
     p.add_argument(
         "--drop-bad-rows",
         action="store_true",
@@ -406,6 +410,8 @@ def _validate_for_server(path: Path, args) -> dict:
     if not scores:
         raise BadInput(f"No score column was found in {path.name}: name one with --score.")
     pos = args.pos_label
+    if pos is None and guess.graded and label == guess.label:
+        pos = ">0"  # graded relevance (LETOR grades): every grade above 0 is positive
     try:
         summarize(str(path), label, scores, group=args.group, weight=args.weight, pos_label=pos)
     except SQLInputError as exc:

@@ -14,7 +14,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from metrics_lens import dashboard
+from metrics_lens import cli, dashboard
 from metrics_lens.cli import main
 from tests.lens_browser import (
     ROOT,
@@ -185,3 +185,19 @@ def test_app_with_two_files_shows_the_first_and_lists_the_second(tmp_path):
     finally:
         proc.terminate()
         proc.wait(timeout=30)
+
+
+def test_a_graded_label_opens_with_every_grade_above_0_positive(tmp_path):
+    """`metrics-lens app` on a LETOR-style log links the server dataset with pos '>0', as the
+    sidebar guesses it (one engine pass checks it first)."""
+    import argparse
+
+    rng = np.random.default_rng(2)
+    t = pd.DataFrame({"qid": rng.integers(0, 20, 300), "rel": rng.choice([0, 0, 1, 2, 4], 300),
+                      "bm25": rng.normal(size=300)})  # fmt: skip
+    t.to_parquet(tmp_path / "letor.parquet")
+    args = argparse.Namespace(label=None, score=None, group="qid", weight=None, pos_label=None)
+    mapping = cli._validate_for_server(tmp_path / "letor.parquet", args)
+    assert (mapping["label"], mapping["pos_label"]) == ("rel", ">0")
+    args.pos_label = "4"
+    assert cli._validate_for_server(tmp_path / "letor.parquet", args)["pos_label"] == "4"

@@ -229,11 +229,40 @@ def test_every_page_reads_the_engines_state_or_says_it_needs_rows(tmp_path, monk
 
 def test_a_label_of_many_values_asks_for_the_sidebars_positive_class(tmp_path, monkeypatch):
     """The engine's sentence names the command line's --pos-label; the page names its field."""
-    t = _table(n=600).assign(clicked=lambda f: f.user_id % 3)  # three label values
+    # Three label words (three numbers would read as graded relevance, every grade above 0
+    # positive: the next test).
+    t = _table(n=600).assign(clicked=lambda f: np.array(["cat", "dog", "eel"])[f.user_id % 3])
     at = _serve(tmp_path, monkeypatch, t)
     errors = re.sub(r"\\(.)", r"\1", " ".join(e.value for e in at.error))  # markdown escapes
     assert "Positive class (when not 0/1)" in errors, errors
     assert "--pos-label" not in errors
-    at.text_input(key="server_pos").set_value("2").run()
+    at.text_input(key="server_pos").set_value("eel").run()
     assert not at.exception, at.exception
     assert not at.error, [e.value for e in at.error]
+
+
+def test_a_graded_label_opens_with_every_grade_above_0_positive(tmp_path, monkeypatch):
+    """A LETOR-style log (grades 0-4 in 'rel', queries in 'qid'): the guess reads the grades as
+    graded relevance, so the threshold pages open on 'rel > 0' (the upload's checkbox), not on
+    an error asking for one positive class; Ranking keeps the grades."""
+    rng = np.random.default_rng(8)
+    n = 1500
+    rel = rng.choice([0, 0, 0, 1, 2, 3, 4], n)
+    t = pd.DataFrame(
+        {"qid": rng.integers(0, 60, n), "rel": rel, "bm25": rng.normal(size=n) + 0.4 * rel}
+    )
+    at = _serve(tmp_path, monkeypatch, t)
+    assert not at.error, [e.value for e in at.error]
+    assert (at.selectbox(key="server_label").value, at.text_input(key="server_pos").value) == (
+        "rel",
+        ">0",
+    )
+    at.switch_page("pages/threshold.py").run()
+    assert not at.exception, at.exception
+    said = " ".join(c.value for c in at.caption)
+    assert "rel \\> 0" in said or "rel > 0" in said, said
+    engine = next(d.value for d in at.dataframe if "AUC" in d.value.columns)
+    assert engine.set_index("model").loc["bm25", "AUC"] == metrics.roc_auc_score(rel > 0, t.bm25)
+    at.switch_page("pages/ranking.py").run()
+    assert not at.exception, at.exception
+    assert any("Graded relevance from rel" in c.value for c in at.caption)

@@ -412,3 +412,45 @@ def test_cli_delong(tmp_path):
                 "--score", "smooth", "--delong")  # fmt: skip
     assert "tied - smooth:" in text.stdout
     assert "(DeLong)" in text.stdout
+
+
+@pytest.mark.parametrize(
+    ("cut", "grades_above", "said"),
+    [(">0", 0, "> 0"), (" >= 2 ", 1.5, ">= 2"), (">1.5", 1.5, "> 1.5"), (">=4e0", 3.5, ">= 4")],
+)
+def test_a_cut_makes_every_grade_above_it_positive(tmp_path, cut, grades_above, said):
+    """Graded relevance (LETOR grades 0-4): pos_label ">0" or ">=2" keeps every grade above the
+    cut as positive, equal to numpy on the binarised label, for AUC, AP, GAUC and DeLong."""
+    rng = np.random.default_rng(5)
+    n = 600
+    t = pd.DataFrame(
+        {
+            "grade": rng.choice([0, 0, 0, 1, 2, 3, 4], n).astype(float),
+            "qid": rng.integers(0, 30, n),
+            "a": np.round(rng.normal(size=n), 1),  # ties across grades
+            "b": rng.normal(size=n),
+        }
+    )
+    t.to_parquet(tmp_path / "g.parquet")
+    y = t.grade > grades_above
+    s = summarize(str(tmp_path / "g.parquet"), "grade", ["a", "b"], group="qid", pos_label=cut)
+    assert s.positive == said
+    for m in ("a", "b"):
+        assert s.models[m].auc == metrics.roc_auc_score(y, t[m])
+        assert s.models[m].average_precision == pytest.approx(
+            metrics.average_precision_score(y, t[m]), abs=1e-12
+        )
+        assert s.models[m].gauc == pytest.approx(metrics.group_auc_score(y, t[m], t.qid), abs=1e-12)
+    d = delong(str(tmp_path / "g.parquet"), "grade", ["a", "b"], pos_label=cut)
+    assert (d.n_pos, d.n_neg) == (int(y.sum()), int((~y).sum()))
+    assert d.test("a", "b").p_value == pytest.approx(metrics.delong_test(y, t.a, t.b).p_value)
+
+
+def test_a_cut_needs_a_numeric_label_and_many_grades_are_told_about_it(tmp_path):
+    t = _table(3, nan=False)
+    t.assign(clicked=np.where(t.clicked == 1, "cat", "dog")).to_parquet(tmp_path / "p.parquet")
+    with pytest.raises(SQLInputError, match="does not hold numbers"):
+        summarize(str(tmp_path / "p.parquet"), "clicked", ["tied"], pos_label=">0")
+    t.assign(clicked=np.arange(len(t)) % 5).to_parquet(tmp_path / "g.parquet")
+    with pytest.raises(SQLInputError, match="'>0' for graded relevance"):
+        summarize(str(tmp_path / "g.parquet"), "clicked", ["tied"])

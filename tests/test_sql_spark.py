@@ -131,3 +131,17 @@ def test_spark_delong_equals_the_numpy_library(tmp_path, spark):
     t.to_parquet(path)
     s = delong(path, "clicked", ["tied", "smooth"], engine="spark", spark=spark)
     _assert_delong_equals_the_rows(s, t.dropna(), ["tied", "smooth"])
+
+
+def test_spark_keeps_every_grade_above_a_cut(tmp_path, spark):
+    """pos_label ">0" (graded relevance) reads the same on Spark as in numpy."""
+    rng = np.random.default_rng(11)
+    n = 900
+    t = pd.DataFrame(
+        {"grade": rng.choice([0, 0, 1, 2, 3], n), "s": np.round(rng.normal(size=n), 1)}
+    )
+    path = str(tmp_path / "g.parquet")
+    t.to_parquet(path)
+    s = summarize(path, "grade", ["s"], pos_label=">0", engine="spark", spark=spark)
+    assert s.positive == "> 0"
+    assert s.models["s"].auc == metrics.roc_auc_score(t.grade > 0, t.s)

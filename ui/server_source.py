@@ -206,6 +206,9 @@ def _class_names(s) -> tuple[str, str]:
     for spec in data.BUNDLED.values():
         if Path(s.source).name == spec.file and s.label == spec.mapping.label:
             return spec.positive_name, spec.negative_name
+    if s.positive.startswith(">"):  # graded: every label above a cut (">0", ">= 3")
+        op, cut = s.positive.split(" ", 1)
+        return f"{s.label} {s.positive}", f"{s.label} {'≤' if op == '>' else '<'} {cut}"
     return f"{s.label} = {s.positive}", f"{s.label} ≠ {s.positive}"
 
 
@@ -262,7 +265,8 @@ def _guessed(columns: list[str], guess) -> dict:
         "server_scores": [c for c in guess.scores if c in columns],
         "server_group": guess.group if guess.group in columns else NONE,
         "server_weight": guess.weight if guess.weight in columns else NONE,
-        "server_pos": "",
+        # A graded label (LETOR grades 0-4): every grade above 0 is positive on the pages.
+        "server_pos": ">0" if guess.graded and guess.label in columns else "",
     }
 
 
@@ -359,7 +363,11 @@ def server_dataset() -> data.Dataset | None:
             others = [NONE, *columns]
             group = st.selectbox("User or query column (adds GAUC)", others, key="server_group")
             weight = st.selectbox("Weight column", others, key="server_weight")
-            pos_label = st.text_input("Positive class (when not 0/1)", key="server_pos")
+            pos_label = st.text_input(
+                "Positive class (when not 0/1)", key="server_pos",
+                help="The label value counted as positive; for graded relevance a cut such as "
+                ">0 or >=3 makes every label above it positive.",
+            )  # fmt: skip
         _keep_mapping(fid)
         if not scores:
             st.info(f"Pick at least one score column of {_shown(paths)}.")
@@ -443,7 +451,7 @@ def data_page(ds: data.Dataset) -> bool:
         + ". The pages read each model's counts per distinct score, not the rows."
     )
     roles = [
-        {"column": s.label, "role": "label", "read as": f"positive: {s.label} = {s.positive}"},
+        {"column": s.label, "role": "label", "read as": f"positive: {_class_names(s)[0]}"},
         *({"column": name, "role": "score",
            "read as": f"{m.distinct_scores:,} distinct scores"
            + ("" if m.exact else f", kept as score ranges (cap {s.cap:,})")}

@@ -81,7 +81,11 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--score", required=True, action="append", help="a score column (repeat)")
     p.add_argument("--group", help="a user or query column: adds GAUC (impressions weighting)")
     p.add_argument("--weight", help="a sample weight column")
-    p.add_argument("--pos-label", help="the positive class, when the labels are not 0/1")
+    p.add_argument(
+        "--pos-label",
+        help="the positive class, when the labels are not 0/1; a cut such as '>0' or '>=3' "
+        "makes every numeric label above it positive (graded relevance)",
+    )
     p.add_argument("--engine", choices=["duckdb", "spark"], default="duckdb")
     p.add_argument("--memory-limit", default="2GB", help="DuckDB's memory limit (default 2GB)")
     p.add_argument(

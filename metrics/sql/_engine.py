@@ -349,8 +349,14 @@ def group_table(ids, rows, pos, neg, twice_u, weighted: bool):
 # --- the summary ---------------------------------------------------------------------------
 
 
+# A positive class written as a comparison, ">0" or ">= 3": every label above the cut is
+# positive (graded relevance: a LETOR grade, a watch time in seconds).
+_ABOVE = re.compile(r"\s*(>=?)\s*([-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?)\s*")
+
+
 def _positive_condition(engine, label: str, kind: str, pos_label) -> tuple[str, str]:
-    """(SQL condition true for the positive class, the positive label as text)."""
+    """(SQL condition true for the positive class, the positive label as text). ``pos_label``
+    ">0" or ">=3" (a numeric label) makes every label above the cut positive."""
     d = engine.dialect
     col = d.q(label)
     values = [
@@ -359,6 +365,15 @@ def _positive_condition(engine, label: str, kind: str, pos_label) -> tuple[str, 
     is_number = numeric(kind)
     if not values:
         raise SQLInputError(f"every value of the label column {label!r} is NULL.")
+    above = _ABOVE.fullmatch(str(pos_label)) if pos_label is not None else None
+    if above is not None:  # graded relevance: every grade above a cut is positive
+        if not is_number or kind == "BOOLEAN":
+            raise SQLInputError(
+                f"--pos-label {pos_label!r} keeps labels above a number, but {label!r} does not "
+                "hold numbers: pass the positive class itself."
+            )
+        op, number = above.group(1), float(above.group(2))
+        return f"CAST({col} AS DOUBLE) {op} {d.literal(number)}", f"{op} {number:g}"
     if pos_label is not None:
         if is_number and kind != "BOOLEAN":
             try:
@@ -378,9 +393,10 @@ def _positive_condition(engine, label: str, kind: str, pos_label) -> tuple[str, 
         )
     if len(values) > 2:
         shown = ", ".join(repr(v) for v in values[:3])
+        graded = " (or '>0' for graded relevance: every grade above 0 is positive)"
         raise SQLInputError(
             f"the label column {label!r} has more than two values ({shown}, ...): pass "
-            "--pos-label with the positive class."
+            f"--pos-label with the positive class{graded if is_number else ''}."
         )
     if kind == "BOOLEAN":
         return f"{col}", "true"
@@ -494,7 +510,9 @@ def summarize(
         its sandbox approved).
     label, scores, group, weight : column names
     pos_label : optional
-        The positive class; needed for more than two label values or unfamiliar words.
+        The positive class; needed for more than two label values or unfamiliar words. A
+        comparison, ``">0"`` or ``">=3"``, makes every numeric label above the cut positive
+        (graded relevance).
     engine : {"duckdb", "spark"}
     memory_limit : str, optional
         DuckDB's memory limit: a number and a unit ("2GB", "1.5GiB"), 16MB to 1000TB; it
