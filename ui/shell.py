@@ -241,7 +241,9 @@ def run_app() -> None:
         current = st.navigation(pages, expanded=True)  # every page listed, none in "View more"
         touch.after_navigation(current.url_path)  # a phone: close the sidebar, page at its top
         presentation.apply(
-            [p for section in pages.values() for p in section], current, label=dataset_line(ds)
+            [p for section in pages.values() for p in section],
+            current,
+            label=dataset_line(_shown(ds)),
         )
         current.run()
     finally:
@@ -336,7 +338,7 @@ def page_context(
         )
     if not require_usable:
         return ds, st.session_state.get("model")
-    if not ds.prepared.ok or not ds.models:
+    if not _usable(ds):
         previous = st.session_state.get("last_good_dataset")
         if previous is not None:
             st.warning(
@@ -351,6 +353,16 @@ def page_context(
     if any(needs(ds, need, what) for need in requires):
         st.stop()
     return ds, st.session_state["model"]
+
+
+def _usable(ds: data.Dataset) -> bool:
+    return ds.prepared.ok and bool(ds.models)
+
+
+def _shown(ds: data.Dataset) -> data.Dataset:
+    """The dataset the pages show: ``ds``, or while it cannot be used the last usable one."""
+    previous = st.session_state.get("last_good_dataset")
+    return ds if _usable(ds) or previous is None else previous
 
 
 def _name(ds: data.Dataset) -> None:
