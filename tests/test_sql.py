@@ -454,3 +454,25 @@ def test_a_cut_needs_a_numeric_label_and_many_grades_are_told_about_it(tmp_path)
     t.assign(clicked=np.arange(len(t)) % 5).to_parquet(tmp_path / "g.parquet")
     with pytest.raises(SQLInputError, match="'>0' for graded relevance"):
         summarize(str(tmp_path / "g.parquet"), "clicked", ["tied"])
+
+
+def test_one_querys_rows_and_what_the_relevance_column_holds(tmp_path):
+    """query_rows: one query's (relevance, score) in the engine's order (files sorted, then
+    position), without the rows ranking_summary drops; relevance_values: type, distinct values, range."""
+    from metrics.sql import query_rows, relevance_values
+
+    a = pd.DataFrame({"q": [1, 2, 1, 1], "rel": [2.0, 0.0, np.nan, 0.0], "s": [0.1, 0.5, 0.3, 0.2]})
+    b = pd.DataFrame({"q": [1, 1], "rel": [1.0, 3.0], "s": [np.nan, 0.9]})
+    a.to_parquet(tmp_path / "a.parquet")
+    b.to_parquet(tmp_path / "b.parquet")
+    files = [str(tmp_path / "b.parquet"), str(tmp_path / "a.parquet")]
+    rel, s = query_rows(files, "rel", "s", "q", 1)
+    assert rel.tolist() == [2.0, 0.0, 3.0]
+    assert s.tolist() == [0.1, 0.2, 0.9]
+    kind, n, low, high = relevance_values(files, "rel")
+    assert (n, low, high) == (4, 0.0, 3.0)
+    assert kind == "DOUBLE"
+    a.assign(rel="x").to_parquet(tmp_path / "t.parquet")
+    kind, n, low, _ = relevance_values(str(tmp_path / "t.parquet"), "rel")
+    assert (kind, n) == ("VARCHAR", 0)
+    assert np.isnan(low)

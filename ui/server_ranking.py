@@ -26,8 +26,13 @@ import pandas as pd
 import streamlit as st
 
 import metrics
-from metrics.sql import RankingSummary, SQLInputError
-from metrics.sql._engine import DEFAULT_CAP
+from metrics.sql import (
+    DEFAULT_CAP,
+    RankingSummary,
+    SQLInputError,
+    query_rows,
+    relevance_values,
+)
 from ui import data, ranking_charts, server_source, shell
 from ui.numbers import plural
 from ui.safe import md
@@ -169,21 +174,8 @@ def _ranking(
 def _label_values(
     paths: tuple[str, ...], stamps: tuple[float, ...], label: str
 ) -> tuple[str, int, float, float]:
-    """(column type, distinct values, min, max) of the label column, (type, 0, NaN, NaN) for a
-    column that is not a number. One scan of one column."""
-    from metrics.sql._engine import DuckDBEngine, numeric
-
-    eng = DuckDBEngine(server_source.memory_limit())
-    eng.register(list(paths))
-    kind = eng.columns()[label]
-    col = eng.dialect.q(label)
-    if not numeric(kind):
-        return kind, 0, math.nan, math.nan
-    n, low, high = eng.rows(
-        f"SELECT COUNT(DISTINCT {col}), MIN(CAST({col} AS DOUBLE)), MAX(CAST({col} AS DOUBLE)) "
-        f"FROM src WHERE {col} IS NOT NULL AND NOT isnan(CAST({col} AS DOUBLE))"
-    )[0]
-    return kind, int(n), math.nan if low is None else low, math.nan if high is None else high
+    """:func:`metrics.sql.relevance_values` of the label column, cached by file stamps."""
+    return relevance_values(list(paths), label, memory_limit=server_source.memory_limit())
 
 
 @st.cache_data(max_entries=16, show_spinner=False)
@@ -195,27 +187,10 @@ def _query_rows(
     query: str,
     query_id: object,
 ) -> tuple[np.ndarray, np.ndarray]:
-    """(relevance, score) of one query's rows, in the order the engine reads them (sorted
-    files, then position), with the rows :func:`metrics.sql.ranking_summary` drops dropped."""
-    import duckdb
-
-    from metrics.sql._engine import DuckDBEngine
-
-    eng = DuckDBEngine(server_source.memory_limit())
-    eng.register(list(paths), ordered=True)
-    d = eng.dialect
-    rel, s, g = d.q(relevance), d.q(score), d.q(query)
-    sql = (
-        f"SELECT CAST({rel} AS DOUBLE) AS rel, CAST({s} AS DOUBLE) AS s FROM src "
-        f"WHERE {g} = ? AND {rel} IS NOT NULL AND NOT isnan(CAST({rel} AS DOUBLE)) "
-        f"AND {s} IS NOT NULL AND NOT isnan(CAST({s} AS DOUBLE)) "
-        f"ORDER BY __file, __row"
+    """:func:`metrics.sql.query_rows` of one query, cached by file stamps."""
+    return query_rows(
+        list(paths), relevance, score, query, query_id, memory_limit=server_source.memory_limit()
     )
-    try:
-        a = eng.con.execute(sql, [query_id]).fetchnumpy()
-    except duckdb.Error as exc:
-        raise SQLInputError(eng._explain(exc)) from None
-    return np.asarray(a["rel"], np.float64), np.asarray(a["s"], np.float64)
 
 
 def _python(value: object) -> object:

@@ -18,14 +18,16 @@ when an engine is started::
 given. ``memory_limit`` is checked by :func:`memory_limit` (a number and a unit, 16MB-1000TB).
 
 DeLong's intervals and paired tests of the AUCs come from :func:`delong` (one more pass).
-Ranking metrics per query (P@k, R@k, MAP@k, NDCG@k, MRR) come from :func:`ranking_summary`.
+Ranking metrics per query (P@k, R@k, MAP@k, NDCG@k, MRR) come from :func:`ranking_summary`;
+:func:`query_rows` reads one query's rows in its order and :func:`relevance_values` what the
+relevance column holds.
 
 The command line does the same: ``python -m metrics.sql --help``.
 """
 
 from metrics.sql._engine import DEFAULT_CAP, SQLInputError, delong, local_spark, summarize
 from metrics.sql._inputs import memory_limit
-from metrics.sql._ranking import RankingSummary, ranking_summary
+from metrics.sql._ranking import RankingSummary, query_rows, ranking_summary, relevance_values
 from metrics.sql._summary import (
     DeLongSummary,
     ModelSummary,
@@ -46,6 +48,8 @@ __all__ = [
     "load_summary",
     "local_spark",
     "memory_limit",
+    "query_rows",
     "ranking_summary",
+    "relevance_values",
     "summarize",
 ]

@@ -265,3 +265,58 @@ def ranking_summary(
         gain=gain,
         denominator=denominator,
     )
+
+
+def relevance_values(
+    source: Source, relevance: str, *, memory_limit: str | None = None
+) -> tuple[str, int, float, float]:
+    """What the relevance column holds: (its engine type, distinct values, min, max), one scan
+    of one column on DuckDB; (type, 0, NaN, NaN) for a column that is not a number. Tells binary
+    relevance from graded before :func:`ranking_summary` reads it as gains."""
+    from metrics.sql._engine import DuckDBEngine
+
+    eng = DuckDBEngine(memory_limit)
+    eng.register(source)
+    kind = eng.columns()[relevance]
+    col = eng.dialect.q(relevance)
+    if not numeric(kind):
+        return kind, 0, math.nan, math.nan
+    n, low, high = eng.rows(
+        f"SELECT COUNT(DISTINCT {col}), MIN(CAST({col} AS DOUBLE)), MAX(CAST({col} AS DOUBLE)) "
+        f"FROM src WHERE {col} IS NOT NULL AND NOT isnan(CAST({col} AS DOUBLE))"
+    )[0]
+    return kind, int(n), math.nan if low is None else low, math.nan if high is None else high
+
+
+def query_rows(
+    source: Source,
+    relevance: str,
+    score: str,
+    query: str,
+    query_id: object,
+    *,
+    memory_limit: str | None = None,
+) -> tuple[np.ndarray, np.ndarray]:
+    """(relevance, score) of one query's rows as float64, in the order :func:`ranking_summary`
+    reads them (files sorted by path, then position), without the rows it drops (a NULL or
+    NaN relevance or score): the rows behind one query's line of its per-query table, on DuckDB.
+    """
+    import duckdb
+
+    from metrics.sql._engine import DuckDBEngine
+
+    eng = DuckDBEngine(memory_limit)
+    eng.register(source, ordered=True)
+    d = eng.dialect
+    rel, s, g = d.q(relevance), d.q(score), d.q(query)
+    sql = (
+        f"SELECT CAST({rel} AS DOUBLE) AS rel, CAST({s} AS DOUBLE) AS s FROM src "
+        f"WHERE {g} = ? AND {rel} IS NOT NULL AND NOT isnan(CAST({rel} AS DOUBLE)) "
+        f"AND {s} IS NOT NULL AND NOT isnan(CAST({s} AS DOUBLE)) "
+        f"ORDER BY __file, __row"
+    )
+    try:
+        a = eng.con.execute(sql, [query_id]).fetchnumpy()
+    except duckdb.Error as exc:
+        raise SQLInputError(eng._explain(exc)) from None
+    return np.asarray(a["rel"], np.float64), np.asarray(a["s"], np.float64)
