@@ -240,6 +240,7 @@ def run_app() -> None:
     try:
         current = st.navigation(pages, expanded=True)  # every page listed, none in "View more"
         touch.after_navigation(current.url_path)  # a phone: close the sidebar, page at its top
+        _inside.page_title = current.title
         presentation.apply(
             [p for section in pages.values() for p in section],
             current,
@@ -248,6 +249,7 @@ def run_app() -> None:
         current.run()
     finally:
         del _inside.dataset
+        _inside.page_title = None
     st.session_state["_run_unfinished"] = False  # not reached when the run was stopped
     budget.collect_garbage()
 
@@ -350,7 +352,12 @@ def page_context(
         st.info("The data cannot be used yet: the sidebar says what to fix.")
         st.stop()
     _name(ds)
-    if any(needs(ds, need, what) for need in requires):
+    missing = [need for need in requires if not NEEDS[need][0](ds)]
+    if missing:  # the page stops before its own heading: give it one above the sentence
+        title = getattr(_inside, "page_title", None)
+        if title:
+            st.header(title, anchor=False)
+        needs(ds, missing[0], what)
         st.stop()
     return ds, st.session_state["model"]
 
