@@ -62,3 +62,51 @@ def test_page_keys_and_menu_while_presenting(server, page):  # noqa: F811
     page.screenshot(path=ARTIFACTS / "presentation-step-through.png")
     page.keyboard.press("Escape")
     page.locator('[data-testid="stSidebar"]').wait_for(state="visible", timeout=30_000)
+
+
+def _bar_names(tab, line: str, timeout: float = 30_000) -> None:
+    """The page bar's caption names ``line`` (the dataset shown)."""
+    tab.wait_for_function(
+        "(line) => [...document.querySelectorAll('[data-testid=\"stCaptionContainer\"]')]"
+        ".some((c) => c.innerText.includes(line))",
+        arg=line,
+        timeout=timeout,
+    )
+
+
+def test_changing_page_while_presenting_keeps_the_users_data(server, page, tmp_path):  # noqa: F811
+    """The bar's page changes keep every widget: an uploaded file and a server dataset stay on
+    screen (st.switch_page reset them, and the pages fell back to the sample dataset)."""
+    from tests.test_browser import _upload
+
+    scores = tmp_path / "lecture.csv"
+    scores.write_text(
+        "y,model_x\n" + "".join(f"{i % 2},{(i * 37 % 101) / 101}\n" for i in range(60))
+    )
+    page.set_viewport_size({"width": 1280, "height": 720})
+    page.goto(f"{server}/?dataset=breast_cancer")
+    _wait_for_app(page)
+    _upload(page, scores)
+    _wait_for_heading(page, "Threshold · model_x")
+    page.get_by_text("Presentation mode").click()
+    page.get_by_role("button", name="Leave presentation mode").wait_for(timeout=30_000)
+    _idle(page)
+    _bar_names(page, "Upload: lecture.csv")
+    page.keyboard.press("PageDown")
+    _wait_for_heading(page, "Curves")
+    _bar_names(page, "Upload: lecture.csv")
+    menu = page.get_by_role("combobox", name="Go to page")
+    open_options(page, menu, wait=_idle)
+    menu.fill("Compare")
+    page.get_by_role("option", name="Compare models").click()
+    _wait_for_heading(page, "Compare models")
+    _bar_names(page, "Upload: lecture.csv")
+    page.goto(f"{server}/?source=server&dataset=user_impressions.csv")  # a new session
+    _wait_for_app(page)
+    page.get_by_text("Presentation mode").click()
+    page.get_by_role("button", name="Leave presentation mode").wait_for(timeout=60_000)
+    _idle(page)
+    _bar_names(page, "Server dataset: user_impressions.csv", timeout=60_000)
+    page.get_by_role("button", name="Next page").click()
+    _wait_for_heading(page, "Curves", timeout=60_000)
+    _bar_names(page, "Server dataset: user_impressions.csv", timeout=60_000)

@@ -11,6 +11,8 @@ change page.
 
 from __future__ import annotations
 
+import json
+
 import streamlit as st
 
 from ui.show import FIGURE_FORMATS
@@ -166,4 +168,24 @@ def _page_bar(bar, pages: list, current) -> None:
     if choice != titles[at]:
         target = pages[titles.index(choice)]
     if target is not None:
-        st.switch_page(target)
+        _go(pages.index(target), target.title)
+
+
+# Changes page as a click on the (hidden) sidebar link to it would. st.switch_page sends no
+# widget values with its request, so Streamlit resets every widget on the new page: the data
+# source, the uploaded file, the server dataset's columns, and the page would fall back to the
+# sample dataset. A link's click sends them, as the sidebar's navigation does.
+_GO = """<script>
+(() => {
+  const [at, title] = %s;
+  const links = [...document.querySelectorAll('[data-testid="stSidebarNavLink"]')];
+  // The sidebar lists the pages in the bar's order; its text starts with the icon's name.
+  const link = links[at] && links[at].textContent.trim().endsWith(title) ? links[at]
+    : links.find((a) => a.textContent.trim().endsWith(title));
+  if (link) link.click();
+})();
+</script>"""
+
+
+def _go(at: int, title: str) -> None:
+    st.html(_GO % json.dumps([at, title]), unsafe_allow_javascript=True)
