@@ -430,3 +430,16 @@ def test_every_page_names_the_dataset_it_shows(app):
     shown = [re.sub(r"\\(.)", r"\1", c.value) for c in app.caption]
     assert any(c.endswith("Upload: **scores.csv**") for c in shown), shown
     assert not any("holes.csv**" in c for c in shown), shown
+
+
+def test_a_pages_model_choice_outlives_a_visit_to_another_page(app):
+    """Streamlit drops a widget's state when its page is left: the model pickers came back
+    empty ("Pick at least one model") on a second visit."""
+    for page, key in (("pages/compare.py", "compare_models"), ("pages/curves.py", "curves_models")):
+        app.switch_page(page).run()
+        assert len(app.multiselect(key=key).value) == 3
+        app.multiselect(key=key).set_value(["gradient_boosting", "naive_bayes"]).run()
+        app.switch_page("pages/threshold.py").run()
+        app.switch_page(page).run()
+        assert not app.exception, app.exception
+        assert app.multiselect(key=key).value == ["gradient_boosting", "naive_bayes"], page

@@ -182,12 +182,16 @@ def _scales_widget(ds: data.Dataset) -> None:
 
 def model_picker(label: str, key: str, ds: data.Dataset) -> tuple[str, ...]:
     """A multiselect of models that survives a new table: it starts, and starts again whenever
-    the table changes, with every model of the table selected."""
-    owner = (ds.source_id, ds.models)
+    the table changes, with every model of the table selected; a visit to another page keeps
+    the user's choice."""
+    owner, kept = (ds.source_id, ds.models), f"{key}_kept"
     if st.session_state.get(f"{key}_for") != owner:
         st.session_state[f"{key}_for"] = owner
         st.session_state[key] = list(ds.models[:MAX_DEFAULT_MODELS])
+    elif key not in st.session_state:  # back on the page: Streamlit dropped the widget's state
+        st.session_state[key] = st.session_state.get(kept, list(ds.models[:MAX_DEFAULT_MODELS]))
     picked = tuple(st.multiselect(label, ds.models, key=key))
+    st.session_state[kept] = list(picked)  # outlives the page, which the widget's key does not
     if len(ds.models) > MAX_DEFAULT_MODELS and st.session_state.get(f"{key}_for") == owner:
         st.caption(
             f"The table has {len(ds.models):,} score columns; the first {MAX_DEFAULT_MODELS} "
