@@ -476,3 +476,17 @@ def test_one_querys_rows_and_what_the_relevance_column_holds(tmp_path):
     kind, n, low, _ = relevance_values(str(tmp_path / "t.parquet"), "rel")
     assert (kind, n) == ("VARCHAR", 0)
     assert np.isnan(low)
+
+
+def test_a_csvs_yes_no_label_takes_yes_or_no_as_the_positive_class(tmp_path):
+    """DuckDB reads a CSV's yes/no column as BOOLEAN: the positive class 'yes' or 'no' (as the
+    file says it) must select those rows, not compare the text 'true' with 'yes'."""
+    t = _table(3, nan=False)
+    path = tmp_path / "yn.csv"
+    t.assign(clicked=np.where(t.clicked == 1, "yes", "no"))[["clicked", "tied"]].to_csv(
+        path, index=False
+    )
+    assert summarize(str(path), "clicked", ["tied"]).positive == "true"
+    for word, y in (("yes", t.clicked == 1), ("No", t.clicked == 0), ("true", t.clicked == 1)):
+        s = summarize(str(path), "clicked", ["tied"], pos_label=word)
+        assert s.models["tied"].auc == metrics.roc_auc_score(y, t.tied), word

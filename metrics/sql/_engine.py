@@ -375,6 +375,10 @@ def _positive_condition(engine, label: str, kind: str, pos_label) -> tuple[str, 
         op, number = above.group(1), float(above.group(2))
         return f"CAST({col} AS DOUBLE) {op} {d.literal(number)}", f"{op} {number:g}"
     if pos_label is not None:
+        if kind == "BOOLEAN":  # a CSV's yes/no or true/false, read as booleans by the engine
+            word = str(pos_label).strip().lower()
+            if word in TRUE_WORDS or word in FALSE_WORDS:
+                return (f"{col}" if word in TRUE_WORDS else f"NOT {col}"), str(pos_label)
         if is_number and kind != "BOOLEAN":
             try:
                 number = float(pos_label)
