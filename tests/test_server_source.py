@@ -146,16 +146,16 @@ def test_gauc_and_compare_read_the_engines_sums(tmp_path, monkeypatch):
     y = t.clicked.to_numpy()
     for name in ("model_a", "model_b"):
         ci = metrics.roc_auc_ci(y, t[name])
-        assert (
-            shown.loc[name, "AUC"]
-            .lstrip("★ ")
-            .startswith(f"{ci.auc:.4f}  [{ci.ci_low:.4f}, {ci.ci_high:.4f}]")
+        # users mapped: DeLong's interval is labelled row-level, and no star comes from it
+        assert shown.loc[name, "AUC"] == (
+            f"{ci.auc:.4f}  (row-level [{ci.ci_low:.4f}, {ci.ci_high:.4f}])"
         )
     r = metrics.delong_test(y, t.model_a, t.model_b)
     said = " ".join(m.value for m in at.markdown)
     assert format_p(r.p_value) in said  # the one p-value formatter: "p < 0.001" below it
     assert not re.search(r"p = [0-9.]+e-", said), said  # never a p below what a test resolves
-    assert "(DeLong)" in said
+    assert "(DeLong)" not in said  # #19: no row-level verdict when a group column is mapped
+    assert "Row-level DeLong, for reference only" in said
     assert "(cluster bootstrap)" in said
 
     at.switch_page("pages/ranking.py").run()  # per query on the engine (ranking_summary)
@@ -205,7 +205,8 @@ def test_every_page_reads_the_engines_state_or_says_it_needs_rows(tmp_path, monk
         said = " ".join(i.value for i in at.info)
         assert ("needs the table's rows" in said) == (page in rows_needed), (page, said)
         if page in ("auc_lab.py", "step_through.py"):  # stopped before its heading: one given
-            assert at.header and at.header[0].value in ("AUC lab", "Step through"), page
+            assert at.header, page
+            assert at.header[0].value in ("AUC lab", "Step through"), page
         if page not in ("data.py", "lessons.py"):  # Data names it its own way; lessons bring theirs
             assert at.caption[0].value.endswith(r"Server dataset: **impressions\.parquet**"), page
     at.switch_page("pages/decisions.py").run()  # from the state's weighted runs: exact

@@ -54,6 +54,9 @@ def comparison(
     its interval, p-value and test."""
     ms = [summary.models[m] for m in models]
     table = pd.DataFrame({"model": models, "AUC": [m.auc for m in ms]})
+    # Rows of one user are not independent: DeLong's row-level interval and test are shown
+    # beside the values, labelled, never as the verdict (the engine has no clustered AUC test).
+    grouped = summary.group is not None
     intervals = []
     for name, m in zip(models, ms, strict=True):
         if paired is not None:
@@ -63,8 +66,9 @@ def comparison(
         else:
             intervals.append(None)
     if all(iv is not None for iv in intervals):
-        table["AUC low"] = [iv.ci_low for iv in intervals]
-        table["AUC high"] = [iv.ci_high for iv in intervals]
+        low = "AUC row-level low" if grouped else "AUC low"
+        table[low] = [iv.ci_low for iv in intervals]
+        table[low.replace("low", "high")] = [iv.ci_high for iv in intervals]
     table["AP"] = [m.average_precision for m in ms]
     boot = None
     if all(m.groups is not None for m in ms):
@@ -78,8 +82,11 @@ def comparison(
         for metric in [c for c in ("AUC", "AP", "GAUC") if c in table]:
             row = {"metric": metric, "model A": models[i], "model B": models[j],
                    "A − B": table.at[i, metric] - table.at[j, metric], "low": np.nan,
-                   "high": np.nan, "p-value": np.nan, "test": "none"}  # fmt: skip
-            if metric == "AUC" and paired is not None:
+                   "high": np.nan, "p-value": np.nan, "test": "none",
+                   "row-level p": np.nan}  # fmt: skip
+            if metric == "AUC" and paired is not None and grouped:
+                row["row-level p"] = paired.test(models[i], models[j]).p_value
+            elif metric == "AUC" and paired is not None:
                 r = paired.test(models[i], models[j])
                 row.update(low=r.ci_low, high=r.ci_high, test="DeLong")
                 row["p-value"] = r.p_value
@@ -88,7 +95,8 @@ def comparison(
                 row.update(low=d.ci_low, high=d.ci_high, test="cluster bootstrap")
                 row["p-value"] = boot.difference_p_value(i, j)
             pairs.append(row)
-    columns = ["metric", "model A", "model B", "A − B", "low", "high", "p-value", "test"]
+    columns = ["metric", "model A", "model B", "A − B", "low", "high", "p-value", "test",
+               "row-level p"]  # fmt: skip
     return table, pd.DataFrame(pairs, columns=columns)
 
 
@@ -153,6 +161,9 @@ def show(ds: data.Dataset) -> None:
         text = f"{row[name]:.4f}"
         if f"{name} low" in row:
             text += f"  [{row[f'{name} low']:.4f}, {row[f'{name} high']:.4f}]"
+        elif f"{name} row-level low" in row:  # labelled: not the interval of grouped rows
+            text += f"  (row-level [{row[f'{name} row-level low']:.4f}, "
+            text += f"{row[f'{name} row-level high']:.4f}])"
         return ("★ " if found[name].best == row.name else "") + text
 
     shown = table[["model"]].copy()
@@ -182,13 +193,25 @@ def show(ds: data.Dataset) -> None:
             p = format_p(row["p-value"], floor=floor)
             holm = format_p(row["Holm p"], floor=floor, name="Holm p")
             text += f" · {p}, {holm} ({row['test']})"
+        elif not math.isnan(row["row-level p"]):
+            text += (
+                f" · not tested here: rows of one {md(s.group)} are not independent, and the "
+                "engine has no test that resamples them whole (GAUC's does). Row-level DeLong, "
+                f"for reference only: {format_p(row['row-level p'], floor=P_FLOOR)}"
+            )
         st.markdown(f"- {text}")
+    auc_pairs = (
+        f"AUC pairs are not tested: rows of one {md(s.group)} are not independent, and "
+        "DeLong's row-level test (shown for reference) would be too confident."
+        if s.group is not None
+        else "AUC pairs: DeLong's test, whose covariance needs each row's placement under both "
+        "models: the engine joins every row to its models' per-score placements and sums them "
+        "in exact integers (metrics.sql.delong)."
+    )
     st.caption(
         "★ marks a model only where it is significantly best (Holm-corrected across the pairs "
-        "at 5%). AUC pairs: DeLong's test, whose covariance needs each row's placement under "
-        "both models: the engine joins every row to its models' per-score placements and sums "
-        "them in exact integers (metrics.sql.delong). GAUC pairs: both models' per-user AUCs "
-        f"over the same {GAUC_RESAMPLES} resamples of users. AP pairs are not tested here."
+        f"at 5%). {auc_pairs} GAUC pairs: both models' per-user AUCs over the same "
+        f"{GAUC_RESAMPLES} resamples of users. AP pairs are not tested here."
     )
     csv_download("Download the pairs (CSV)", pairs, "model_pairs.csv",
                  key="compare_server_pairs_download")  # fmt: skip
