@@ -155,7 +155,7 @@ def test_gauc_and_compare_read_the_engines_sums(tmp_path, monkeypatch):
     assert format_p(r.p_value) in said  # the one p-value formatter: "p < 0.001" below it
     assert not re.search(r"p = [0-9.]+e-", said), said  # never a p below what a test resolves
     assert "(DeLong)" not in said  # #19: no row-level verdict when a group column is mapped
-    assert "Row-level DeLong, for reference only" in said
+    assert "row-level DeLong, for reference only" in said
     assert "(cluster bootstrap)" in said
 
     at.switch_page("pages/ranking.py").run()  # per query on the engine (ranking_summary)

@@ -195,9 +195,9 @@ def show(ds: data.Dataset) -> None:
             text += f" · {p}, {holm} ({row['test']})"
         elif not math.isnan(row["row-level p"]):
             text += (
-                f" · not tested here: rows of one {md(s.group)} are not independent, and the "
-                "engine has no test that resamples them whole (GAUC's does). Row-level DeLong, "
-                f"for reference only: {format_p(row['row-level p'], floor=P_FLOOR)}"
+                f": rows of one {md(s.group)} are not independent, and the engine has no test "
+                "that resamples them whole (GAUC's does) · row-level DeLong, for reference "
+                f"only: {format_p(row['row-level p'], floor=P_FLOOR)}"
             )
         st.markdown(f"- {text}")
     auc_pairs = (
