@@ -269,3 +269,19 @@ def test_a_graded_label_opens_with_every_grade_above_0_positive(tmp_path, monkey
     at.switch_page("pages/ranking.py").run()
     assert not at.exception, at.exception
     assert any("Graded relevance from rel" in c.value for c in at.caption)
+
+
+def test_a_setting_the_engine_refuses_keeps_the_last_server_view(tmp_path, monkeypatch):
+    """A positive class the engine cannot use: the sidebar says why, and the pages keep the
+    server dataset as it last worked, with a warning (they fell back to the sample dataset)."""
+    t = _table(n=800)
+    at = _serve(tmp_path, monkeypatch, t)
+    at.switch_page("pages/threshold.py").run()
+    at.text_input(key="server_pos").set_value("7").run()  # no row has label 7
+    assert not at.exception, at.exception
+    assert at.error  # the sidebar's sentence
+    assert at.caption[0].value.endswith(r"Server dataset: **impressions\.parquet**")
+    assert any("as it last could be used" in w.value for w in at.warning)
+    at.text_input(key="server_pos").set_value("").run()
+    assert not at.error
+    assert not any("as it last could be used" in w.value for w in at.warning)

@@ -93,9 +93,10 @@ def _sidebar() -> data.Dataset:
         _touch_budget()
         chosen = st.segmented_control("Data", sources.labels(), key="source")
         source = sources.REGISTRY.get(chosen, sources.REGISTRY[sources.DEFAULT])
+        st.session_state["_showing_last_good"] = False
         ds = source.sidebar()
-        if ds is None:  # nothing to show yet: the sample, and the source said why
-            ds = sources.sample.fallback()
+        if ds is None:  # the source said why; its last usable table, else the sample
+            ds = _source_last_good(source) or sources.sample.fallback()
         _problems(ds)
         if ds.models:
             thresholds.sync(ds)
@@ -114,6 +115,20 @@ def _sidebar() -> data.Dataset:
         show.download_all_button()  # every chart of the page as one zip; titled downloads
     _keep_last_good(ds)
     return ds
+
+
+def _source_last_good(source: sources.Source) -> data.Dataset | None:
+    """The last usable table of ``source`` while its sidebar has none (a setting it cannot use,
+    a file it cannot read): the pages keep it, with a warning, rather than the sample."""
+    if source.in_budget:
+        kept = budget.session_store().get("last_good")
+        good = kept[0] if kept else None
+    else:
+        good = st.session_state.get("last_good_dataset")
+    if good is None or not source.owns(good):
+        return None
+    st.session_state["_showing_last_good"] = True
+    return good
 
 
 def _keep_last_good(ds: data.Dataset) -> None:
@@ -341,6 +356,11 @@ def page_context(
             f"Showing the sample dataset **{md(ds.name)}** until your table is ready: the "
             "sidebar says what it needs.",
             icon=":material/info:",
+        )
+    if st.session_state.get("_showing_last_good"):
+        st.warning(
+            f"The sidebar's settings cannot be used yet (it says why); showing {md(ds.name)} "
+            "as it last could be used."
         )
     if not require_usable:
         return ds, st.session_state.get("model")
