@@ -285,3 +285,19 @@ def test_a_setting_the_engine_refuses_keeps_the_last_server_view(tmp_path, monke
     at.text_input(key="server_pos").set_value("").run()
     assert not at.error
     assert not any("as it last could be used" in w.value for w in at.warning)
+
+
+def test_another_positive_class_is_another_dataset_for_every_cache(tmp_path, monkeypatch):
+    """The server dataset's key carries the label, positive class, group and weight the engine
+    read: the default threshold (the k-th highest score, k the positives) followed the first
+    positive class after it was changed, from a cache keyed by the files alone."""
+    t = _table(n=900, seed=6)
+    at = _serve(tmp_path, monkeypatch, t)
+    at.switch_page("pages/threshold.py").run()
+    for pos, y in (("", t.clicked == 1), ("0", t.clicked == 0), ("1", t.clicked == 1)):
+        at.text_input(key="server_pos").set_value(pos).run()
+        assert not at.exception, at.exception
+        at.button(key="threshold_reset").click().run()
+        k = int(y.sum())
+        want = np.sort(t.model_a.to_numpy())[::-1][k - 1]  # the k-th highest score
+        assert at.slider(key="threshold_slider").value == pytest.approx(want), pos

@@ -222,7 +222,11 @@ def model_dataset(source: ServerTable, model: str, source_id: str) -> data.Datas
     mapping = ColumnMapping(label=None, scores=(model,), pos_label=None)
     prepared = Prepared(y=None, scores={model: table.scores}, groups=None, weight=None,
                         problems=[])  # fmt: skip
-    key = f"{source_id}#{model}"
+    # The caches keyed by the dataset (the default threshold, the scale, the areas) must see
+    # what the engine read: another positive class or label column is another dataset.
+    reads = data.mapping_digest((s.label, s.positive, s.group, s.weight))
+    kind, files = source_id.split(":", 1)
+    key = f"{kind}:{reads}:{files}#{model}"
     names = _class_names(s)
     return data.Dataset(
         source_id=key,
