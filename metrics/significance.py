@@ -196,11 +196,11 @@ def pair_verdict(
     Examples
     --------
     >>> pair_verdict("AP", "a", "b", -0.012, 0.003, ci=(-0.020, -0.004))
-    'b is better on AP by 0.012 [0.004, 0.020]'
+    'b is better than a on AP by 0.012 [0.004, 0.020]'
     >>> pair_verdict("AUC", "a", "b", 0.0012, 0.325)
     'no significant difference on AUC (a − b = +0.0012, Holm-adjusted p = 0.325)'
     >>> pair_verdict("Brier", "a", "b", -0.01, 0.001, higher_is_better=False)
-    'a is better on Brier by 0.010'
+    'a is better than b on Brier by 0.010'
     """
     if np.isnan(adjusted_p) or not np.isfinite(difference):
         return f"not tested on {metric} ({name_a} − {name_b} = {difference:+.4g})"
@@ -209,8 +209,9 @@ def pair_verdict(
             f"no significant difference on {metric} ({name_a} − {name_b} = {difference:+.4f}, "
             f"{format_p(adjusted_p, name='Holm-adjusted p')})"
         )
-    winner = name_a if (difference > 0) == higher_is_better else name_b
-    text = f"{winner} is better on {metric} by {abs(difference):.3f}"
+    # Both names: with three or more models a line must say which pair it judges.
+    winner, loser = (name_a, name_b) if (difference > 0) == higher_is_better else (name_b, name_a)
+    text = f"{winner} is better than {loser} on {metric} by {abs(difference):.3f}"
     if ci is not None and np.isfinite(ci[0]) and np.isfinite(ci[1]):
         # The interval of |A − B|: as given when A − B > 0, else mirrored.
         low, high = ci if difference > 0 else (-ci[1], -ci[0])

@@ -98,9 +98,9 @@ def test_pair_verdicts_name_the_winner_with_the_interval_of_its_advantage():
 
     # B ahead on AP: A − B = −0.012 [−0.020, −0.004] becomes "by 0.012 [0.004, 0.020]".
     text = pair_verdict("AP", "A", "B", -0.012, 0.001, ci=(-0.020, -0.004))
-    assert text == "B is better on AP by 0.012 [0.004, 0.020]"
+    assert text == "B is better than A on AP by 0.012 [0.004, 0.020]"
     text = pair_verdict("AP", "A", "B", 0.012, 0.001, ci=(0.004, 0.020))
-    assert text == "A is better on AP by 0.012 [0.004, 0.020]"
+    assert text == "A is better than B on AP by 0.012 [0.004, 0.020]"
     # Lower is better: a lower Brier score wins.
     assert pair_verdict("Brier", "A", "B", 0.02, 0.001, higher_is_better=False).startswith("B is")
     # What the test denies, the verdict does not claim.
