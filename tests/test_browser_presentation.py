@@ -27,14 +27,28 @@ def _idle(tab, timeout: float = 30_000) -> None:
     tab.wait_for_timeout(500)
 
 
+_HEADING_STARTS = (
+    '(start) => { const h = document.querySelector(\'[data-testid="stMain"] [data-testid="stHeading"]\');'
+    " return h && h.innerText.startsWith(start); }"
+)
+_A_CAPTION_HOLDS = (
+    "(line) => [...document.querySelectorAll('[data-testid=\"stCaptionContainer\"]')]"
+    ".some((c) => c.innerText.includes(line))"
+)
+
+
 def _wait_for_heading(tab, start: str, timeout: float = 30_000) -> None:
-    tab.wait_for_function(
-        '(start) => { const h = document.querySelector(\'[data-testid="stMain"] [data-testid="stHeading"]\');'
-        " return h && h.innerText.startsWith(start); }",
-        arg=start,
-        timeout=timeout,
-    )
+    tab.wait_for_function(_HEADING_STARTS, arg=start, timeout=timeout)
     _idle(tab)
+
+
+def _go_by_menu(tab, title: str) -> None:
+    """Pick ``title`` in the bar's "Go to page" menu (typed, then chosen) and wait for it."""
+    menu = tab.get_by_role("combobox", name="Go to page")
+    open_options(tab, menu, wait=_idle)
+    menu.fill(title.split()[0])
+    tab.get_by_role("option", name=title).click()
+    _wait_for_heading(tab, title)
 
 
 def test_page_keys_and_menu_while_presenting(server, page):  # noqa: F811
@@ -52,11 +66,7 @@ def test_page_keys_and_menu_while_presenting(server, page):  # noqa: F811
     exit_button.wait_for(timeout=30_000)  # still presenting
     page.keyboard.press("PageUp")
     _wait_for_heading(page, "Threshold")
-    menu = page.get_by_role("combobox", name="Go to page")
-    open_options(page, menu, wait=_idle)
-    menu.fill("Step")
-    page.get_by_role("option", name="Step through").click()
-    _wait_for_heading(page, "Step through")
+    _go_by_menu(page, "Step through")
     exit_button.wait_for(timeout=30_000)
     ARTIFACTS.mkdir(exist_ok=True)
     page.screenshot(path=ARTIFACTS / "presentation-step-through.png")
@@ -66,12 +76,7 @@ def test_page_keys_and_menu_while_presenting(server, page):  # noqa: F811
 
 def _bar_names(tab, line: str, timeout: float = 30_000) -> None:
     """The page bar's caption names ``line`` (the dataset shown)."""
-    tab.wait_for_function(
-        "(line) => [...document.querySelectorAll('[data-testid=\"stCaptionContainer\"]')]"
-        ".some((c) => c.innerText.includes(line))",
-        arg=line,
-        timeout=timeout,
-    )
+    tab.wait_for_function(_A_CAPTION_HOLDS, arg=line, timeout=timeout)
 
 
 def test_changing_page_while_presenting_keeps_the_users_data(server, page, tmp_path):  # noqa: F811
@@ -95,11 +100,7 @@ def test_changing_page_while_presenting_keeps_the_users_data(server, page, tmp_p
     page.keyboard.press("PageDown")
     _wait_for_heading(page, "Curves")
     _bar_names(page, "Upload: lecture.csv")
-    menu = page.get_by_role("combobox", name="Go to page")
-    open_options(page, menu, wait=_idle)
-    menu.fill("Compare")
-    page.get_by_role("option", name="Compare models").click()
-    _wait_for_heading(page, "Compare models")
+    _go_by_menu(page, "Compare models")
     _bar_names(page, "Upload: lecture.csv")
     page.goto(f"{server}/?source=server&dataset=user_impressions.csv")  # a new session
     _wait_for_app(page)
