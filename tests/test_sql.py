@@ -452,6 +452,8 @@ def test_a_cut_needs_a_numeric_label_and_many_grades_are_told_about_it(tmp_path)
     with pytest.raises(SQLInputError, match="does not hold numbers"):
         summarize(str(tmp_path / "p.parquet"), "clicked", ["tied"], pos_label=">0")
     t.assign(clicked=np.arange(len(t)) % 5).to_parquet(tmp_path / "g.parquet")
+    with pytest.raises(SQLInputError, match="a cut is written '>0' or '>=3'"):
+        summarize(str(tmp_path / "g.parquet"), "clicked", ["tied"], pos_label=">abc")
     with pytest.raises(SQLInputError, match="'>0' for graded relevance"):
         summarize(str(tmp_path / "g.parquet"), "clicked", ["tied"])
 

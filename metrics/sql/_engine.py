@@ -383,8 +383,11 @@ def _positive_condition(engine, label: str, kind: str, pos_label) -> tuple[str, 
             try:
                 number = float(pos_label)
             except ValueError:
+                cut = (
+                    " (a cut is written '>0' or '>=3')" if str(pos_label).strip()[:1] == ">" else ""
+                )
                 raise SQLInputError(
-                    f"--pos-label {pos_label!r} is not a number, but {label!r} holds numbers."
+                    f"--pos-label {pos_label!r} is not a number, but {label!r} holds numbers{cut}."
                 ) from None
             return f"CAST({col} AS DOUBLE) = {d.literal(number)}", str(pos_label)
         return f"LOWER(CAST({col} AS {d.string})) = {d.literal(str(pos_label).lower())}", str(
