@@ -320,7 +320,7 @@ def _group_auc(eng, m: ModelSummary, k: int, weighted: bool, cap: int) -> None:
     if m.groups_used + m.groups_skipped <= cap:
         a = eng.arrays(
             "SELECT g, CAST(n AS BIGINT) AS n, pos, neg, CAST(twice_u AS DOUBLE) AS twice_u "
-            f"FROM ({per_group}) t"
+            f"FROM {q.relation(per_group)} t"
         )
         m.groups = group_table(a["g"], a["n"], a["pos"], a["neg"], a["twice_u"], weighted)
 

@@ -34,6 +34,16 @@ DUCKDB = Dialect("duckdb", "HUGEINT", "VARCHAR")
 SPARK = Dialect("spark", "DECIMAL(38, 0)", "STRING")
 
 
+def relation(sql_or_table: str) -> str:
+    """What follows FROM for a query or a table's name: ``(query)``, or the name bare.
+
+    DuckDB 2.0.1 refuses a parenthesised table name (``FROM (counts_0) c``) that 2.0.0 read."""
+    text = sql_or_table.strip()
+    if text.replace("_", "").isalnum():
+        return text
+    return f"({text})"
+
+
 def literal(value: object, d: Dialect | None = None) -> str:
     """A SQL literal for a label value: numbers as DOUBLE, everything else as a string quoted
     for the dialect ``d`` (DuckDB when None; Spark escapes a backslash in a string)."""
@@ -103,7 +113,7 @@ def cumulative(counts: str) -> str:
         "SELECT s, pos, neg, "
         "SUM(pos) OVER (ORDER BY s DESC ROWS UNBOUNDED PRECEDING) AS tp, "
         "SUM(neg) OVER (ORDER BY s DESC ROWS UNBOUNDED PRECEDING) AS fp "
-        f"FROM ({counts}) c"
+        f"FROM {relation(counts)} c"
     )
 
 
@@ -120,7 +130,7 @@ def bucket_totals(counts: str, buckets: int, lo: float, hi: float) -> str:
     """Per score range: positives and negatives (``buckets + 1`` rows at most)."""
     return (
         f"SELECT {bucket_of(buckets, lo, hi)} AS bucket, SUM(pos) AS pos, SUM(neg) AS neg "
-        f"FROM ({counts}) c GROUP BY 1"
+        f"FROM {relation(counts)} c GROUP BY 1"
     )
 
 
@@ -135,8 +145,8 @@ SELECT b.s, b.pos, b.neg,
          AS tp,
        o.fp0 + SUM(b.neg) OVER (PARTITION BY b.bucket ORDER BY b.s DESC ROWS UNBOUNDED PRECEDING)
          AS fp
-FROM (SELECT c.s, c.pos, c.neg, {bucket_of(buckets, lo, hi)} AS bucket FROM ({counts}) c) b
-JOIN ({offsets}) o ON b.bucket = o.bucket
+FROM (SELECT c.s, c.pos, c.neg, {bucket_of(buckets, lo, hi)} AS bucket FROM {relation(counts)} c) b
+JOIN {relation(offsets)} o ON b.bucket = o.bucket
 """
 
 
@@ -154,7 +164,7 @@ SELECT SUM(CAST(pos AS {kind}) * (2 * ({total} - CAST(fp AS {kind})) + CAST(neg 
        SUM(CASE WHEN pos > 0
                 THEN CAST(pos AS DOUBLE) * CAST(tp AS DOUBLE) / CAST(tp + fp AS DOUBLE)
                 ELSE CAST(0 AS DOUBLE) END) AS ap_sum
-FROM ({cumulative_table}) t
+FROM {relation(cumulative_table)} t
 """
 
 
@@ -172,7 +182,7 @@ FROM (
   SELECT g, n, pos, neg,
          COALESCE(SUM(neg) OVER (PARTITION BY g ORDER BY s ASC
                   ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING), 0) AS below
-  FROM ({counts}) c
+  FROM {relation(counts)} c
 ) t
 GROUP BY g
 """
@@ -246,7 +256,7 @@ def placements(cumulative_table: str, n_pos: int, n_neg: int) -> str:
     ties one half) and of a negative there (``t01``: the positives above, ties one half)."""
     return (
         f"SELECT s, CAST(2 * ({int(n_neg)} - fp) + neg AS BIGINT) AS t10, "
-        f"CAST(2 * tp - pos AS BIGINT) AS t01 FROM ({cumulative_table}) c"
+        f"CAST(2 * tp - pos AS BIGINT) AS t01 FROM {relation(cumulative_table)} c"
     )
 
 
