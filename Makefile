@@ -9,14 +9,14 @@ PORT ?= 8501
 
 .PHONY: run test lint format bench samples clean chromium java install wheel
 
-$(VENV)/.runtime: requirements.txt
+$(VENV)/.runtime: requirements.txt constraints.txt
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
-	$(PY) -m pip install --quiet -r requirements.txt
+	$(PY) -m pip install --quiet -r requirements.txt -c constraints.txt
 	touch $@
 
-$(VENV)/.dev: requirements-dev.txt requirements.txt $(VENV)/.runtime
-	$(PY) -m pip install --quiet -r requirements-dev.txt
+$(VENV)/.dev: requirements-dev.txt requirements.txt constraints.txt $(VENV)/.runtime
+	$(PY) -m pip install --quiet -r requirements-dev.txt -c constraints.txt
 	touch $@
 
 run: $(VENV)/.runtime
@@ -53,7 +53,7 @@ bench: $(VENV)/.dev
 
 # The metrics-lens command (app, report, check, sql) into the project's venv; a wheel in dist/.
 install: $(VENV)/.runtime
-	$(PY) -m pip install --quiet .
+	$(PY) -m pip install --quiet . -c constraints.txt
 
 wheel: $(VENV)/.dev
 	$(PY) -m pip wheel --quiet --no-deps --no-build-isolation -w dist .

@@ -207,17 +207,24 @@ def test_wine_cost_matrix_in_the_browser(server, page):  # noqa: F811
     # type 20 into (true class_1, predicted class_0): from the first cell, one right, one down
     grid = page.locator('.st-key-multilabel_cost_editor [data-testid="stDataFrame"]')
     expect(grid).to_be_visible(timeout=20_000)
-    box = grid.bounding_box()
-    page.mouse.click(box["x"] + 30, box["y"] + 35 + 17)  # row 0 of the first column
-    page.keyboard.press("ArrowRight")
-    page.keyboard.press("ArrowDown")
-    page.keyboard.press("Enter")  # open the cell's editor (typing at once loses a key)
-    page.wait_for_timeout(500)
-    page.keyboard.press("Control+a")
-    page.keyboard.type("20", delay=50)
-    page.keyboard.press("Enter")
-    _wait_for_app(page)
-    expect(changed).to_contain_text(f"{want.changed:,}", timeout=60_000)
+    for attempt in range(3):  # a loaded machine can drop the grid's first keys: type again
+        box = grid.bounding_box()
+        page.mouse.click(box["x"] + 30, box["y"] + 35 + 17)  # row 0 of the first column
+        page.keyboard.press("ArrowRight")
+        page.keyboard.press("ArrowDown")
+        page.keyboard.press("Enter")  # open the cell's editor (typing at once loses a key)
+        page.wait_for_timeout(500)
+        page.keyboard.press("Control+a")
+        page.keyboard.type("20", delay=50)
+        page.keyboard.press("Enter")
+        _wait_for_app(page)
+        try:
+            expect(changed).to_contain_text(f"{want.changed:,}", timeout=30_000)
+            break
+        except AssertionError:
+            if attempt == 2:
+                raise
+            page.keyboard.press("Escape")
     total = page.locator('[data-testid="stMetric"]', has_text="total cost, min cost")
     expect(total.first).to_contain_text(f"{want.min_cost_mean * p.n_rows:,.6g}", timeout=20_000)
     mean = page.locator('[data-testid="stMetric"]', has_text="mean cost, argmax").first
