@@ -45,6 +45,15 @@ if counts.thresholds[0] == counts.thresholds[-1]:
 
 n_total = float(counts.n_pos + counts.n_neg)
 flagged_at = counts.tps + counts.fps  # rows (weight) with score >= each distinct threshold
+# Weighted counts are sums of weights: the page says "weight", never "rows", for them.
+weighted = data.state(ds, model).weighted
+
+
+def amount(v: float) -> str:
+    """A count of rows ("1,234"), or a sum of weights to two decimals ("1,004.5")."""
+    return f"{v:,.2f}".rstrip("0").rstrip(".") if weighted else f"{v:,.0f}"
+
+
 if presenting:  # the matrix's control joins the row: the four charts below share theirs
     mode_col, slider_col, reset_col, normalize_col = st.columns(
         [2.35, 3.35, 1, 3.3], vertical_alignment="bottom"
@@ -52,14 +61,21 @@ if presenting:  # the matrix's control joins the row: the four charts below shar
 else:
     mode_col, slider_col, reset_col = st.columns([2, 5, 1], vertical_alignment="bottom")
     normalize_col = None
+if weighted and st.session_state.get("threshold_mode") == "top k":  # no "k rows" of weight
+    st.session_state["threshold_mode"] = "top %"
 with mode_col:
     mode = st.segmented_control(
         "Set it by",
-        ["score", "top k", "top %"],
+        ["score", "top %"] if weighted else ["score", "top k", "top %"],
         default="score",
         key="threshold_mode",
-        help="score: the threshold itself. top k / top %: flag that many of the highest-scored "
-        "rows (rows tied with the last one come in with it).",
+        help=(
+            "score: the threshold itself. top %: flag the highest-scored rows up to that share "
+            "of the total weight (rows tied with the last one come in with it)."
+            if weighted
+            else "score: the threshold itself. top k / top %: flag that many of the "
+            "highest-scored rows (rows tied with the last one come in with it)."
+        ),
     )
 with slider_col:
     if mode in ("top k", "top %"):
@@ -68,7 +84,10 @@ with slider_col:
                 "Flag the top k rows", 1, int(n_total), min(100, int(n_total)), key="threshold_k"
             )
         else:
-            pct = st.slider("Flag the top percent", 0.1, 100.0, 10.0, step=0.1, key="threshold_pct")
+            pct = st.slider(
+                "Flag the top percent of the weight" if weighted else "Flag the top percent",
+                0.1, 100.0, 10.0, step=0.1, key="threshold_pct",
+            )  # fmt: skip
             wanted = pct / 100 * n_total
         i = min(int(np.searchsorted(flagged_at, wanted - 1e-9)), len(counts) - 1)
         thresholds.set_clamped(model, low, high, counts.thresholds[i])
@@ -103,7 +122,11 @@ c = counts.at(threshold)  # a lookup in the precomputed counts, never a recount
 beta = float(st.session_state.get("threshold_beta", 1.0))
 st.markdown(
     f"Scores ≥ **{threshold:.4g}** are predicted {md(ds.positive_name)}: "
-    f"**{c.tp + c.fp:,.0f}** of {n_total:,.0f} rows"
+    + (
+        f"rows of weight **{amount(c.tp + c.fp)}** of the total {amount(n_total)}"
+        if weighted
+        else f"**{amount(c.tp + c.fp)}** of {amount(n_total)} rows"
+    )
     + (" (none: the threshold is above every score)." if c.tp + c.fp == 0 else ".")
 )
 
@@ -193,8 +216,13 @@ explain(
         r"\kappa = \frac{p_o - p_e}{1 - p_e},\quad p_o = \text{accuracy} = "
         rf"{num(c.accuracy)},\quad p_e = {num(kappa_chance)},\quad \kappa = {num(c.cohen_kappa)}",
     ],
-    note=f"TP, FP, TN, FN count the rows at threshold {threshold:.4g}; n = {n_total:,.0f}. "
-    "p_e is the agreement expected by chance: the products of the predicted and actual class "
+    note=(
+        f"TP, FP, TN, FN sum the weights of the rows at threshold {threshold:.4g}; "
+        f"n = {amount(n_total)} is the total weight. "
+        if weighted
+        else f"TP, FP, TN, FN count the rows at threshold {threshold:.4g}; n = {n_total:,.0f}. "
+    )
+    + "p_e is the agreement expected by chance: the products of the predicted and actual class "
     "shares, summed over both classes. A ratio 0/0 is shown as 0, except the rates of a class "
     "the data does not have, which are undefined.",
 )

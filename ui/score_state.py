@@ -38,6 +38,7 @@ class ScoreState:
     ap: float
     exact: bool = True
     bin_error: float = 0.0
+    weighted: bool = False  # the counts are sums of sample weights, not numbers of rows
 
     def runs(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """(distinct scores, positive weight, negative weight) per score, descending."""
@@ -89,16 +90,19 @@ def from_rows(y: np.ndarray, scores: np.ndarray, weight: np.ndarray | None) -> S
         counts=metrics.threshold_counts(y, scores, sample_weight=weight),
         auc=metrics.roc_auc_score(y, scores, sample_weight=weight),
         ap=metrics.average_precision_score(y, scores, sample_weight=weight),
+        weighted=weight is not None,
     )
 
 
-def from_summary(model) -> ScoreState:
+def from_summary(model, weighted: bool = False) -> ScoreState:
     """The state an engine produced for one model (a :class:`metrics.sql.ModelSummary`): its
-    per-score table (or, above the cap, its table of score ranges) and its exact areas."""
+    per-score table (or, above the cap, its table of score ranges) and its exact areas;
+    ``weighted`` when the engine summed a weight column."""
     return ScoreState(
         counts=model.display_table().counts(),
         auc=float(model.auc),
         ap=float(model.average_precision),
         exact=bool(model.exact),
         bin_error=float(model.bin_error),
+        weighted=weighted,
     )

@@ -208,7 +208,8 @@ def _class_names(s) -> tuple[str, str]:
             return spec.positive_name, spec.negative_name
     if s.positive.startswith(">"):  # graded: every label above a cut (">0", ">= 3")
         op, cut = s.positive.split(" ", 1)
-        return f"{s.label} {s.positive}", f"{s.label} {'≤' if op == '>' else '<'} {cut}"
+        above, below = (">", "≤") if op == ">" else ("≥", "<")
+        return f"{s.label} {above} {cut}", f"{s.label} {below} {cut}"
     return f"{s.label} = {s.positive}", f"{s.label} ≠ {s.positive}"
 
 
@@ -241,7 +242,8 @@ def model_dataset(source: ServerTable, model: str, source_id: str) -> data.Datas
         positive_name=names[0],
         negative_name=names[1],
         engine=source,
-        states={model: score_state.from_summary(m)},  # the engine's counts, not a sort of rows
+        # the engine's counts, not a sort of rows
+        states={model: score_state.from_summary(m, s.weight is not None)},
         group_state=_group_state(s),
         holds_rows=False,
     )
