@@ -122,7 +122,13 @@ curve_resamples = min(n_resamples, uncertainty.CURVE_RESAMPLES)
 fb = uncertainty.curves(ds.key, models, curve_resamples, ds, clustered) if wanted else None
 # What a bracket is, in every caption of the page.
 resampled = (
-    f"cluster bootstrap: whole {group_column} values resampled" if clustered else "paired bootstrap"
+    f"cluster bootstrap, whole {group_column} values resampled" if clustered else "paired bootstrap"
+)
+# "95% paired bootstrap interval", "95% cluster bootstrap interval (whole user values resampled)"
+interval_name = (
+    f"cluster bootstrap interval (whole {group_column} values resampled)"
+    if clustered
+    else "paired bootstrap interval"
 )
 if clustered:
     st.info(
@@ -168,7 +174,7 @@ st.caption(
         else "paired test (DeLong's for AUC, else the paired bootstrap)"
     )
     + ", Holm-corrected across the pairs at 5%. "
-    + (f"Brackets: 95% {resampled} interval ({n_resamples} resamples)." if wanted else "")
+    + (f"Brackets: 95% {interval_name}, {n_resamples} resamples." if wanted else "")
     + ("" if wanted or clustered else " With 0 resamples only AUC can be tested.")
 )
 if wanted:
@@ -613,7 +619,7 @@ if same_labels:
         "the highest TPR with FPR at most the target, or the top share of rows (ties at the cut "
         "come in together). Searched over every distinct score. "
         + (
-            f"Brackets: 95% {resampled} interval over {op_resamples} resamples, at that threshold "
+            f"Brackets: 95% {interval_name} over {op_resamples} resamples, at that threshold "
             "held fixed (how the rates would vary on new rows scored the same way; the "
             'threshold\'s own variation is shown under "How sure are the curves?").'
             if wanted

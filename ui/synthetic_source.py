@@ -11,7 +11,14 @@ import streamlit as st
 
 from ui.data import Dataset
 from ui.loading import ColumnMapping, prepare
-from ui.synthetic import ROUNDING, SyntheticSpec, describe, dprime_from_auc, generate
+from ui.synthetic import (
+    ROUNDING,
+    SyntheticSpec,
+    auc_from_dprime,
+    describe,
+    dprime_from_auc,
+    generate,
+)
 
 __all__ = ["QUERY_KEY", "apply_link", "dataset", "encode", "synthetic_dataset"]
 
@@ -28,6 +35,14 @@ def _cached(spec: SyntheticSpec) -> pd.DataFrame:
     return generate(spec)
 
 
+def _name(spec: SyntheticSpec) -> str:
+    """What the pages call the table: "200 rows, 30% positive, AUC 0.86, seed 0"."""
+    return (
+        f"{spec.rows:,} rows, {spec.prevalence * 100:g}% positive, "
+        f"AUC {auc_from_dprime(spec.dprime):.2f}, seed {spec.seed}"
+    )
+
+
 def dataset(spec: SyntheticSpec) -> Dataset:
     """The generated table as the same :class:`ui.data.Dataset` every source gives."""
     frame = _cached(spec)
@@ -35,7 +50,7 @@ def dataset(spec: SyntheticSpec) -> Dataset:
     mapping = ColumnMapping(label="label", scores=scores, pos_label=1)
     return Dataset(
         source_id=_source_id(spec),
-        name="Synthetic data",
+        name=_name(spec),
         frame=frame,
         mapping=mapping,
         prepared=prepare(frame, mapping),
