@@ -169,7 +169,7 @@ if rates_col is not None:
 
 
 def _rate(value: float, defined: bool) -> str:
-    return f"{value:.3f}" if defined and math.isfinite(value) else "undefined"
+    return f"{value:.3f}" if defined and math.isfinite(value) else "—"  # the card's help says why
 
 
 has_pos, has_neg = counts.n_pos > 0, counts.n_neg > 0

@@ -249,7 +249,8 @@ def _add_model_curves(
                     [pts[k] for k in ("threshold", "precision", "recall", "fpr")]
                 ),
                 mode="lines",
-                name=f"{label(m.name)} ({area_name} {area:.3f})",
+                name=f"{label(m.name)} ({area_name} "
+                + (f"{area:.3f})" if np.isfinite(area) else "undefined)"),
                 line=dict(color=color, width=2, shape=shape),
                 hovertemplate=_CURVE_HOVER,
             )

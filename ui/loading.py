@@ -640,8 +640,10 @@ def _binary_labels(
         problems.append(
             Problem(
                 "warning",
-                f"Label column {col!r} has one class only ({values[0]!r}): AUC is undefined and "
-                "AP is undefined without positives. Threshold counts still work.",
+                f"Label column {col!r} has one class only ({values[0]!r}, the positive class): "
+                "without negatives AUC, FPR and specificity are undefined, and AP is 1 (every "
+                "row flagged is positive). Threshold counts still work; to compare models, add "
+                "rows of the other class or pick another positive label.",
             )
         )
     return positive, problems

@@ -266,6 +266,11 @@ def _numbered(frame: pd.DataFrame, positions: np.ndarray) -> pd.DataFrame:
 
 
 @st.cache_resource(max_entries=64, ttl=UPLOAD_TTL, show_spinner=False)
+def _auc_text(value: float, digits: int) -> str:
+    """An AUC for a title: undefined when the labels hold one class only."""
+    return f"{value:.{digits}f}" if np.isfinite(value) else "undefined (one class)"
+
+
 def threshold_figures(
     key: tuple,
     model: str,
@@ -291,7 +296,7 @@ def threshold_figures(
             positive_name=positive_name, negative_name=negative_name, height=270,
         ),
         "roc": charts.roc_figure(curve, threshold=threshold, height=300).update_layout(
-            showlegend=False, title=dict(text=f"ROC · AUC {_areas['auc']:.3f}", x=0)
+            showlegend=False, title=dict(text=f"ROC · AUC {_auc_text(_areas['auc'], 3)}", x=0)
         ),
         "pr": charts.pr_figure(
             curve, prevalence=_counts.n_pos / n if n else 0.0, threshold=threshold, height=300

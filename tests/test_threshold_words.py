@@ -1,4 +1,4 @@
-"""A weighted table's counts are sums of weights: the Threshold page says weight, never rows."""
+"""What the Threshold page says of unusual tables: counts that are weights, labels of one class."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import numpy as np
 import pandas as pd
 from streamlit.testing.v1 import AppTest
 
-from tests.apptest_utils import APP, markdown_text, upload_frame
+from tests.apptest_utils import APP, figures, markdown_text, metric_value, upload_frame
 
 
 def _frame(weighted: bool) -> pd.DataFrame:
@@ -45,3 +45,18 @@ def test_an_unweighted_table_is_counted_in_rows():
     at = _threshold_page(_frame(weighted=False))
     assert "of 300 rows" in markdown_text(at)
     assert list(at.segmented_control(key="threshold_mode").options) == ["score", "top k", "top %"]
+
+
+def test_labels_of_the_positive_class_only_say_what_is_undefined():
+    """All rows positive: the warning names what is undefined (not 'without positives'), the
+    ROC says its AUC is undefined (never 'nan'), and the FPR card shows a dash, not a cut word."""
+    rng = np.random.default_rng(0)
+    frame = pd.DataFrame({"label": np.ones(50, int), "score": rng.random(50)})
+    at = _threshold_page(frame)
+    warnings = " ".join(w.value for w in at.sidebar.warning) + " ".join(w.value for w in at.warning)
+    assert "without negatives" in warnings, warnings
+    assert "without positives" not in warnings, warnings
+    titles = [f["layout"]["title"]["text"] for f in figures(at) if "title" in f["layout"]]
+    assert "ROC · AUC undefined (one class)" in titles, titles
+    assert not any("nan" in t for t in titles)
+    assert metric_value(at, "FPR") == "—"
