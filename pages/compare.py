@@ -92,7 +92,7 @@ with st.container(border=True):
         "1 = perfect), as medicine and fraud teams report it; 0 leaves it out.",
     )  # fmt: skip
     group_column = ds.mapping.group if ds.prepared.groups is not None else None
-    independent = group_column is not None and middle.toggle(
+    independent = group_column is not None and right.toggle(
         "Rows are independent",
         value=False,
         key="compare_rows_independent",
@@ -137,6 +137,15 @@ if clustered:
         f"and slice below resamples whole {md(group_column)} values (a cluster bootstrap). "
         "DeLong's row-level p-value is shown beside, labelled, never as the verdict."
         + ("" if wanted else " Set resamples above 0: without them nothing can be tested.")
+    )
+elif independent:
+    st.warning(
+        f"Every row is treated as independent, though rows carry a **{md(group_column)}** "
+        f"({np.unique(ds.prepared.groups).size:,} values): the intervals, tests and stars "
+        f"below resample rows. If the rows of one {md(group_column)} move together, they are "
+        f"too narrow and the verdicts too sure. Turn 'Rows are independent' off to resample "
+        f"whole {md(group_column)} values.",
+        icon=":material/warning:",
     )
 
 
@@ -509,15 +518,24 @@ def _many_models() -> None:
     chosen = {m: float(thresholds.current(ds, m)) for m in models}
     mcnemar = compare_many.mcnemar_pairs(ds.labels_for(models[0]), {m: ds.score(m) for m in models},
                                          chosen)  # fmt: skip
+    # Grouped rows: McNemar's p-values are row-level and too small, so the table gives no
+    # verdict ("better", "different at 5%") and names its p-values for what they are.
+    row_level = {"p-value": "row-level p", "Holm p": "row-level Holm p"}
+    mcnemar_shown = (
+        mcnemar.drop(columns=["better", "different at 5%"]).rename(columns=row_level)
+        if group_column is not None
+        else mcnemar
+    )
     st.dataframe(
-        mcnemar,
+        mcnemar_shown,
         hide_index=True,
         width="stretch",
         column_config={
             c: st.column_config.NumberColumn(format="%.4g")
-            for c in ("threshold A", "threshold B", "statistic", "p-value", "Holm p")
+            for c in ("threshold A", "threshold B", "statistic", "p-value", "Holm p",
+                      *row_level.values())
         },
-    )
+    )  # fmt: skip
     st.caption(
         "Each model at its current threshold (a score at or above it is a positive call); "
         "only the rows where exactly one model is right count: 'only A right' (b) and 'only "
@@ -551,7 +569,7 @@ def _many_models() -> None:
     csv_download(
         "Download the ranks and pairs (CSV)",
         pd.concat([ranked.assign(table="ranks"), pair_table.assign(table="pairs"),
-                   mcnemar.assign(table="McNemar")], ignore_index=True),
+                   mcnemar_shown.assign(table="McNemar")], ignore_index=True),
         "many_models.csv", key="compare_many_download",
     )  # fmt: skip
     st.caption(

@@ -123,4 +123,9 @@ def test_switch_for_independent_rows_brings_delong_back(clustered_page):
     text = markdown_text(at)
     assert "(DeLong)" in text
     assert "row-level" not in text
+    # ...with a warning beside it that the verdicts are now row-level
+    assert any("treated as independent" in w.value for w in at.warning), [
+        w.value for w in at.warning
+    ]
     at.toggle(key="compare_rows_independent").set_value(False).run()
+    assert not any("treated as independent" in w.value for w in at.warning)

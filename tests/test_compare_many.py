@@ -390,6 +390,11 @@ def test_grouped_data_ranks_over_users_and_warns_about_mcnemar(grouped_page):
     assert not set(letters["letters"].iloc[0]) & set(letters["letters"].iloc[-1])
     assert any("McNemar's test counts them as if they were" in w.value for w in at.warning)
     assert not any("not independent data sets" in w.value for w in at.warning)
+    # McNemar's table gives no verdict on grouped rows, and names its p-values row-level
+    mcnemar = next(d.value for d in at.dataframe if "only A right" in d.value.columns)
+    assert "better" not in mcnemar.columns
+    assert "different at 5%" not in mcnemar.columns
+    assert {"row-level p", "row-level Holm p"} <= set(mcnemar.columns)
 
 
 def test_grouped_data_over_slices_then_independent_rows(grouped_page):
