@@ -443,3 +443,18 @@ def test_a_pages_model_choice_outlives_a_visit_to_another_page(app):
         app.switch_page(page).run()
         assert not app.exception, app.exception
         assert app.multiselect(key=key).value == ["gradient_boosting", "naive_bayes"], page
+
+
+def test_while_an_upload_cannot_be_used_the_model_box_picks_among_the_shown_tables_models(app):
+    """A second upload with problems: the pages show the last usable one, so the sidebar's
+    model box lists that table's models (not the broken file's) and picking one shows it."""
+    _upload(app, "scores.csv", GOOD_CSV)
+    _upload(app, "holes.csv", b"y,s\n1,0.5\n0,\n1,0.2\n0,0.1\n")  # unusable: scores.csv stays
+    box = app.sidebar.selectbox(key="model")
+    assert list(box.options) == ["model_x", "model_y"]
+    box.set_value("model_y").run()
+    app.switch_page("pages/threshold.py").run()
+    assert not app.exception, app.exception
+    assert any("Threshold · model\\_y" in h.value for h in app.subheader), [
+        h.value for h in app.subheader
+    ]

@@ -98,17 +98,20 @@ def _sidebar() -> data.Dataset:
         if ds is None:  # the source said why; its last usable table, else the sample
             ds = _source_last_good(source) or sources.sample.fallback()
         _problems(ds)
-        if ds.models:
-            thresholds.sync(ds)
-            if st.session_state.get("model") not in ds.models:
-                st.session_state["model"] = ds.models[0]
-            if not sources.of(ds).own_model_picker:
+        if not _usable(ds):  # the last usable table into session state: the pages show it
+            _keep_last_good(ds)
+        shown = _shown(ds)  # the model box lists the models of the table the pages show
+        if shown.models:
+            thresholds.sync(shown)
+            if st.session_state.get("model") not in shown.models:
+                st.session_state["model"] = shown.models[0]
+            if not sources.of(shown).own_model_picker:
                 st.selectbox(
-                    "Class" if ds.mapping.per_class else "Model (score column)",
-                    options=ds.models,
+                    "Class" if shown.mapping.per_class else "Model (score column)",
+                    options=shown.models,
                     key="model",
                 )
-            _scales_widget(ds)
+            _scales_widget(shown)
         st.caption(sources.of(ds).rows(ds))
         st.divider()
         presentation.sidebar_controls()
@@ -372,7 +375,10 @@ def page_context(
                 f"{md(previous.name)} meanwhile."
             )
             _name(previous)
-            return previous, st.session_state["last_good_model"]
+            model = st.session_state.get("model")  # the sidebar's box lists previous's models
+            return previous, model if model in previous.models else st.session_state[
+                "last_good_model"
+            ]
         st.info("The data cannot be used yet: the sidebar says what to fix.")
         st.stop()
     _name(ds)
