@@ -44,7 +44,7 @@ from metrics.compare import (
     delong_from_variances,
 )
 
-__all__ = ["ClusteredAUC", "clustered_auc_test"]
+__all__ = ["ClusteredAUC", "clustered_auc_test", "clustered_result", "obuchowski_variance"]
 
 
 @dataclass(frozen=True)
@@ -147,13 +147,38 @@ class _Components:
         if j is not None:
             d10 = d10 - self.d10[j]
             d01 = d01 - self.d01[j]
-        big_m, big_n, groups = self.big_m, self.big_n, self.n_groups
-        s10 = self.i10 / ((self.i10 - 1) * big_m) * float(np.sum(d10 * d10))
-        s01 = self.i01 / ((self.i01 - 1) * big_n) * float(np.sum(d01 * d01))
-        s11 = groups / (groups - 1) * float(np.sum(d10 * d01))
-        # The cross term can make a tiny variance negative by rounding (or, on odd data, by
-        # more): it is a variance, so it is at least 0.
-        return max(0.0, s10 / big_m + s01 / big_n + 2 * s11 / (big_m * big_n))
+        return obuchowski_variance(
+            float(np.sum(d10 * d10)), float(np.sum(d01 * d01)), float(np.sum(d10 * d01)),
+            n_pos=self.big_m, n_neg=self.big_n, groups=self.n_groups, groups_pos=self.i10,
+            groups_neg=self.i01,
+        )  # fmt: skip
+
+    def kish(self) -> tuple[float, float]:
+        """Kish's effective number of clusters of the positives and of the negatives."""
+        return tuple(float(c.sum() ** 2 / np.sum(c * c)) for c in (self.m, self.n))
+
+
+def obuchowski_variance(
+    d10_squares: float,
+    d01_squares: float,
+    d10_d01: float,
+    *,
+    n_pos: int,
+    n_neg: int,
+    groups: int,
+    groups_pos: int,
+    groups_neg: int,
+) -> float:
+    """Obuchowski's variance from the sums over clusters of ``(V10_i - m_i θ)²``,
+    ``(V01_i - n_i θ)²`` and their product (for a difference of two AUCs, of the differences
+    of the two models' deviations). Shared by the rows' computation here and the engine's
+    exact sums (:meth:`metrics.sql.DeLongSummary.clustered`)."""
+    s10 = groups_pos / ((groups_pos - 1) * n_pos) * d10_squares
+    s01 = groups_neg / ((groups_neg - 1) * n_neg) * d01_squares
+    s11 = groups / (groups - 1) * d10_d01
+    # The cross term can make a tiny variance negative by rounding (or, on odd data, by
+    # more): it is a variance, so it is at least 0.
+    return max(0.0, s10 / n_pos + s01 / n_neg + 2 * s11 / (n_pos * n_neg))
 
 
 def clustered_auc_test(
@@ -263,7 +288,16 @@ def clustered_auc_test(
         )
         fields = dict.fromkeys(_FIELDS_A + (_FIELDS_B + _FIELDS_DIFF if two else ()), nan)
         return ClusteredAUC(**fields, **counts)
-    comp = _Components(y, scores, inverse)
+    return clustered_result(_Components(y, scores, inverse), counts, two, alpha, small_sample)
+
+
+def clustered_result(comp, counts: dict, two: bool, alpha: float, small_sample: bool):
+    """The :class:`ClusteredAUC` of components ``comp`` (``aucs``, ``variance(i, j)``,
+    ``kish()``, ``n_groups``), both classes present: the rows' computation here and the
+    engine's sums (:meth:`metrics.sql.DeLongSummary.clustered`) end in this one function."""
+    nan = math.nan
+    n_pos, n_neg = counts["n_pos"], counts["n_neg"]
+    pos_groups, neg_groups = counts["n_groups_pos"], counts["n_groups_neg"]
     if pos_groups < 2 or neg_groups < 2:
         warn_undefined(
             f"The positives are in {pos_groups} cluster(s) and the negatives in {neg_groups}; "
@@ -279,8 +313,7 @@ def clustered_auc_test(
     df = None
     if small_sample:
         # Kish's effective number of clusters of each class, the smaller one: G* - 1 degrees.
-        kish = [float(c.sum() ** 2 / np.sum(c * c)) for c in (comp.m, comp.n)]
-        df = max(min(*kish, float(comp.n_groups)) - 1.0, 0.0)
+        df = max(min(*comp.kish(), float(comp.n_groups)) - 1.0, 0.0)
     a = auc_interval_from_variance(comp.aucs[0], comp.variance(0), n_pos, n_neg, alpha=alpha)
     if df is not None:
         a = _t_interval(a.auc, a.std_error, df, alpha, (0.0, 1.0))

@@ -133,6 +133,19 @@ def test_spark_delong_equals_the_numpy_library(tmp_path, spark):
     _assert_delong_equals_the_rows(s, t.dropna(), ["tied", "smooth"])
 
 
+def test_spark_clustered_delong_equals_the_numpy_library(tmp_path, spark):
+    t = _table()
+    path = str(tmp_path / "t.parquet")
+    t.to_parquet(path)
+    s = delong(path, "clicked", ["tied", "smooth"], group="user", engine="spark", spark=spark)
+    ok = t.dropna()
+    got = s.clustered("tied", "smooth")
+    want = metrics.clustered_auc_test(ok.clicked, ok.tied, ok.smooth, groups=ok.user)
+    assert got.n_groups == want.n_groups == 80
+    for f in ("auc_a", "std_error_a", "std_error_b", "std_error", "p_value"):
+        assert getattr(got, f) == pytest.approx(getattr(want, f), rel=1e-9), f
+
+
 def test_spark_keeps_every_grade_above_a_cut(tmp_path, spark):
     """pos_label ">0" (graded relevance) reads the same on Spark as in numpy."""
     rng = np.random.default_rng(11)

@@ -278,3 +278,36 @@ def placement_moments(d: Dialect, k_models: int) -> str:
         f"SELECT y, COUNT(*) AS n, {', '.join(sums)} "
         f"FROM (SELECT c.y, {picks} FROM clean c {joins}) t GROUP BY y"
     )
+
+
+def cluster_vectors(k_models: int) -> list[str]:
+    """The per-cluster sums :func:`cluster_moments` multiplies: ``m`` and ``n`` (positives and
+    negatives of the cluster), ``p0, p1, ...`` (each model's twice-placements summed over the
+    cluster's positives) and ``q0, q1, ...`` (over its negatives)."""
+    return ["m", "n", *(f"p{k}" for k in range(k_models)), *(f"q{k}" for k in range(k_models))]
+
+
+def cluster_moments(d: Dialect, k_models: int) -> str:
+    """Obuchowski's clustered variance from one row: the clusters, those holding a positive and
+    a negative, and the sum over clusters of the product of every two of their
+    :func:`cluster_vectors` (``x_u`` times ``x_v`` as ``u__v``), in the wide integer type. The
+    rows are joined to each model's placements (``place_k``) as in :func:`placement_moments`."""
+    wide = d.wide_int
+    zero = f"CAST(0 AS {wide})"
+    joins = " ".join(f"JOIN place_{k} p{k} ON c.s{k} = p{k}.s" for k in range(k_models))
+    per_cluster = [f"CAST(SUM(c.y) AS {wide}) AS m", f"CAST(SUM(1 - c.y) AS {wide}) AS n"]
+    per_cluster += [
+        f"SUM(CASE WHEN c.y = 1 THEN CAST(p{k}.t10 AS {wide}) ELSE {zero} END) AS p{k}"
+        for k in range(k_models)
+    ]
+    per_cluster += [
+        f"SUM(CASE WHEN c.y = 0 THEN CAST(p{k}.t01 AS {wide}) ELSE {zero} END) AS q{k}"
+        for k in range(k_models)
+    ]
+    names = cluster_vectors(k_models)
+    products = [f"SUM(t.{u} * t.{v}) AS {u}__{v}" for i, u in enumerate(names) for v in names[i:]]
+    return (
+        "SELECT COUNT(*) AS clusters, SUM(CASE WHEN t.m > 0 THEN 1 ELSE 0 END) AS with_pos, "
+        f"SUM(CASE WHEN t.n > 0 THEN 1 ELSE 0 END) AS with_neg, {', '.join(products)} "
+        f"FROM (SELECT c.g, {', '.join(per_cluster)} FROM clean c {joins} GROUP BY c.g) t"
+    )

@@ -11,11 +11,13 @@ import math
 import re
 import zipfile
 from dataclasses import dataclass, field, fields
+from fractions import Fraction
 from pathlib import Path
 
 import numpy as np
 
 from metrics.average_precision import AP_METHODS, ap_breakdown
+from metrics.clustered import clustered_result, obuchowski_variance
 from metrics.compare import auc_interval_from_variance, delong_from_variances
 from metrics.curves import ThresholdCounts
 from metrics.groups import GroupAUC
@@ -398,6 +400,70 @@ def nan_to_none(value: float) -> float | None:
     return None if value is None or (isinstance(value, float) and math.isnan(value)) else value
 
 
+@dataclass(frozen=True)
+class ClusterSums:
+    """Per-cluster placement sums reduced to their products, from one pass of the engine
+    (:func:`metrics.sql.delong` with ``group``): ``products[(u, v)]`` is the sum over clusters
+    of ``x_u * x_v`` for the vectors ``m``, ``n`` (the cluster's positives and negatives) and
+    ``p<k>``, ``q<k>`` (model ``k``'s twice-placements summed over the cluster's positives,
+    negatives), exact integers, ``u`` before ``v`` in that order."""
+
+    clusters: int
+    with_pos: int
+    with_neg: int
+    products: dict[tuple[str, str], int]
+
+    def __call__(self, u: str, v: str) -> int:
+        return self.products[(u, v)] if (u, v) in self.products else self.products[(v, u)]
+
+
+class _ClusterComponents:
+    """What :func:`metrics.clustered.clustered_result` reads, from the engine's exact sums:
+    the deviations' sums of squares are expanded in the products of the per-cluster sums and
+    evaluated in fractions, so nothing cancels in floating point."""
+
+    def __init__(self, summary: DeLongSummary, models: list[int]) -> None:
+        self.c = summary.clusters
+        self.n_groups = self.c.clusters
+        self.big_m, self.big_n = summary.n_pos, summary.n_neg
+        self.models = models
+        self.theta = {k: Fraction(summary.sums[1][k], 2 * self.big_m * self.big_n) for k in models}
+        self.aucs = [summary.sums[1][k] / (2 * self.big_m * self.big_n) for k in models]
+
+    def _sum(self, coef: dict[int, int], x: str, y: str, sx: int, sy: int, cx: str, cy: str):
+        """Σ_i (Σ_k c_k (x_k,i / sx - θ_k cx_i)) (Σ_l c_l (y_l,i / sy - θ_l cy_i))."""
+        g, t = self.c, self.theta
+        total = Fraction(0)
+        for k, ck in coef.items():
+            for l, cl in coef.items():  # noqa: E741
+                total += (
+                    ck
+                    * cl
+                    * (
+                        Fraction(g(f"{x}{k}", f"{y}{l}"), sx * sy)
+                        - t[l] * Fraction(g(f"{x}{k}", cy), sx)
+                        - t[k] * Fraction(g(cx, f"{y}{l}"), sy)
+                        + t[k] * t[l] * g(cx, cy)
+                    )
+                )
+        return float(total)
+
+    def variance(self, i: int, j: int | None = None) -> float:
+        coef = {self.models[i]: 1} if j is None else {self.models[i]: 1, self.models[j]: -1}
+        two_n, two_m = 2 * self.big_n, 2 * self.big_m
+        return obuchowski_variance(
+            self._sum(coef, "p", "p", two_n, two_n, "m", "m"),
+            self._sum(coef, "q", "q", two_m, two_m, "n", "n"),
+            self._sum(coef, "p", "q", two_n, two_m, "m", "n"),
+            n_pos=self.big_m, n_neg=self.big_n, groups=self.c.clusters,
+            groups_pos=self.c.with_pos, groups_neg=self.c.with_neg,
+        )  # fmt: skip
+
+    def kish(self) -> tuple[float, float]:
+        g = self.c
+        return self.big_m**2 / g("m", "m"), self.big_n**2 / g("n", "n")
+
+
 @dataclass
 class DeLongSummary:
     """DeLong's placement sums for every score column, from one pass of the engine: exact
@@ -414,6 +480,7 @@ class DeLongSummary:
     n_neg: int
     sums: dict[int, list[int]]
     products: dict[int, dict[tuple[int, int], int]]
+    clusters: ClusterSums | None = None  # with a group column: Obuchowski's variance
 
     @classmethod
     def from_table(cls, model: str, table: ScoreTable) -> DeLongSummary:
@@ -468,6 +535,30 @@ class DeLongSummary:
         """The AUC with DeLong's standard error and interval (:class:`metrics.AUCInterval`)."""
         return auc_interval_from_variance(
             self.auc(model), self.variance(model), self.n_pos, self.n_neg, alpha=alpha
+        )
+
+    def clustered(
+        self, a: str, b: str | None = None, *, alpha: float = 0.05, small_sample: bool = False
+    ):
+        """Obuchowski's clustered-data interval of AUC ``a`` and, with ``b``, the test of
+        ``a`` against ``b`` (:class:`metrics.ClusteredAUC`), equal to
+        :func:`metrics.clustered_auc_test` on the rows; needs the sums of a pass with ``group``.
+        """
+        if self.clusters is None:
+            raise ValueError(
+                "no per-cluster sums: run metrics.sql.delong with group=<the user column>."
+            )
+        models = [self._index(a)] + ([] if b is None else [self._index(b)])
+        counts = {
+            "alpha": alpha,
+            "n_pos": self.n_pos,
+            "n_neg": self.n_neg,
+            "n_groups": self.clusters.clusters,
+            "n_groups_pos": self.clusters.with_pos,
+            "n_groups_neg": self.clusters.with_neg,
+        }
+        return clustered_result(
+            _ClusterComponents(self, models), counts, b is not None, alpha, small_sample
         )
 
     def test(self, a: str, b: str, alpha: float = 0.05):
