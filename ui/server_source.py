@@ -427,14 +427,17 @@ def delong(
     label: str,
     scores: tuple[str, ...],
     pos_label: str | None,
+    group: str | None = None,
 ):
-    """DeLong's sums for every pair of models: one more pass of the engine over exactly the
-    files the sandbox approved (``paths``)."""
+    """DeLong's sums for every pair of models (with ``group``, each user's too, for the
+    clustered variance): one more pass of the engine over exactly the files the sandbox
+    approved (``paths``)."""
     from metrics.sql import delong as engine_delong
 
     return engine_delong(
-        list(paths), label, list(scores), pos_label=pos_label, memory_limit=memory_limit()
-    )
+        list(paths), label, list(scores), group=group, pos_label=pos_label,
+        memory_limit=memory_limit(),
+    )  # fmt: skip
 
 
 def _in_the_sidebar(message: str) -> str:
