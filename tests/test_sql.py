@@ -414,6 +414,28 @@ def test_cli_delong(tmp_path):
     assert "(DeLong)" in text.stdout
 
 
+def test_cli_delong_with_a_group_is_obuchowskis_clustered_test(tmp_path):
+    """Rows of one user are not independent: --delong with --group gives the clustered
+    intervals and tests (t reference), as metrics.clustered_auc_test, and says which."""
+    t = _table(6)
+    t.to_parquet(tmp_path / "t.parquet")
+    args = (str(tmp_path / "t.parquet"), "--label", "clicked", "--score", "tied", "--score",
+            "smooth", "--group", "user", "--delong")  # fmt: skip
+    r = _cli(*args, "--json")
+    assert r.returncode == 0, r.stderr
+    got = json.loads(r.stdout)["delong"]
+    ok = _usable(t)
+    want = metrics.clustered_auc_test(ok.clicked, ok.tied, ok.smooth, groups=ok.user,
+                                      small_sample=True)  # fmt: skip
+    assert got["test"] == "obuchowski"
+    assert got["df"] == pytest.approx(want.df, rel=1e-12)
+    assert got["models"]["tied"]["ci_low"] == pytest.approx(want.ci_low_a, rel=1e-9)
+    (pair,) = got["pairs"]
+    assert pair["p_value"] == pytest.approx(want.p_value, rel=1e-9)
+    assert pair["std_error"] == pytest.approx(want.std_error, rel=1e-9)
+    assert "(Obuchowski, clustered by user, t with" in _cli(*args).stdout
+
+
 @pytest.mark.parametrize(
     ("cut", "grades_above", "said"),
     [(">0", 0, "> 0"), (" >= 2 ", 1.5, ">= 2"), (">1.5", 1.5, "> 1.5"), (">=4e0", 3.5, ">= 4")],

@@ -7,8 +7,10 @@ Prints a readable summary, or with ``--json`` one JSON object on stdout::
 
 ``gauc`` is there with ``--group`` (impressions weighting). ``--delong`` adds one more pass and
 ``"delong": {"models": {"<score>": {"auc", "std_error", "ci_low", "ci_high"}}, "pairs": [{"a",
-"b", "difference", "std_error", "z", "p_value", "ci_low", "ci_high"}]}``: DeLong's 95% intervals
-and paired tests, as :func:`metrics.sql.delong`. ``--out SUMMARY`` also writes the
+"b", "difference", "std_error", "z", "p_value", "ci_low", "ci_high"}], "test": ...}``: DeLong's
+95% intervals and paired tests, as :func:`metrics.sql.delong`; with ``--group``, Obuchowski's
+clustered ones (``"test": "obuchowski"``, Student t with ``"df"`` degrees of freedom), since rows
+of one user are not independent. ``--out SUMMARY`` also writes the
 per-score tables to a file the dashboard opens instantly; it refuses to replace an existing
 file unless ``--force``, and never replaces an input file. Progress goes to stderr (held for
 the first three seconds, so that a quick refusal is the only line). Bad input exits with
@@ -95,7 +97,8 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--bins", type=int, default=DEFAULT_BINS, help="score ranges above the cap")
     p.add_argument(
         "--delong", action="store_true",
-        help="one more pass: DeLong's interval of each AUC and the paired test of every pair",
+        help="one more pass: DeLong's interval of each AUC and the paired test of every pair "
+        "(with --group, Obuchowski's clustered ones: rows of one user are not independent)",
     )  # fmt: skip
     p.add_argument("--json", action="store_true", help="print one JSON object on stdout")
     p.add_argument("--out", help="write the summary (per-score tables) to this .npz file")
@@ -189,7 +192,7 @@ def _run(args, progress) -> int:
     tests = None
     if args.delong:
         tests = _delong_json(
-            delong(inputs, args.label, args.score, pos_label=args.pos_label,
+            delong(inputs, args.label, args.score, group=args.group, pos_label=args.pos_label,
                    engine=args.engine, memory_limit=limit, progress=progress)
         )  # fmt: skip
     if out is not None:
@@ -215,30 +218,48 @@ def _run(args, progress) -> int:
             line += f"  GAUC {m.gauc:.6f} ({m.groups_used:,} groups, {m.groups_skipped:,} skipped)"
         print(line)
     if tests is not None:
+        test = (
+            f"Obuchowski, clustered by {args.group}, t with {tests['df']:.1f} df"
+            if tests["test"] == "obuchowski"
+            else "DeLong"
+        )
         for name, m in tests["models"].items():
-            print(f"{name}: AUC 95% CI [{m['ci_low']:.6f}, {m['ci_high']:.6f}] (DeLong)")
+            print(f"{name}: AUC 95% CI [{m['ci_low']:.6f}, {m['ci_high']:.6f}] ({test})")
         for r in tests["pairs"]:
             print(
                 f"{r['a']} - {r['b']}: {r['difference']:+.6f} [{r['ci_low']:+.6f}, "
-                f"{r['ci_high']:+.6f}], z {r['z']:.3f}, p {r['p_value']:.3g} (DeLong)"
+                f"{r['ci_high']:+.6f}], z {r['z']:.3f}, p {r['p_value']:.3g} ({test})"
             )
     return 0
 
 
 def _delong_json(s) -> dict:
+    """DeLong's intervals and tests, or with per-user sums Obuchowski's clustered ones (the
+    Student t reference of :meth:`metrics.sql.DeLongSummary.clustered`, as the dashboard)."""
+    clustered = s.clusters is not None
     models = {}
+    df = None
     for name in s.models:
-        iv = s.interval(name)
-        models[name] = {"auc": iv.auc, "std_error": iv.std_error, "ci_low": iv.ci_low,
-                        "ci_high": iv.ci_high}  # fmt: skip
+        if clustered:
+            c = s.clustered(name, small_sample=True)
+            df = c.df
+            models[name] = {"auc": c.auc_a, "std_error": c.std_error_a, "ci_low": c.ci_low_a,
+                            "ci_high": c.ci_high_a}  # fmt: skip
+        else:
+            iv = s.interval(name)
+            models[name] = {"auc": iv.auc, "std_error": iv.std_error, "ci_low": iv.ci_low,
+                            "ci_high": iv.ci_high}  # fmt: skip
     pairs = []
     for i, a in enumerate(s.models):
         for b in s.models[i + 1 :]:
-            r = s.test(a, b)
+            r = s.clustered(a, b, small_sample=True) if clustered else s.test(a, b)
             pairs.append({"a": a, "b": b, "difference": r.difference, "std_error": r.std_error,
                           "z": r.z, "p_value": r.p_value, "ci_low": r.ci_low,
                           "ci_high": r.ci_high})  # fmt: skip
-    return {"models": models, "pairs": pairs}
+    out = {"models": models, "pairs": pairs, "test": "obuchowski" if clustered else "delong"}
+    if clustered:
+        out["df"] = df
+    return out
 
 
 if __name__ == "__main__":
