@@ -11,8 +11,8 @@ RUN useradd --create-home --uid 10001 lens
 WORKDIR /app
 
 # Dependencies first, so a code change does not reinstall them.
-COPY requirements.txt ./
-RUN pip install -r requirements.txt
+COPY requirements.txt constraints.txt ./
+RUN pip install -r requirements.txt -c constraints.txt
 
 COPY --chown=lens:lens .streamlit ./.streamlit
 COPY --chown=lens:lens app.py ./

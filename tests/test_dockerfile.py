@@ -43,7 +43,7 @@ def test_copies_everything_the_app_needs_at_run_time():
     for args in _instructions("COPY"):
         parts = [p for p in args.split() if not p.startswith("--")]
         copied |= {p.rstrip("/") for p in parts[:-1]}
-    needed = {"app.py", "pages", "sample_data", ".streamlit", "requirements.txt"}
+    needed = {"app.py", "pages", "sample_data", ".streamlit", "requirements.txt", "constraints.txt"}
     for source in [ROOT / "app.py", *ROOT.glob("pages/*.py"), *ROOT.glob("ui/*.py")]:
         needed |= _local_imports(source)
     assert needed <= copied, needed - copied
@@ -53,5 +53,5 @@ def test_copies_everything_the_app_needs_at_run_time():
 
 def test_installs_only_the_runtime_requirements():
     runs = " ".join(_instructions("RUN"))
-    assert re.search(r"pip install -r requirements\.txt", runs)
+    assert re.search(r"pip install -r requirements\.txt -c constraints\.txt", runs)
     assert "requirements-dev" not in DOCKERFILE
