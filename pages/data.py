@@ -23,6 +23,13 @@ source = sources.of(ds)
 st.header("Data")
 n_rows, n_cols = ds.frame.shape
 st.markdown(f"**{md(ds.name)}**: {plural(n_rows, 'row')}, {plural(n_cols, 'column')}.")
+shown = shell.shown_dataset(ds)
+if shown is not ds:  # this table cannot be used yet: the other pages keep the last usable one
+    st.info(
+        f"{md(ds.name)} cannot be used yet (the sidebar says what to fix; the roles below can "
+        f"fix it too). Until it can, the other pages show {md(shown.name)}.",
+        icon=":material/info:",
+    )
 if ds.description:
     st.caption(ds.description)
 if source.data_page is not None:  # the source's own part: a typed table is edited here, wide

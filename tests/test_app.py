@@ -458,3 +458,12 @@ def test_while_an_upload_cannot_be_used_the_model_box_picks_among_the_shown_tabl
     assert any("Threshold · model\\_y" in h.value for h in app.subheader), [
         h.value for h in app.subheader
     ]
+
+
+def test_the_data_page_of_an_unusable_upload_says_what_the_other_pages_show(app):
+    _upload(app, "scores.csv", GOOD_CSV)
+    _upload(app, "holes.csv", b"y,s\n1,0.5\n0,\n1,0.2\n0,0.1\n")
+    app.switch_page("pages/data.py").run()
+    assert not app.exception, app.exception
+    said = " ".join(i.value for i in app.info)
+    assert "the other pages show scores\\.csv" in said, said

@@ -100,7 +100,7 @@ def _sidebar() -> data.Dataset:
         _problems(ds)
         if not _usable(ds):  # the last usable table into session state: the pages show it
             _keep_last_good(ds)
-        shown = _shown(ds)  # the model box lists the models of the table the pages show
+        shown = shown_dataset(ds)  # the model box lists the models of the table the pages show
         if shown.models:
             thresholds.sync(shown)
             if st.session_state.get("model") not in shown.models:
@@ -266,7 +266,7 @@ def run_app() -> None:
         presentation.apply(
             [p for section in pages.values() for p in section],
             current,
-            label=dataset_line(_shown(ds)),
+            label=dataset_line(shown_dataset(ds)),
         )
         current.run()
     finally:
@@ -396,7 +396,7 @@ def _usable(ds: data.Dataset) -> bool:
     return ds.prepared.ok and bool(ds.models)
 
 
-def _shown(ds: data.Dataset) -> data.Dataset:
+def shown_dataset(ds: data.Dataset) -> data.Dataset:
     """The dataset the pages show: ``ds``, or while it cannot be used the last usable one."""
     previous = st.session_state.get("last_good_dataset")
     return ds if _usable(ds) or previous is None else previous
