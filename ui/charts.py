@@ -128,21 +128,38 @@ def confusion_matrix_figure(
         y_ticks = [tick_label(f"actual {name}") for name in classes]
         titles, angle = (None, None), None
     else:
-        x_ticks = y_ticks = [tick_label(name) for name in classes]
-        titles, angle = ("Predicted", "Actual"), 0
+        # Each predicted class is named under its own cell, and a cell is about 70 px wide
+        # when four charts share a projector's row: names longer together than
+        # _SIDE_BY_SIDE characters ("relevance ≥ 3" / "relevance < 3") ran into each other.
+        # They wrap to short lines on both axes (narrower row names widen the cells), and
+        # plotly may still angle them if they do not fit; short names stay as they were.
+        wide = len(negative_name) + len(positive_name) <= _SIDE_BY_SIDE
+        x_ticks = y_ticks = [tick_label(name, 16 if wide else _NARROW) for name in classes]
+        titles, angle = ("Predicted", "Actual"), 0 if wide else None  # None: auto
     fig.update_xaxes(tickvals=[0, 1], ticktext=x_ticks, tickangle=angle, title_text=titles[0])
     fig.update_yaxes(tickvals=[0, 1], ticktext=y_ticks, autorange="reversed", title_text=titles[1])
     return fig
 
 
-def tick_label(text: str, width: int = 16, lines: int = 3) -> str:
+_SIDE_BY_SIDE = 20  # characters of both class names that fit side by side under the cells
+_NARROW = 10  # characters per line of a tick label when they do not
+
+
+def tick_label(text: str, width: int = 16, lines: int = 3, *, word: int = 16) -> str:
     """An axis label wrapped to ``lines`` lines of at most ``width`` characters (the rest cut
-    with "…"), HTML-escaped for plotly."""
+    with "…"), HTML-escaped for plotly. A word of up to ``word`` characters is never split
+    (its line is then longer than ``width``); a longer one is, at ``word``."""
     import textwrap
 
-    wrapped = textwrap.wrap(str(text), width) or [str(text)]
+    text = str(text)
+    if width >= word:
+        wrapped = textwrap.wrap(text, width) or [text]
+    else:
+        whole = textwrap.wrap(text, width, break_long_words=False) or [text]
+        wrapped = [part for line in whole for part in textwrap.wrap(line, word) or [line]]
     if len(wrapped) > lines:
-        wrapped = [*wrapped[: lines - 1], wrapped[lines - 1][: width - 1] + "…"]
+        cut = max(width, word) if width < word else width
+        wrapped = [*wrapped[: lines - 1], wrapped[lines - 1][: cut - 1] + "…"]
     return "<br>".join(label(line) for line in wrapped)
 
 
