@@ -189,9 +189,17 @@ CARDS = [
     ("MCC", _rate(c.mcc, True), "(TP·TN − FP·FN) / √((TP+FP)(TP+FN)(TN+FP)(TN+FN)); 0 if 0/0"),
     ("Cohen's kappa", _rate(c.cohen_kappa, True), "(p_o − p_e) / (1 − p_e)"),
 ]
-for row in range(0, len(CARDS), 5):
-    for col, (name, value, formula) in zip(st.columns(5), CARDS[row : row + 5], strict=False):
-        col.metric(name, value, help=formula)
+# Presenting: one row of ten smaller cards (presentation.CARDS), whole under the charts on a
+# 1280x720 screen (two rows of five cut the first in half at the screen's bottom edge); two
+# long names are shortened there to fit a tenth of the row, and their help says them whole.
+SHORT = {"Balanced accuracy": "Bal. acc.", "Cohen's kappa": "Cohen's κ"}
+per_row, cards = (10, st.container(key=presentation.CARDS)) if presenting else (5, st)
+for row in range(0, len(CARDS), per_row):
+    for col, (name, value, formula) in zip(
+        cards.columns(per_row), CARDS[row : row + per_row], strict=False
+    ):
+        short = SHORT.get(name) if presenting else None
+        col.metric(short or name, value, help=f"{name}: {formula}" if short else formula)
 
 b2 = beta * beta
 kappa_chance = ((c.tp + c.fp) * (c.tp + c.fn) + (c.tn + c.fn) * (c.tn + c.fp)) / max(

@@ -11,15 +11,19 @@ change page.
 
 from __future__ import annotations
 
+import html
 import json
+import re
 
 import streamlit as st
 
 from ui.show import FIGURE_FORMATS
 
-__all__ = ["CSS", "KEY", "apply", "on", "scale_chart_text", "sidebar_controls"]
+__all__ = ["CARDS", "CSS", "KEY", "apply", "on", "scale_chart_text", "sidebar_controls"]
 
 KEY = "presentation"
+CARDS = "presentation_cards"  # a container of st.metric cards drawn smaller, in one row
+LINE = "presentation_dataset"  # the bar's dataset line: one line, cut with "…" if too long
 SCALE = 1.3  # how much larger every font (and the spacing with it) gets
 
 # Streamlit sizes text in rem, so a larger root font enlarges all of it (plotly draws its own
@@ -41,6 +45,13 @@ html {{ font-size: {16 * SCALE:.0f}px; }}
 [data-testid="stMain"] [data-testid="stHeading"] h2,
 [data-testid="stMain"] [data-testid="stHeading"] h3 {{ padding: 0 0 0.3rem 0; }}
 [data-testid="stMain"] [data-testid="stCaptionContainer"] p {{ margin-bottom: 0; }}
+.st-key-{CARDS} [data-testid="stMetricLabel"] {{ min-height: 0; line-height: 1.2; }}
+.st-key-{CARDS} [data-testid="stMetricLabel"] p {{ font-size: 0.7rem; }}
+.st-key-{CARDS} [data-testid="stMetricValue"] {{ font-size: 1.35rem; line-height: 1.3; }}
+.st-key-{LINE} {{ flex: 1 1 0 !important; min-width: 0 !important; }}
+.st-key-{LINE} [data-testid="stCaptionContainer"],
+.st-key-{LINE} [data-testid="stCaptionContainer"] p {{
+  white-space: nowrap; overflow: hidden; text-overflow: ellipsis; }}
 </style>
 """
 
@@ -127,7 +138,13 @@ def apply(pages: list | None = None, current=None, label: str = "") -> bool:
     if pages:
         _page_bar(bar, pages, current)
     if label:
-        bar.caption(label, width="content")
+        # The rest of the bar's row, never a row of its own under it: one line, a long name
+        # cut with "…" and whole in the tooltip (the line's text, without the markdown).
+        plain = re.sub(r"\\(.)", r"\1", re.sub(r":material/\w+:\s*", "", label).replace("**", ""))
+        bar.container(key=LINE, width="stretch").caption(
+            f'<span title="{html.escape(plain, quote=True)}">{label}</span>',
+            unsafe_allow_html=True,
+        )
     return True
 
 
