@@ -111,3 +111,100 @@ def test_changing_page_while_presenting_keeps_the_users_data(server, page, tmp_p
     page.get_by_role("button", name="Next page").click()
     _wait_for_heading(page, "Curves", timeout=60_000)
     _bar_names(page, "Server dataset: user_impressions.csv", timeout=60_000)
+
+
+def _presenting(tab, url: str) -> None:
+    """Open ``url`` at a projector's 1280x720 and turn presentation mode on."""
+    tab.set_viewport_size({"width": 1280, "height": 720})
+    tab.goto(url)
+    _wait_for_app(tab)
+    tab.get_by_text("Presentation mode").click()
+    tab.get_by_role("button", name="Leave presentation mode").wait_for(timeout=30_000)
+    _idle(tab)
+    tab.wait_for_timeout(1500)  # plotly lays out its SVG after the script finishes
+
+
+# Each element's box, and whether its text is cut (wider than its box, shown with "…").
+_BOXES = """(selector) => [...document.querySelectorAll(selector)].map((e) => {
+  const r = e.getBoundingClientRect();
+  return {x: r.x, y: r.y, right: r.right, bottom: r.bottom, width: r.width, height: r.height,
+          cut: e.scrollWidth > e.clientWidth + 1, text: e.textContent,
+          title: (e.querySelector('[title]') || {}).title || ''};
+})"""
+
+
+def _overlap(a: dict, b: dict) -> bool:
+    return (
+        a["x"] < b["right"]
+        and b["x"] < a["right"]
+        and a["y"] < b["bottom"]
+        and b["y"] < a["bottom"]
+    )
+
+
+def test_threshold_cards_are_whole_on_a_projector(server, page):  # noqa: F811
+    """At 1280x720 the ten metric cards sit under the charts, each whole on the first screen
+    (two rows of five left the first row's values below the screen's edge), no name or value
+    cut short."""
+    _presenting(page, f"{server}/?dataset=breast_cancer")
+    ARTIFACTS.mkdir(exist_ok=True)
+    page.screenshot(path=ARTIFACTS / "presentation-threshold-cards.png")
+    cards = page.evaluate(_BOXES, '[data-testid="stMetric"]')
+    assert len(cards) == 10
+    for card in cards:
+        assert card["y"] >= 0, card
+        assert card["bottom"] <= 720, card
+        assert card["right"] <= 1280, card
+    texts = page.evaluate(
+        _BOXES,
+        '[data-testid="stMetric"] [data-testid="stMetricLabel"] [data-testid="stMarkdownContainer"],'
+        ' [data-testid="stMetric"] [data-testid="stMetricValue"] [data-testid="stMarkdownContainer"]',
+    )
+    assert len(texts) == 20
+    assert [t["text"] for t in texts if t["cut"]] == []
+    matrix = page.evaluate(_BOXES, ".st-key-threshold_matrix .js-plotly-plot")[0]
+    assert all(card["y"] >= matrix["bottom"] for card in cards)
+
+
+def test_long_class_names_under_the_matrix_do_not_run_into_each_other(server, page):  # noqa: F811
+    """Four charts share a projector's row, so a cell of the matrix is about 70 px wide: long
+    class names ("has the property" / "does not") wrap instead of overlapping."""
+    _presenting(page, f"{server}/?dataset=digits_multilabel")
+    ARTIFACTS.mkdir(exist_ok=True)
+    page.screenshot(path=ARTIFACTS / "presentation-matrix-long-names.png")
+    for axis in ("xtick", "ytick"):
+        ticks = page.evaluate(_BOXES, f".st-key-threshold_matrix .{axis} text")
+        assert len(ticks) == 2, ticks
+        assert all(t["width"] > 0 for t in ticks), ticks
+        assert not _overlap(*ticks), ticks
+    x_ticks = page.evaluate(_BOXES, ".st-key-threshold_matrix .xtick text")
+    cells = page.evaluate(_BOXES, ".st-key-threshold_matrix .heatmaplayer image")[0]
+    assert all(cells["x"] - 2 <= t["x"] and t["right"] <= cells["right"] + 2 for t in x_ticks)
+
+
+def test_a_long_dataset_name_stays_on_the_page_bar(server, page):  # noqa: F811
+    """The bar's dataset line is one line in the bar's own row, beside its buttons and never
+    over them, cut with "…" when long and whole in its tooltip (it wrapped to a row of its
+    own under the bar)."""
+    _presenting(page, f"{server}/?dataset=user_impressions")
+    ARTIFACTS.mkdir(exist_ok=True)
+    page.screenshot(path=ARTIFACTS / "presentation-long-dataset-name.png")
+    line = page.evaluate(_BOXES, ".st-key-presentation_dataset [data-testid='stCaptionContainer']")
+    assert len(line) == 1
+    line = line[0]
+    assert "Recommender clicks: global AUC vs GAUC" in line["title"]
+    assert line["height"] < 40, line  # one line
+    assert line["right"] <= 1280, line
+    controls = page.evaluate(
+        _BOXES,
+        '[data-testid="stMain"] [data-testid="stButton"] button,'
+        ' [data-testid="stMain"] [data-testid="stSelectbox"]',
+    )
+    leave = next(c for c in controls if "Leave presentation mode" in c["text"])
+    assert line["y"] < leave["bottom"], (line, leave)  # the bar's row
+    assert leave["y"] < line["bottom"], (line, leave)
+    for control in controls:
+        if control["y"] < 100:  # the bar's buttons and page menu
+            assert not _overlap(line, control), control["text"]
+    heading = page.evaluate(_BOXES, '[data-testid="stMain"] [data-testid="stHeading"]')[0]
+    assert heading["y"] >= line["bottom"]
