@@ -32,10 +32,15 @@ def phone(browser):  # noqa: F811
 
 
 def _scroll_main(page, top: int) -> int:
-    """Scroll the main area (the element that scrolls in Streamlit) and return where it is."""
-    page.evaluate(f"document.querySelector('[data-testid=\"stMain\"]').scrollTo(0, {top})")
-    page.wait_for_timeout(300)
-    return page.evaluate(MAIN_SCROLL)
+    """Scroll the main area (the element that scrolls in Streamlit) and return where it is;
+    while the page is still growing (charts arriving on a loaded machine), scroll again."""
+    for _ in range(20):
+        page.evaluate(f"document.querySelector('[data-testid=\"stMain\"]').scrollTo(0, {top})")
+        page.wait_for_timeout(300)
+        at = page.evaluate(MAIN_SCROLL)
+        if at > 500:
+            break
+    return at
 
 
 def _open_sidebar(page) -> None:
@@ -109,6 +114,6 @@ def test_a_wide_window_keeps_its_sidebar_after_a_page_change(server, browser):  
         _wait_for_app(page)
         assert page.locator(SIDEBAR).get_attribute("data-collapsed") == "false"
         assert _sidebar_covers_page(page)
-        assert page.evaluate(MAIN_SCROLL) == 0
+        page.wait_for_function(f"() => ({MAIN_SCROLL})() === 0", timeout=10_000)
     finally:
         context.close()
