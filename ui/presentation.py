@@ -48,7 +48,6 @@ html {{ font-size: {16 * SCALE:.0f}px; }}
 .st-key-{CARDS} [data-testid="stMetricLabel"] {{ min-height: 0; line-height: 1.2; }}
 .st-key-{CARDS} [data-testid="stMetricLabel"] p {{ font-size: 0.7rem; }}
 .st-key-{CARDS} [data-testid="stMetricValue"] {{ font-size: 1.35rem; line-height: 1.3; }}
-.st-key-{LINE} {{ flex: 1 1 0 !important; min-width: 0 !important; }}
 .st-key-{LINE} [data-testid="stCaptionContainer"],
 .st-key-{LINE} [data-testid="stCaptionContainer"] p {{
   white-space: nowrap; overflow: hidden; text-overflow: ellipsis; }}
