@@ -36,8 +36,8 @@ if shell.drawn_by_source(ds, "compare"):  # a server dataset: from the engine's 
 # It sticks under the app's header while the page scrolls (about 6,900 px of sections), on an
 # opaque band; on a phone it is one line that scrolls sideways. A followed link stops its
 # heading below the band (scroll-margin-top), not under it, and so does every other scroll the
-# browser makes (a table focused by the keyboard or scrolled into view, find in page):
-# scroll-padding-top on the main block, and a table's own margin, keep its header row below.
+# browser makes to a table (focused by the keyboard, scrolled into view): its scroll-margin-top
+# keeps its header row below the band.
 _toc = st.container(key="compare_toc").empty()
 _sections: list[tuple[str, str]] = []
 _band = "#0e1117" if st.context.theme.type == "dark" else "#ffffff"  # Streamlit's backgrounds
@@ -48,15 +48,13 @@ st.html(
         padding: 0.35rem 0 0.15rem; border-bottom: 1px solid rgba(128, 128, 128, 0.35);
     }}
     .stMain [data-testid="stHeading"] [id] {{ scroll-margin-top: 9rem !important; }}
-    .stMain {{ scroll-padding-top: 8rem; }}
     .stMain [data-testid="stDataFrame"] {{ scroll-margin-top: 8rem; }}
     @media (max-width: 768px) {{
         .st-key-compare_toc [data-testid="stCaptionContainer"] p {{
             white-space: nowrap; overflow-x: auto; padding-bottom: 0.3rem;
         }}
         .stMain [data-testid="stHeading"] [id] {{ scroll-margin-top: 7rem !important; }}
-        .stMain {{ scroll-padding-top: 6rem; }}
-        .stMain [data-testid="stDataFrame"] {{ scroll-margin-top: 6rem; }}
+        .stMain [data-testid="stDataFrame"] {{ scroll-margin-top: 7rem; }}
     }}
     </style>"""
 )
