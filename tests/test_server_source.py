@@ -193,6 +193,29 @@ def test_a_bundled_sample_on_the_server_keeps_its_class_names(tmp_path, monkeypa
     assert "predicted clicked = 1" in shown
 
 
+def test_a_bundled_sample_with_another_positive_class_says_that_class(tmp_path, monkeypatch):
+    """The graded ranking sample keeps "relevant" for its own cut (> 0) only: with the positive
+    class ">= 3" the pages say "relevance ≥ 3", not the sample's "relevant"."""
+    import shutil
+
+    from ui import data
+
+    root = tmp_path / "data"
+    root.mkdir()
+    spec = data.BUNDLED["query_ranking"]
+    shutil.copy(data.SAMPLE_DIR / spec.file, root / spec.file)
+    monkeypatch.setenv("METRICS_LENS_DATA_DIR", str(root))
+    at = _open(root, spec.file)
+    at.switch_page("pages/threshold.py").run()
+    assert not at.exception, at.exception
+    assert f"predicted {spec.positive_name}" in " ".join(m.value for m in at.markdown)
+    at.text_input(key="server_pos").set_value(">=3").run()
+    assert not at.exception, at.exception
+    shown = " ".join(m.value for m in at.markdown)
+    assert "predicted relevance ≥ 3" in shown, shown
+    assert f"predicted {spec.positive_name}" not in shown
+
+
 def test_every_page_reads_the_engines_state_or_says_it_needs_rows(tmp_path, monkeypatch):
     """A server dataset holds no rows (reading one raises ui.data.RowsNeeded, an exception on
     the page): every page either draws from the engine's per-score and per-user state or says

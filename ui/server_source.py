@@ -202,9 +202,12 @@ def _shown(paths: tuple[str, ...]) -> str:
 
 def _class_names(s) -> tuple[str, str]:
     """(positive, negative) as the pages say them: a bundled sample served from the server
-    keeps its names (malignant / benign); any other table says its label and positive value."""
+    keeps its names (malignant / benign) while its positive class is the sample's own; any
+    other table, or another positive class (a cut ">= 3" of graded relevance), says its label
+    and positive value."""
     for spec in data.BUNDLED.values():
-        if Path(s.source).name == spec.file and s.label == spec.mapping.label:
+        own = "> 0" if spec.mapping.graded else str(spec.mapping.pos_label)
+        if (Path(s.source).name, s.label, s.positive) == (spec.file, spec.mapping.label, own):
             return spec.positive_name, spec.negative_name
     if s.positive.startswith(">"):  # graded: every label above a cut (">0", ">= 3")
         op, cut = s.positive.split(" ", 1)
