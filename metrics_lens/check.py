@@ -96,6 +96,7 @@ class Gate:
     n_resamples: int
     seed: int
     rows: list[GateRow] = field(default_factory=list)
+    note: str = ""
 
     @property
     def passed(self) -> bool:
@@ -116,6 +117,7 @@ class Gate:
             "max_drop": self.max_drop,
             "strict": self.strict,
             "resampling": self.resampling,
+            "note": self.note,
             "n_resamples": self.n_resamples,
             "seed": self.seed,
             "results": [_plain(asdict(r)) for r in self.rows],
@@ -315,7 +317,7 @@ def gate(
     elif rows_independent:
         resampling = "rows (--rows-independent); gauc resamples groups"
     else:
-        resampling = "groups"
+        resampling = f"{table.mapping.group} values"
     options = {
         "alpha": alpha,
         "max_drop": max_drop,
@@ -323,7 +325,9 @@ def gate(
         "n_resamples": n_resamples,
         "seed": seed,
     }
-    result = Gate(baseline, candidate, alpha, max_drop, strict, resampling, n_resamples, seed)
+    result = Gate(baseline, candidate, alpha, max_drop, strict, resampling, n_resamples, seed,
+                  # the CI log says which columns the numbers depend on, and how to drop one
+                  note=table.notes[-1] if table.guessed else "")  # fmt: skip
     slices: list[tuple[str, np.ndarray | None]] = [("all rows", None)]
     if slice_column is not None:
         column = table.frame[slice_column]
@@ -347,7 +351,7 @@ def text_report(g: Gate) -> str:
     lines = [
         f"candidate {g.candidate} vs baseline {g.baseline}: {g.rule} "
         f"(paired bootstrap, {g.n_resamples} resamples of {g.resampling}, seed {g.seed})"
-    ]
+    ] + ([g.note] if g.note else [])
     for r in g.rows:
         if r.passed is None:
             lines.append(f"SKIP  {r.metric:<22} {r.slice}: undefined ({r.reason}), {r.rows} rows")

@@ -14,7 +14,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from metrics_lens.inputs import BadInput
+from metrics_lens.inputs import NONE, BadInput
 
 __all__ = ["main"]
 
@@ -52,8 +52,15 @@ def _table_options(p: argparse.ArgumentParser, *, file_nargs: str = "?") -> None
         metavar="S",
         help="score column(s), one per model (guessed when omitted)",
     )
-    p.add_argument("--group", help="a user or query id column: adds GAUC, resamples groups")
-    p.add_argument("--weight", help="a sample weight column")
+    p.add_argument(
+        "--group",
+        help="a user or query id column: adds GAUC, resamples groups (default: the column the "
+        "dashboard would guess, such as user_id; 'none' for no group)",
+    )
+    p.add_argument(
+        "--weight",
+        help="a sample weight column (default: one named like a weight; 'none' for no weights)",
+    )
     p.add_argument(
         "--pos-label",
         help="the positive class, when it is not guessed right; '>0' or '>=3' makes every "
@@ -277,7 +284,7 @@ def _report(args, argv: list[str]) -> int:
         raise BadInput(f"Cannot write {out}: {exc.strerror or exc}.") from None
     print(
         f"wrote {out} ({out.stat().st_size / 1e6:.1f} MB): {table.y.size:,} rows, "
-        f"{len(table.scores)} model(s)"
+        f"{len(table.scores)} model(s)" + (f". {table.notes[-1]}" if table.guessed else "")
     )
     return 0
 
@@ -387,6 +394,9 @@ def _validate_for_server(path: Path, args) -> dict:
     except Exception as exc:  # duckdb raises several types for an unreadable file
         raise BadInput(f"Cannot read {path.name}: {str(exc).splitlines()[0]}") from None
     columns = [str(c) for c in head.columns]
+    for flag in ("group", "weight"):  # "none": no such column (the server guesses none either)
+        if getattr(args, flag) == NONE:
+            setattr(args, flag, None)
     named = ((args.label, "--label"), (args.group, "--group"), (args.weight, "--weight"))
     for column, flag in named:
         if column is not None and column not in columns:

@@ -24,6 +24,9 @@ class BadInput(ValueError):
     """Input the command cannot use; the message says what to fix (exit status 2)."""
 
 
+NONE = "none"  # --group none / --weight none: no such column, not even a guessed one
+
+
 @dataclass(frozen=True)
 class Table:
     """A binary-labelled predictions table, ready for the metrics.
@@ -42,6 +45,7 @@ class Table:
     weight: np.ndarray | None
     n_dropped: int
     notes: tuple[str, ...] = ()
+    guessed: tuple[str, ...] = ()  # roles taken from the guess, as sentences ("--group user_id")
 
     @property
     def positives(self) -> int:
@@ -115,11 +119,25 @@ def mapped_table(
     has one class only, a score column that is not numeric, and any other problem the
     dashboard's loader reports as an error.
     """
+    # "none" turns a guessed user/query or weight column off, as the dashboard's "(none)".
+    no_group, no_weight = group == NONE, weight == NONE
+    group, weight = (None if no_group else group), (None if no_weight else weight)
     for column, role in ((label, "--label"), (group, "--group"), (weight, "--weight")):
         _check_column(frame, column, role)
     for column in scores or ():
         _check_column(frame, column, (score_flags or {}).get(column, "--score"))
     guess = guess_mapping(frame)
+    # The user/query and weight columns the dashboard would map, unless named or turned off:
+    # the same file gives the same numbers (and grouped rows are resampled by group) everywhere.
+    taken = {label, *(scores or ())}
+    guessed = []
+    if group is None and not no_group and guess.group is not None and guess.group not in taken:
+        group = guess.group
+        guessed.append(f"--group {group} (rows of one {group} are resampled together)")
+    free = guess.weight is not None and guess.weight not in taken and guess.weight != group
+    if weight is None and not no_weight and free:
+        weight = guess.weight
+        guessed.append(f"--weight {weight}")
     if label is None and guess.label is None:
         raise BadInput(
             f"{name} looks multi-label (label_<class> columns): name the binary label with --label."
@@ -186,5 +204,15 @@ def mapped_table(
         groups=prepared.groups,
         weight=prepared.weight,
         n_dropped=prepared.n_dropped,
-        notes=tuple(notes),
+        notes=tuple(notes)
+        + (
+            (
+                "Columns taken as the dashboard takes them: "
+                + ", ".join(guessed)
+                + f". Pass --group {NONE} or --weight {NONE} to leave one out.",
+            )
+            if guessed
+            else ()
+        ),
+        guessed=tuple(guessed),
     )

@@ -254,7 +254,8 @@ def test_json_values_are_the_librarys(predictions, capsys):
     [
         (["--candidate", "better_overall", "--metric", "auroc"], "Unknown metric 'auroc'"),
         (["--candidate", "nope", "--metric", "auc"], "No column named 'nope'"),
-        (["--candidate", "better_overall", "--metric", "gauc"], "gauc needs a user or query"),
+        (["--candidate", "better_overall", "--metric", "gauc", "--group", "none"],
+         "gauc needs a user or query"),
         (["--candidate", "better_overall", "--metric", "auc", "--label", "all_ones"],
          "one class only"),
         (["--candidate", "better_overall", "--metric", "auc", "--label", "missing_col"],
@@ -293,3 +294,17 @@ def test_help_explains_how_the_gate_decides(capsys):
     assert "one-sided (1 - alpha) bounds" in text
     assert "exit 1 when U < -max_drop" in text
     assert "non-inferiority" in text
+
+
+def test_the_user_column_the_dashboard_guesses_is_resampled_and_said(predictions, capsys):
+    """The same file gives the same numbers in the command as in the dashboard: its guessed
+    user column ('user') groups the resamples unless --group none, and the log says which."""
+    args = ("--label", "y", "--baseline", "base", "--candidate", "better_overall", "--metric",
+            "auc", "--resamples", 200)  # fmt: skip
+    _code, out, _ = _run(capsys, predictions, *args)
+    assert "200 resamples of user values" in out
+    assert "--group user" in out
+    assert "--group none" in out
+    _code, out, _ = _run(capsys, predictions, *args, "--group", "none")
+    assert "200 resamples of rows" in out
+    assert "--group user" not in out

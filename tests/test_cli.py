@@ -201,3 +201,19 @@ def test_a_graded_label_opens_with_every_grade_above_0_positive(tmp_path):
     assert (mapping["label"], mapping["pos_label"]) == ("rel", ">0")
     args.pos_label = "4"
     assert cli._validate_for_server(tmp_path / "letor.parquet", args)["pos_label"] == "4"
+
+
+def test_report_takes_the_guessed_user_column_and_says_so(tmp_path, capsys):
+    """The dashboard maps user_impressions' user_id as the group: the report does too (its
+    intervals resample users), says so, and --group none leaves it out."""
+    from metrics_lens.inputs import load_frame, mapped_table
+
+    sample = str(ROOT / "sample_data" / "user_impressions.csv")
+    code = main(["report", sample, "-o", str(tmp_path / "r.html"), "--resamples", "100"])
+    out = capsys.readouterr().out
+    assert code == 0
+    assert "--group user_id" in out
+    assert "--group user_id" in (tmp_path / "r.html").read_text(encoding="utf-8")
+    frame, _ = load_frame(sample)
+    assert mapped_table(frame).mapping.group == "user_id"
+    assert mapped_table(frame, group="none").mapping.group is None
