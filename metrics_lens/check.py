@@ -304,6 +304,19 @@ def gate(
         raise BadInput(f"--resamples must be at least 100, got {n_resamples}.")
     if any(s.kind == "gauc" for s in specs) and table.groups is None:
         raise BadInput("gauc needs a user or query column: pass --group COLUMN.")
+    for spec in specs:  # a threshold outside every score compares two constant predictions
+        if spec.kind != "f1":
+            continue
+        both = np.concatenate([table.scores[baseline], table.scores[candidate]])
+        low, high = float(np.min(both)), float(np.max(both))
+        if spec.value > high or spec.value <= low:
+            side = "above every score" if spec.value > high else "at or below every score"
+            raise BadInput(
+                f"{spec.text}: {spec.value:g} is {side} of {baseline} and {candidate} (they run "
+                f"from {low:.4g} to {high:.4g}), so both predict "
+                + ("no row" if spec.value > high else "every row")
+                + " positive and the gate would compare nothing; pick a threshold inside them."
+            )
     if slice_column is not None and slice_column not in table.frame.columns:
         raise BadInput(
             f"No column named {slice_column!r} (--slice); the table has "

@@ -70,6 +70,12 @@ def test_bounds_and_decision_match_a_slow_paired_bootstrap(data, metric, alpha, 
     a = data.scores[0]
     b = data.scores[-1] if len(data.scores) > 1 else data.scores[0][::-1].copy()
     spec = parse_metric(metric)
+    both = np.concatenate([a, b])
+    if spec.kind == "f1" and not both.min() < spec.value <= both.max():
+        # every row on one side of the threshold for both models: refused, not passed
+        with pytest.raises(BadInput, match="would compare nothing"):
+            gate(_table(y, a, b, weight=data.weights), "a", "b", [spec], n_resamples=120)
+        return
     g = gate(
         _table(y, a, b, weight=data.weights), "a", "b", [spec], alpha=alpha,
         max_drop=max_drop, strict=strict, n_resamples=120, seed=7,
@@ -263,6 +269,8 @@ def test_json_values_are_the_librarys(predictions, capsys):
         (["--candidate", "better_overall", "--metric", "auc", "--slice", "nowhere"],
          "No column named 'nowhere'"),
         (["--candidate", "better_overall", "--metric", "auc", "--alpha", "0.7"], "--alpha"),
+        (["--candidate", "better_overall", "--metric", "f1@1.5"], "above every score"),
+        (["--candidate", "better_overall", "--metric", "f1@-3"], "at or below every score"),
     ],
 )  # fmt: skip
 def test_bad_input_is_one_line_and_exit_2(predictions, capsys, args, says):
