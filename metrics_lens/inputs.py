@@ -140,7 +140,10 @@ def mapped_table(
         guessed.append(f"--weight {weight}")
     if label is None and guess.label is None:
         raise BadInput(
-            f"{name} looks multi-label (label_<class> columns): name the binary label with --label."
+            f"{name} holds one label column per class (label_<class> / score_<class>): the "
+            "command scores one binary label. Open it in the dashboard (metrics-lens app, or "
+            "Upload) for the multi-class and multi-label metrics, or score one class against "
+            "the rest with --label label_<class>."
         )
     label = label or guess.label
     present = pd.unique(frame[label].dropna())
@@ -152,15 +155,30 @@ def mapped_table(
         )
     if pos_label is not None:
         positive = _pos_label(frame[label], pos_label)
+        if len(present) > 2:  # one class against the rest: the label as that class or not
+            column = frame[label]
+            chosen_rows = (column == positive).fillna(False).to_numpy(dtype=bool)
+            values = np.where(chosen_rows, str(positive), f"not {positive}").astype(object)
+            values[column.isna().to_numpy()] = None
+            frame = frame.assign(**{label: pd.Series(values, index=frame.index, dtype=object)})
+            notes = [*notes, f"{label} = {positive} against the other {len(present) - 1} "
+                             "classes, taken as one."]  # fmt: skip
+            positive = str(positive)
     elif label == guess.label and guess.pos_label is not None:
         positive = guess.pos_label
     else:
         from ui.loading import guess_pos_label
 
         positive = guess_pos_label(frame[label])
+    # One class of a per-class table: its own score column, not every class's.
+    own = f"score_{label[len('label_') :]}" if str(label).startswith("label_") else None
+    if any("classes, taken as one" in n for n in notes):  # one class of a multi-class label
+        own = f"score_{positive}"
     chosen = (
         tuple(scores)
         if scores
+        else (own,)
+        if own in frame.columns
         else tuple(c for c in guess.scores if c not in (label, group, weight))
     )
     if label in chosen:
@@ -182,6 +200,12 @@ def mapped_table(
     errors = [p for p in prepared.problems if p.level == "error"]
     if errors:
         message = errors[0].message
+        if "a binary label needs two" in message:  # the command has no per-class layout
+            message = message.split("a binary label needs two")[0] + (
+                "the command scores one binary label: pass --pos-label with the positive "
+                "class to score it against the rest, or open it in the dashboard "
+                "(metrics-lens app, or Upload) for the multi-class metrics."
+            )
         if errors[0].fixable and not drop_bad_rows:
             message = message.replace(
                 "Drop those rows to go on.", "Pass --drop-bad-rows to drop them."

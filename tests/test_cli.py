@@ -14,6 +14,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
+import metrics
 from metrics_lens import cli, dashboard
 from metrics_lens.cli import main
 from tests.lens_browser import (
@@ -217,3 +218,38 @@ def test_report_takes_the_guessed_user_column_and_says_so(tmp_path, capsys):
     frame, _ = load_frame(sample)
     assert mapped_table(frame).mapping.group == "user_id"
     assert mapped_table(frame, group="none").mapping.group is None
+
+
+def _per_class_tables(tmp_path):
+    rng = np.random.default_rng(0)
+    y = rng.integers(0, 4, 300)
+    scores = {f"score_{k}": rng.random(300) + 0.5 * (y == k) for k in range(4)}
+    pd.DataFrame({"digit": y, **scores}).to_csv(tmp_path / "mc.csv", index=False)
+    labels = {f"label_{k}": (y == k).astype(int) for k in range(4)}
+    pd.DataFrame({**labels, **scores}).to_csv(tmp_path / "pairs.csv", index=False)
+    return y, scores
+
+
+def test_a_multi_class_table_is_refused_with_a_way_out_and_one_class_can_be_scored(tmp_path,
+                                                                                  capsys):  # fmt: skip
+    """The command scores one binary label: a multi-class or per-class table is refused in a
+    sentence that names what does work (the dashboard; one class against the rest), and that
+    way out works: --pos-label on a multi-class label, --label label_<class> on pairs, each
+    with its own class's score column."""
+    from metrics_lens.inputs import load_frame, mapped_table
+
+    y, scores = _per_class_tables(tmp_path)
+    for name in ("mc.csv", "pairs.csv"):
+        code = main(["report", str(tmp_path / name), "-o", str(tmp_path / "r.html")])
+        err = capsys.readouterr().err
+        assert code == 2
+        assert "open it in the dashboard" in err.lower(), err
+        assert "label_<class> / score_<class> layout" not in err
+    for name, options in (("mc.csv", {"pos_label": "2"}), ("pairs.csv", {"label": "label_2"})):
+        frame, _ = load_frame(tmp_path / name)
+        t = mapped_table(frame, **options)
+        assert list(t.scores) == ["score_2"]
+        np.testing.assert_array_equal(t.y, y == 2)
+        assert metrics.roc_auc_score(t.y, t.scores["score_2"]) == metrics.roc_auc_score(
+            y == 2, scores["score_2"]
+        )
