@@ -830,8 +830,15 @@ if not problem.multiclass and problem.n_rows >= 2:
     st.caption(
         f"Best shared threshold: {best.shared_threshold:g} for macro, "
         f"{micro_choice.shared_threshold:g} for micro. The micro ascent took "
-        f"{micro_choice.rounds} pass{'es' * (micro_choice.rounds != 1)}. A threshold of inf "
-        "predicts the class for no row."
+        f"{micro_choice.rounds} pass{'es' * (micro_choice.rounds != 1)}."
+        + (
+            " A threshold of inf predicts the class for no row."
+            if any(
+                np.isinf(c.thresholds).any() or np.isinf(c.shared_threshold)
+                for c in (best, micro_choice)
+            )
+            else ""
+        )
     )
     st.dataframe(
         dr.thresholds_table(problem, best, micro_choice),
@@ -868,9 +875,17 @@ if not problem.multiclass and problem.n_rows >= 2:
             )
         st.caption(
             f"Rows split at random (seed 0): {split['macro'].chosen_rows.size:,} to choose, "
-            f"{split['macro'].report_rows.size:,} to report. Held out, per-class thresholds beat "
-            f"the shared one by {split['macro'].report_gain:+.4f} (macro) and "
-            f"{split['micro'].report_gain:+.4f} (micro)."
+            f"{split['macro'].report_rows.size:,} to report. Held out, per-class thresholds "
+            + " and ".join(
+                f"{'beat' if g > 0 else 'lose to' if g < 0 else 'tie'} the shared one"
+                + (f" by {abs(g):.4f}" if g else "")
+                + f" ({obj})"
+                for obj, g in (
+                    ("macro", split["macro"].report_gain),
+                    ("micro", split["micro"].report_gain),
+                )
+            )
+            + "."
         )
 
     def _apply(thresholds: np.ndarray) -> None:
@@ -952,7 +967,7 @@ row = (
 row = min(row, problem.n_rows - 1)
 breakdown, _ = mc.row_breakdown(problem, row)
 lines, note = mc.row_explain_lines(problem, row)
-explain(f"LRAP and AP of row {row}", lines, note, expanded=problem.n_rows == 1)
+explain(f"LRAP and AP of row {row + 1}", lines, note, expanded=problem.n_rows == 1)
 st.dataframe(
     breakdown,
     hide_index=True,

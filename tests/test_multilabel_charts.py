@@ -313,8 +313,8 @@ def test_row_without_a_label_is_explained():
         "empty row", np.array([[0, 0, 0], [1, 0, 1]], bool), np.ones((2, 3)), tuple("abc")
     )
     lines, note = mc.row_explain_lines(p, 0)
-    assert r"\text{LRAP}_{0} = 1" in lines[0]
-    assert "no relevant label" in note
+    assert r"\text{LRAP}_{1} = 1" in lines[0]  # the first row, counted from 1 as on the page
+    assert "Row 1 has no relevant label" in note
     table, values = mc.row_breakdown(p, 0)
     assert table["relevant"].sum() == 0
     assert values["lrap"] == 1.0

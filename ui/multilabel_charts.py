@@ -322,14 +322,16 @@ def row_breakdown(p: ClassScores, i: int) -> tuple[pd.DataFrame, dict[str, float
 
 
 def row_explain_lines(p: ClassScores, i: int) -> tuple[list[str], str]:
-    """LaTeX for row ``i``: its LRAP as the mean precision at each relevant label, and its step
-    AP as the sum over its distinct scores of recall gain times precision."""
+    """LaTeX for row ``i`` (0-based; shown counting from 1, as the dashboard counts rows): its
+    LRAP as the mean precision at each relevant label, and its step AP as the sum over its
+    distinct scores of recall gain times precision."""
     table, values = row_breakdown(p, i)
+    n = i + 1  # the row as the page numbers it
     relevant = table[table["relevant"]]
     if relevant.empty:
         return (
-            [rf"\text{{LRAP}}_{{{i}}} = 1,\qquad \text{{AP}}_{{{i}}} = \text{{undefined}}"],
-            f"Row {i} has no relevant label: LRAP scores it 1 and keeps it in its mean; AP has no "
+            [rf"\text{{LRAP}}_{{{n}}} = 1,\qquad \text{{AP}}_{{{n}}} = \text{{undefined}}"],
+            f"Row {n} has no relevant label: LRAP scores it 1 and keeps it in its mean; AP has no "
             "positives to find, so the samples average leaves the row out.",
         )
     k = len(relevant)
@@ -344,15 +346,15 @@ def row_explain_lines(p: ClassScores, i: int) -> tuple[list[str], str]:
         for d, q in zip(steps.delta_recall[gain], steps.precision[gain], strict=True)
     )
     lines = [
-        rf"\text{{LRAP}}_{{{i}}} = \frac{{1}}{{|R|}}\sum_{{j \in R}}"
+        rf"\text{{LRAP}}_{{{n}}} = \frac{{1}}{{|R|}}\sum_{{j \in R}}"
         rf"\frac{{|\{{k \in R: s_k \ge s_j\}}|}}{{|\{{k: s_k \ge s_j\}}|}} = "
         rf"\frac{{1}}{{{k}}}\left({precisions}\right) = {tex(values['lrap'])}",
-        rf"\text{{AP}}_{{{i}}} = \sum_t (R_t - R_{{t-1}})\,P_t = {terms} = {tex(values['ap'])}",
-        rf"\text{{AP}}_{{{i}}}^{{\text{{trapezoid}}}} = {tex(values['ap_trapezoid'])}"
+        rf"\text{{AP}}_{{{n}}} = \sum_t (R_t - R_{{t-1}})\,P_t = {terms} = {tex(values['ap'])}",
+        rf"\text{{AP}}_{{{n}}}^{{\text{{trapezoid}}}} = {tex(values['ap_trapezoid'])}"
         r"\quad\text{(scikit-learn before 0.19)}",
     ]
     note = (
-        f"R = the {k} relevant labels of row {i}; s = the row's scores. In the AP sum, t runs over "
+        f"R = the {k} relevant labels of row {n}; s = the row's scores. In the AP sum, t runs over "
         "the row's distinct scores (a tie is one step) and P_t counts every label scoring ≥ t."
     )
     return lines, note
