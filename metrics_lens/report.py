@@ -236,9 +236,12 @@ def _dataset_section(table: Table) -> str:
     rows = [
         ("rows used", f"{n:,}"),
         ("rows dropped (missing or bad values)", f"{table.n_dropped:,}"),
-        ("positives", f"{table.positives:,}"),
-        ("negatives", f"{table.negatives:,}"),
-        ("prevalence", fmt(np.average(table.y, weights=w))),
+        ("positives (rows)", f"{table.positives:,}"),
+        ("negatives (rows)", f"{table.negatives:,}"),
+        (
+            "prevalence" + (" (weighted)" if w is not None else ""),
+            fmt(np.average(table.y, weights=w)),
+        ),
         ("label column", f"{m.label} (positive class {m.pos_label!r})"),
         ("models (score columns)", ", ".join(table.scores)),
         ("group column", m.group or "none"),
@@ -363,7 +366,12 @@ def _gauc_section(table: Table, models: pd.DataFrame, n_resamples: int) -> str:
     return (
         '<section id="gauc"><h2>GAUC (per-group AUC)</h2>'
         f"<p>The AUC within each group of <code>{_e(table.mapping.group)}</code>, averaged with "
-        "each group weighted by its rows; groups with one class only are skipped. Intervals: "
+        + (
+            "each group weighted by its total sample weight"
+            if table.weight is not None
+            else "each group weighted by its rows"
+        )
+        + "; groups with one class only are skipped. Intervals: "
         f"cluster bootstrap over whole groups ({n_resamples:,} resamples).</p>"
         + _table(["model", "GAUC", "groups counted", "groups skipped"], rows, "gauc")
         + "</section>"

@@ -253,3 +253,20 @@ def test_a_multi_class_table_is_refused_with_a_way_out_and_one_class_can_be_scor
         assert metrics.roc_auc_score(t.y, t.scores["score_2"]) == metrics.roc_auc_score(
             y == 2, scores["score_2"]
         )
+
+
+def test_a_weighted_report_says_which_figures_are_weighted(tmp_path, capsys):
+    rng = np.random.default_rng(3)
+    n = 400
+    y = rng.integers(0, 2, n)
+    frame = pd.DataFrame({"y": y, "score": rng.random(n) + 0.3 * y,
+                          "weight": rng.choice([0.5, 2.0], n), "user_id": rng.integers(0, 40, n)})  # fmt: skip
+    frame.to_csv(tmp_path / "w.csv", index=False)
+    code = main(["report", str(tmp_path / "w.csv"), "-o", str(tmp_path / "r.html"),
+                 "--resamples", "100"])  # fmt: skip
+    capsys.readouterr()
+    assert code == 0
+    text = (tmp_path / "r.html").read_text(encoding="utf-8")
+    assert "positives (rows)" in text
+    assert "prevalence (weighted)" in text
+    assert "each group weighted by its total sample weight" in text
