@@ -268,7 +268,12 @@ def _check_rule_numbers(at: AppTest, p: mc.ClassScores, rule: dr.Rule, beta: flo
         f1 = np.nan if rule.single and avg == "samples" else averages.loc["F1", avg]
         assert _metric(at, f"F1 ({avg})") == dr.fmt(f1)
     accuracy = metrics.accuracy_score(yt, yp, sample_weight=p.weight)
-    assert _metric(at, "accuracy" if rule.single else "subset accuracy") == dr.fmt(accuracy)
+    if p.multiclass and rule.kind == "top-k" and rule.k > 1:
+        # the true class among the k predicted (subset accuracy is 0 by construction)
+        hit = np.asarray(yp, bool)[np.arange(len(yp)), np.asarray(yt).argmax(axis=1)]
+        assert _metric(at, f"top-{rule.k} accuracy") == dr.fmt(np.average(hit, weights=p.weight))
+    else:
+        assert _metric(at, "accuracy" if rule.single else "subset accuracy") == dr.fmt(accuracy)
     table = _frame(at, "class", "MCC")
     mcm = metrics.multilabel_confusion_matrix(yt, yp, **kw)
     np.testing.assert_array_equal(table["TP"], mcm[:, 1, 1])
