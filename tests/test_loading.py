@@ -183,3 +183,20 @@ def test_a_table_without_rows_says_so_before_asking_for_a_score_column():
     frame = pd.DataFrame({"column0": pd.array([], dtype="string")})
     prepared = prepare(frame, guess_mapping(frame))
     assert [p.message for p in prepared.problems] == ["The table has no data rows."]
+
+
+def test_classes_of_a_multi_class_label_keep_the_files_order():
+    """Twelve numeric classes in score_0 ... score_11 order, and named classes in the author's
+    order: never sorted as text ('0', '1', '10', '11', '2', ...)."""
+    rng = np.random.default_rng(0)
+    y = np.arange(48) % 12
+    frame = pd.DataFrame({"digit": y, **{f"score_{k}": rng.random(48) for k in range(12)}})
+    assert guess_mapping(frame).classes == tuple(str(k) for k in range(12))
+    names = ["zero", "one", "two"]
+    named = pd.DataFrame(
+        {
+            "word": [names[k] for k in np.arange(9) % 3],
+            **{f"score_{n}": rng.random(9) for n in names},
+        }
+    )
+    assert guess_mapping(named).classes == ("zero", "one", "two")

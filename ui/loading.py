@@ -481,7 +481,11 @@ def guess_mapping(frame: pd.DataFrame) -> ColumnMapping:
     label = labels[0]
     values = [str(v) for v in pd.unique(frame[label].dropna())]
     if len(values) > 2 and all(f"score_{v}" in columns for v in values):
-        classes = tuple(sorted(values))
+        # In the file's order of the score columns (score_0 ... score_11, or as the author
+        # put the named classes), never sorted as text ('0', '1', '10', '11', '2', ...).
+        present = set(values)
+        classes = tuple(c[len("score_") :] for c in columns if c[len("score_") :] in present
+                        and c.startswith("score_"))  # fmt: skip
         return ColumnMapping(
             label=label,
             scores=tuple(f"score_{c}" for c in classes),
