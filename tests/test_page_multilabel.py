@@ -373,6 +373,9 @@ def test_wine_argmax_abstain_and_top_k_show_the_library_numbers(wine):
     assert _array(heat["data"][0]["z"])[:, -1].sum() == abstained
     wine.segmented_control(key="multilabel_rule_mc").set_value("top-k").run()
     _check_rule_numbers(wine, p, dr.Rule("top-k", k=2))
+    text = "\n".join(m.value for m in wine.markdown)
+    assert "Top-2 accuracy" in text
+    assert "Accuracy here is subset accuracy" not in text
     assert "Choosing thresholds" not in [s.value for s in wine.subheader]
 
 

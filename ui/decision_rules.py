@@ -376,6 +376,13 @@ def lessons(ev: Evaluation, multiclass: bool) -> list[str]:
             f"precision ({ev.averages[('precision', 'micro')]:.4f}) rises above micro recall "
             f"({ev.averages[('recall', 'micro')]:.4f})."
         )
+    elif multiclass and ev.rule.kind == "top-k" and ev.rule.k > 1:
+        out.append(
+            f"Top-{ev.rule.k} accuracy ({ev.averages[('recall', 'micro')]:.4f}) counts a row "
+            f"right when its class is among the {ev.rule.k} predicted; subset accuracy "
+            f"({ev.accuracy:.4f}) asks the predicted set to be exactly the true class, which "
+            f"{ev.rule.k} labels never are. Micro-F1 is {micro:.4f}."
+        )
     elif multiclass:
         out.append(
             f"Accuracy here is subset accuracy ({ev.accuracy:.4f}: the predicted set must be "
