@@ -325,9 +325,9 @@ class User:
         self.page_hash = self.pages[name]
         await self._rerun(ws, f"page {name}")
 
-    async def _thresholds(self, ws, moves: int) -> None:
+    async def _thresholds(self, ws, moves: int, at_least: int = 0) -> None:
         for i in range(moves):
-            if time.monotonic() > self.deadline:
+            if i >= at_least and time.monotonic() > self.deadline:
                 return
             proto = self.widgets.get("threshold_slider")
             if proto is None:
@@ -363,9 +363,13 @@ class User:
         else:
             self._set("dataset", string_value=BUNDLED[self.index % len(BUNDLED)])
             await self._rerun(ws, "dataset")
-        while time.monotonic() < self.deadline:
+        # Every user reaches the Threshold page and moves the threshold once, however slow the
+        # machine: the class is measured in work done, the deadline only bounds the extra.
+        first = True
+        while first or time.monotonic() < self.deadline:
             await self._page(ws, "Threshold")
-            await self._thresholds(ws, 10)
+            await self._thresholds(ws, 10, at_least=1 if first else 0)
+            first = False
             for page in PAGES:
                 if time.monotonic() > self.deadline:
                     break
