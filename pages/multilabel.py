@@ -108,6 +108,14 @@ cards[1].metric(f"AUC ({label})", mc.fmt(auc_value))
 cards[2].metric("mAP (macro AP)", mc.fmt(sm.ap["macro"]), help="The mean of the per-class APs.")
 _notes(("AP", mode), ("AUC", mode))
 st.caption(mc.LEFT_OUT)
+if mode == "samples" and sm.n_rows_without_label:
+    st.caption(
+        f"{sm.n_rows_without_label:,} of {sm.n_rows:,} rows have no relevant label, so their AP "
+        "and AUC are undefined and this average leaves them out. scikit-learn's "
+        "`average_precision_score(average='samples')` counts such a row's AP as 0 instead: "
+        f"**{mc.fmt(sm.samples_ap_sklearn)}** here; its `roc_auc_score(average='samples')` "
+        "refuses them (one class in a row)."
+    )
 
 for m in mc.MODES:
     lines, notes = [], []
@@ -957,7 +965,8 @@ st.markdown(
     "That is the same number, so on a row with a relevant label the two agree, ties included.  \n"
     "They differ on **rows with no relevant label**: LRAP scores such a row 1 and keeps it; "
     "samples AP is undefined there and leaves the row out (scikit-learn's samples AP counts it "
-    "as 0). A row with every label relevant is 1 in both.  \n"
+    f"as 0, which gives {mc.fmt(sm.samples_ap_sklearn)} here). A row with every label relevant "
+    "is 1 in both.  \n"
     "The **trapezoid** rule of scikit-learn before 0.19 averages the precision at both ends of "
     "each recall step, so it usually differs once a negative label scores at least as high as a "
     "relevant one (labels 1, 0, 1, 0 scored 1, 0.8, 0.6, 0.4: trapezoid 0.7917 against the "

@@ -7,6 +7,9 @@ from fractions import Fraction
 
 import numpy as np
 import pytest
+import sklearn.metrics as skm
+from hypothesis import assume, given, settings
+from hypothesis import strategies as st
 
 import metrics
 from ui import data
@@ -319,3 +322,38 @@ def test_row_without_a_label_is_explained():
     assert table["relevant"].sum() == 0
     assert values["lrap"] == 1.0
     assert np.isnan(values["ap"])
+
+
+@st.composite
+def _label_matrices(draw):
+    """Multi-label tables with rows of no label, rows of every label, tied and zero weights."""
+    n = draw(st.integers(1, 12))
+    c = draw(st.integers(2, 4))
+    y = np.array(draw(st.lists(st.lists(st.booleans(), min_size=c, max_size=c), min_size=n,
+                               max_size=n)))  # fmt: skip
+    if draw(st.booleans()):
+        y[0] = False  # at least one row without a label
+    s = np.array(draw(st.lists(st.sampled_from([0.0, 0.25, 0.5, 1.0]), min_size=n * c,
+                               max_size=n * c))).reshape(n, c)  # fmt: skip
+    w = None
+    if draw(st.booleans()):
+        w = np.array(draw(st.lists(st.sampled_from([0.0, 0.5, 1.0, 3.0]), min_size=n,
+                                   max_size=n)))  # fmt: skip
+        assume(w.sum() > 0)
+    return y, s, w
+
+
+@settings(max_examples=150, deadline=None)
+@given(_label_matrices())
+def test_samples_ap_as_scikit_learn_counts_it(table):
+    """The page shows scikit-learn's samples AP beside ours: rows without a label count as 0."""
+    y, s, w = table
+    sm = mc.summarize_averaging(mc.ClassScores("g", y, s, tuple("abcd"[: y.shape[1]]), weight=w))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        want = skm.average_precision_score(y.astype(int), s, average="samples", sample_weight=w)
+    labelled_weight = (np.ones(len(y)) if w is None else w)[y.any(axis=1)].sum()
+    if labelled_weight == 0:
+        assert sm.samples_ap_sklearn == 0.0
+    else:
+        assert sm.samples_ap_sklearn == pytest.approx(want, rel=1e-12, abs=1e-12)

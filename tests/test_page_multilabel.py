@@ -8,6 +8,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+import sklearn.metrics as skm
 from streamlit.testing.v1 import AppTest
 
 import metrics
@@ -78,6 +79,13 @@ def test_digits_samples_warning_is_shown_not_printed(digits):
     captions = [c.value for c in digits.caption]
     assert f":material/warning: {caught[0].message}" in captions
     assert any("0 = even, 1 = prime" in c for c in captions)
+    # and what scikit-learn's samples AP gives on the same rows (rows without a label as 0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        sk = skm.average_precision_score(p.y, p.scores, average="samples")
+    said = [c for c in captions if "182 of 1,797 rows have no relevant label" in c]
+    assert len(said) == 1
+    assert f"**{mc.fmt(sk)}**" in said[0], said
 
 
 def test_digits_per_class_table_and_lrap_equal_the_library(digits):

@@ -144,6 +144,9 @@ class AveragingSummary:
     lrap: float
     lrap_labelled: float  # LRAP over the rows with at least one positive label
     samples_ap_trapezoid: float
+    # scikit-learn's samples AP: the rows without a relevant label count as 0 instead of being
+    # left out (the same per-row APs, averaged over every row's weight)
+    samples_ap_sklearn: float
     counts: tuple[ThresholdCounts, ...]
     pooled: ThresholdCounts
     confusion: dict[str, np.ndarray] | None  # multi-class: "counts", "true", "pred"
@@ -240,11 +243,22 @@ def summarize_averaging(p: ClassScores) -> AveragingSummary:
         lrap=float(lrap),
         lrap_labelled=float(lrap_labelled),
         samples_ap_trapezoid=float(trapezoid),
+        samples_ap_sklearn=_with_unlabelled_as_zero(ap["samples"], row_w, labelled),
         counts=counts,
         pooled=pooled,
         confusion=confusion,
         top_k=top_k,
     )
+
+
+def _with_unlabelled_as_zero(mean: float, row_w: np.ndarray, labelled: np.ndarray) -> float:
+    """A mean over the labelled rows, re-read as a mean over every row with 0 on the others."""
+    total, labelled_total = float(row_w.sum()), float(row_w[labelled].sum())
+    if labelled.all() or total <= 0:
+        return float(mean)
+    if labelled_total == 0:
+        return 0.0  # every row with weight is one without a label
+    return float(mean) * labelled_total / total
 
 
 # --- formatting ------------------------------------------------------------------------------
