@@ -480,7 +480,7 @@ st.dataframe(
     width="stretch",
     column_config={
         **{
-            name: st.column_config.NumberColumn(format="%.0f" if not sm.weighted else "%.3f")
+            name: st.column_config.NumberColumn(format="%.0f" if not sm.weighted else "localized")
             for name in ("support", "TP", "FP", "FN", "TN")
         },
         **{
@@ -491,7 +491,8 @@ st.dataframe(
     key="multilabel_rule_table",
 )
 st.caption(
-    "Support: true rows of the class. TP/FP/FN/TN: metrics.multilabel_confusion_matrix, each "
+    ("Support and TP/FP/FN/TN are sums of sample weight. " if sm.weighted else "")
+    + "Support: true rows of the class. TP/FP/FN/TN: metrics.multilabel_confusion_matrix, each "
     "class against the rest; Jaccard = TP / (TP + FP + FN); MCC: metrics.matthews_corrcoef on "
     "the class's column."
 )

@@ -15,6 +15,7 @@ from hypothesis import strategies as st
 import metrics
 from ui import decision_rules as dr
 from ui.multilabel_charts import ClassScores
+from ui.numbers import count
 
 
 @st.composite
@@ -457,3 +458,25 @@ def test_cost_probabilities_used_normalised_or_refused():
     zero = cm.probabilities(np.array([[0.0, 0.0], [0.5, 0.5]]))
     assert zero.proba is None
     assert "1 row scores 0 for every class" in zero.refusal
+
+
+def test_weighted_rules_speak_of_weight_and_print_weights_like_counts():
+    """On a weighted table the rarest-class sentence gives the class's true weight, not a row
+    count, and a weight of 78.5 prints as "78.5" (beside "381"), not "78.500"."""
+    rng = np.random.default_rng(5)
+    n, c = 40, 3
+    truth = np.r_[np.zeros(30, int), np.ones(7, int), np.full(3, 2)]
+    y = np.zeros((n, c), dtype=bool)
+    y[np.arange(n), truth] = True
+    s = rng.dirichlet(np.ones(c), n) + 0.5 * y
+    w = np.where(truth == 2, 1.5, 1.0)  # class c: 3 rows of weight 4.5
+    weighted = dr.evaluate(ClassScores("w", y, s, ("a", "b", "c"), weight=w, multiclass=True),
+                           dr.Rule("argmax"))  # fmt: skip
+    assert weighted.weighted
+    text = " ".join(dr.lessons(weighted, True))
+    assert "**The rarest class, c** (true rows of weight 4.5, " in text
+    plain = dr.evaluate(ClassScores("p", y, s, ("a", "b", "c"), multiclass=True), dr.Rule("argmax"))
+    assert "**The rarest class, c** (3 true rows, " in " ".join(dr.lessons(plain, True))
+    assert [count(x) for x in (381, 78.5, 1234.5678, 0.25, 2e6)] == [
+        "381", "78.5", "1,234.568", "0.25", "2,000,000"
+    ]  # fmt: skip

@@ -73,6 +73,13 @@ class Rule:
         return self.kind in ("argmax", "abstain")
 
 
+def _support_words(ev: Evaluation, support: float) -> str:
+    """A class's support in words: true rows, or their weight on a weighted table."""
+    if ev.weighted:
+        return f"true rows of weight {count(support)}"
+    return f"{count(support)} true row{'s' * bool(support != 1)}"
+
+
 def fmt(x: float) -> str:
     """A card's value: 4 decimals (no fraction, so five cards fit a row); NaN (undefined): —."""
     return f"{x:.4f}" if np.isfinite(x) else "—"
@@ -146,6 +153,7 @@ class Evaluation:
     n_no_pred: int  # rows with no predicted label (abstained, or no score above threshold)
     samples_f1_labelled: float  # samples F1 over the rows with a true label
     confusion: np.ndarray | None  # single-label: N x (N + abstained) counts
+    weighted: bool = False  # counts are sums of sample weights
 
     @property
     def support(self) -> np.ndarray:
@@ -247,6 +255,7 @@ def evaluate(p: ClassScores, rule: Rule, *, beta: float = 1.0) -> Evaluation:
         n_no_pred=int(no_pred.sum()),
         samples_f1_labelled=samples_labelled,
         confusion=confusion,
+        weighted=w is not None,
     )
 
 
@@ -399,8 +408,8 @@ def lessons(ev: Evaluation, multiclass: bool) -> list[str]:
         rare = int(present[np.argmin(support[present])])
         share = support[rare] / support.sum()
         out.append(
-            f"**The rarest class, {ev.classes[rare]}** ({count(support[rare])} true row"
-            f"{'s' * bool(support[rare] != 1)}, {share:.1%} of all true labels), has F1 "
+            f"**The rarest class, {ev.classes[rare]}** ({_support_words(ev, support[rare])}, "
+            f"{share:.1%} of all true labels), has F1 "
             f"{ev.f1[rare]:.4f}. Macro-F1 ({macro:.4f}) gives it 1/{len(ev.classes)} of the "
             f"weight; micro-F1 ({micro:.4f}) only its {share:.1%} share of the pooled counts. "
             "When a rare class fails, macro falls while micro barely moves; here its F1 is "

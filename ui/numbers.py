@@ -35,8 +35,11 @@ def difference_text(value: float, reference: float, name: str) -> str:
 
 def count(x: float) -> str:
     """A count as an integer with thousands commas; a sum of sample weights (not a whole
-    number) to 3 decimals: ``"1,234"``, ``"1,234.568"``."""
-    return f"{x:,.0f}" if float(x).is_integer() else f"{x:,.3f}"
+    number) to at most 3 decimals, without trailing zeros: ``"1,234"``, ``"78.5"``,
+    ``"1,234.568"`` (so a weighted cell of 78.5 reads like its neighbour 381)."""
+    if float(x).is_integer():
+        return f"{x:,.0f}"
+    return f"{x:,.3f}".rstrip("0").rstrip(".")
 
 
 def plural(count: float, noun: str, plural_form: str | None = None) -> str:
