@@ -845,11 +845,14 @@ if not problem.multiclass and problem.n_rows >= 2:
     choose_cols[3].metric(
         f"micro-{fb}, shared threshold",
         dr.fmt(micro_choice.shared_value),
-        help=f"One threshold for every class: {micro_choice.shared_threshold:g}.",
+        help="One threshold for every class: "
+        f"{dr.typed_cut(problem.scores, micro_choice.shared_threshold):g}.",
     )
     st.caption(
-        f"Best shared threshold: {best.shared_threshold:g} for macro, "
-        f"{micro_choice.shared_threshold:g} for micro. The micro ascent took "
+        f"Best shared threshold: {dr.typed_cut(problem.scores, best.shared_threshold):g} for "
+        f"macro, {dr.typed_cut(problem.scores, micro_choice.shared_threshold):g} for micro. "
+        "Thresholds are written with the fewest digits that predict the same rows. "
+        "The micro ascent took "
         f"{micro_choice.rounds} pass{'es' * (micro_choice.rounds != 1)}."
         + (
             " A threshold of inf predicts the class for no row."
@@ -865,7 +868,7 @@ if not problem.multiclass and problem.n_rows >= 2:
         hide_index=True,
         width="stretch",
         column_config={
-            c: st.column_config.NumberColumn(format="%.4g")
+            c: st.column_config.NumberColumn(format="plain" if "threshold" in c else "%.4f")
             for c in dr.thresholds_table(problem, best, micro_choice).columns[1:]
         },
         key="multilabel_choice_table",

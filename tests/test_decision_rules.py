@@ -288,8 +288,11 @@ def test_thresholds_table_holds_the_library_choice():
     best = metrics.optimise_thresholds(y, s, objective="macro")
     micro = metrics.optimise_thresholds(y, s, objective="micro")
     table = dr.thresholds_table(p, best, micro)
-    np.testing.assert_array_equal(table["best F1 threshold"], best.thresholds)
-    np.testing.assert_array_equal(table["micro-optimal threshold"], micro.thresholds)
+    # written with fewer digits, each shown threshold predicts the rows the chosen one does
+    for column, choice in (("best F1 threshold", best), ("micro-optimal threshold", micro)):
+        for c in range(3):
+            shown, chosen = table[column][c], choice.thresholds[c]
+            np.testing.assert_array_equal(s[:, c] >= shown, s[:, c] >= chosen)
     # the per-class F1 at the chosen thresholds is what the per-class rule then shows
     ev = dr.evaluate(p, dr.Rule("per-class", thresholds=tuple(best.thresholds)))
     np.testing.assert_allclose(table["F1 there"], ev.f1)
@@ -480,3 +483,26 @@ def test_weighted_rules_speak_of_weight_and_print_weights_like_counts():
     assert [count(x) for x in (381, 78.5, 1234.5678, 0.25, 2e6)] == [
         "381", "78.5", "1,234.568", "0.25", "2,000,000"
     ]  # fmt: skip
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.lists(
+        st.one_of(
+            st.floats(-1e6, 1e6, allow_nan=False, allow_subnormal=False),
+            st.sampled_from([0.0, 0.717641, 0.71762, 0.7176, 1e-9, -0.3, 5e-324]),
+        ),
+        min_size=1,
+        max_size=30,
+    )
+)
+def test_a_typed_threshold_selects_the_same_rows_and_is_no_longer(values):
+    """The threshold a page writes (0.7176 for 0.717641...) predicts the same rows as the one
+    chosen, for every score used as a threshold: ties, negative, tiny and huge scores."""
+    col = np.array(values)
+    for t in np.unique(col):
+        cut = dr.typed_cut(col, t)
+        np.testing.assert_array_equal(col >= cut, col >= t)
+        assert cut <= t
+        assert len(repr(cut)) <= len(repr(float(t)))
+    assert dr.typed_cut(col, np.inf) == np.inf

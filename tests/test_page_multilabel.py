@@ -339,8 +339,19 @@ def test_digits_choosing_thresholds_equals_the_library_and_applies(digits):
     assert _metric(digits, "micro-F1, per-class thresholds") == dr.fmt(micro.micro)
     assert _metric(digits, "micro-F1, shared threshold") == dr.fmt(micro.shared_value)
     table = _frame(digits, "class", "micro-optimal threshold")
-    np.testing.assert_array_equal(table["best F1 threshold"], best.thresholds)
-    np.testing.assert_array_equal(table["micro-optimal threshold"], micro.thresholds)
+    # each shown (short) threshold, typed back, predicts the rows the chosen one does
+    np.testing.assert_array_equal(
+        table["best F1 threshold"], dr.typed_thresholds(p, best.thresholds)
+    )
+    np.testing.assert_array_equal(
+        table["micro-optimal threshold"], dr.typed_thresholds(p, micro.thresholds)
+    )
+    for shown, chosen in (
+        (table["best F1 threshold"], best),
+        (table["micro-optimal threshold"], micro),
+    ):
+        np.testing.assert_array_equal(p.scores >= shown.to_numpy(), p.scores >= chosen.thresholds)
+    assert table["micro-optimal threshold"].map(lambda t: len(repr(t))).max() <= 8
     assert any("local optimum" in m.value for m in digits.markdown)
     assert any("overstate" in w.value for w in digits.warning)
     digits.button(key="multilabel_apply_micro").click().run()

@@ -23,6 +23,7 @@ from plotly.subplots import make_subplots
 import metrics
 from ui.charts import _BASE_LAYOUT
 from ui.multilabel_charts import ClassScores, capture, count, tex
+from ui.numbers import shortest_cut
 from ui.text import num
 
 MULTICLASS_RULES = ("argmax", "argmax, abstain below a score", "top-k")
@@ -573,17 +574,31 @@ def finite_thresholds(p: ClassScores, thresholds: np.ndarray) -> np.ndarray:
     return out
 
 
+def typed_cut(scores: np.ndarray, threshold: float) -> float:
+    """``threshold`` as few digits as select the same ``scores >= threshold`` (see
+    :func:`ui.numbers.shortest_cut`): the number a user can type back."""
+    col = np.asarray(scores, dtype=float)
+    under = col[col < threshold]
+    return shortest_cut(threshold, float(under.max()) if under.size else -np.inf)
+
+
+def typed_thresholds(p: ClassScores, thresholds: np.ndarray) -> np.ndarray:
+    """Each class's threshold as :func:`typed_cut` writes it on that class's scores."""
+    return np.array([typed_cut(p.scores[:, c], t) for c, t in enumerate(thresholds)])
+
+
 def thresholds_table(
     p: ClassScores, best: metrics.ThresholdChoice, micro: metrics.ThresholdChoice
 ) -> pd.DataFrame:
-    """Per class: its F-beta-optimal threshold (also the macro optimum) and the micro ascent's."""
+    """Per class: its F-beta-optimal threshold (also the macro optimum) and the micro ascent's,
+    each written with the fewest digits that predict the same rows."""
     b = f"F{best.beta:g}"
     return pd.DataFrame(
         {
             "class": list(p.classes),
-            f"best {b} threshold": best.thresholds,
+            f"best {b} threshold": typed_thresholds(p, best.thresholds),
             f"{b} there": best.per_class,
-            "micro-optimal threshold": micro.thresholds,
+            "micro-optimal threshold": typed_thresholds(p, micro.thresholds),
             f"{b} at the micro threshold": micro.per_class,
         }
     )

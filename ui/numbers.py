@@ -8,6 +8,7 @@ difference, and is never displayed as one.
 from __future__ import annotations
 
 import math
+from decimal import ROUND_FLOOR, Decimal
 from fractions import Fraction
 
 __all__ = ["REL_TOL", "count", "difference_text", "exact_fraction", "plural", "same"]
@@ -61,3 +62,20 @@ def exact_fraction(
     if not same(float(f), value) or (f.denominator == 1 and not whole):
         return None
     return f
+
+
+def shortest_cut(threshold: float, below: float, *, digits: int = 4) -> float:
+    """``threshold`` cut down to ``digits`` significant digits, or to as many more as it takes
+    to stay above ``below``: when ``below`` is the highest score under ``threshold``, the cut
+    selects the same rows (``score >= cut``) and a user can type it back exactly (0.7176 for
+    0.717641…, but 0.71764 when a score sits at 0.71762). Not finite or 0: returned as is."""
+    t, low = float(threshold), float(below)
+    if not math.isfinite(t) or t == 0:
+        return t
+    exact = Decimal(repr(t))
+    first = digits - 1 - math.floor(math.log10(abs(t)))  # decimals of `digits` significant ones
+    for decimals in range(first, first + 20):
+        cut = float(exact.quantize(Decimal(1).scaleb(-decimals), rounding=ROUND_FLOOR))
+        if low < cut <= t:
+            return cut if len(repr(cut)) <= len(repr(t)) else t  # -999,901 is not -1,000,000
+    return t
