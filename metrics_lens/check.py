@@ -28,7 +28,7 @@ import numpy as np
 import pandas as pd
 
 import metrics
-from metrics_lens.inputs import BadInput, Table
+from metrics_lens.inputs import BadInput, Table, inverted_notes
 
 __all__ = ["Gate", "GateRow", "MetricSpec", "gate", "parse_metric"]
 
@@ -97,6 +97,7 @@ class Gate:
     seed: int
     rows: list[GateRow] = field(default_factory=list)
     note: str = ""
+    warnings: tuple[str, ...] = ()  # e.g. a model whose scores rank the other class higher
 
     @property
     def passed(self) -> bool:
@@ -118,6 +119,7 @@ class Gate:
             "strict": self.strict,
             "resampling": self.resampling,
             "note": self.note,
+            "warnings": list(self.warnings),
             "n_resamples": self.n_resamples,
             "seed": self.seed,
             "results": [_plain(asdict(r)) for r in self.rows],
@@ -340,7 +342,8 @@ def gate(
     }
     result = Gate(baseline, candidate, alpha, max_drop, strict, resampling, n_resamples, seed,
                   # the CI log says which columns the numbers depend on, and how to drop one
-                  note=table.notes[-1] if table.guessed else "")  # fmt: skip
+                  note=table.notes[-1] if table.guessed else "",
+                  warnings=tuple(inverted_notes(table)))  # fmt: skip
     slices: list[tuple[str, np.ndarray | None]] = [("all rows", None)]
     if slice_column is not None:
         column = table.frame[slice_column]
@@ -361,10 +364,14 @@ def gate(
 
 def text_report(g: Gate) -> str:
     """The gate in lines a CI log shows."""
-    lines = [
-        f"candidate {g.candidate} vs baseline {g.baseline}: {g.rule} "
-        f"(paired bootstrap, {g.n_resamples} resamples of {g.resampling}, seed {g.seed})"
-    ] + ([g.note] if g.note else [])
+    lines = (
+        [
+            f"candidate {g.candidate} vs baseline {g.baseline}: {g.rule} "
+            f"(paired bootstrap, {g.n_resamples} resamples of {g.resampling}, seed {g.seed})"
+        ]
+        + ([g.note] if g.note else [])
+        + [f"WARNING  {w}" for w in g.warnings]
+    )
     for r in g.rows:
         if r.passed is None:
             lines.append(f"SKIP  {r.metric:<22} {r.slice}: undefined ({r.reason}), {r.rows} rows")

@@ -240,3 +240,31 @@ def mapped_table(
         ),
         guessed=tuple(guessed),
     )
+
+
+def inverted_notes(table: Table) -> list[str]:
+    """A sentence for each model whose scores rank the negative class above the positive one
+    by more than chance explains (the dashboard's test, :func:`ui.score_state.below_chance`),
+    with the option that turns the label around."""
+    import warnings
+
+    import metrics
+    from ui.score_state import below_chance, inverted_hint
+
+    label, positive = table.mapping.label, table.mapping.pos_label
+    others = [v for v in pd.unique(table.frame[label].dropna()) if str(v) != str(positive)]
+    other = None  # the one other value of a binary label (not the rest of a multi-class one)
+    if len(others) == 1 and not any("classes, taken as one" in n for n in table.notes):
+        other = others[0].item() if hasattr(others[0], "item") else others[0]
+    weighted = table.weight is not None
+    n_pos, n_neg = table.positives, table.negatives
+    notes = []
+    for name, s in table.scores.items():
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            auc = float(metrics.roc_auc_score(table.y, s, sample_weight=table.weight))
+        if below_chance(auc, n_pos, n_neg, weighted=weighted):
+            fix = None if other is None else f"pass --pos-label {other}"
+            negative = f"{label} = {other}" if other is not None else "the other rows"
+            notes.append(inverted_hint(name, auc, f"{label} = {positive}", negative, fix))
+    return notes

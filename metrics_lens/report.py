@@ -26,7 +26,7 @@ import numpy as np
 import pandas as pd
 
 import metrics
-from metrics_lens.inputs import BadInput, Table
+from metrics_lens.inputs import BadInput, Table, inverted_notes
 from ui import summaries
 from ui.roles import default_threshold, default_threshold_rule, infer_scale
 
@@ -252,7 +252,7 @@ def _dataset_section(table: Table) -> str:
     body = "".join(
         f'<tr><th>{_e(k)}</th><td data-field="{_e(k)}">{_e(v)}</td></tr>' for k, v in rows
     )
-    notes = "".join(f"<li>{_e(note)}</li>" for note in table.notes)
+    notes = "".join(f"<li>{_e(note)}</li>" for note in (*table.notes, *inverted_notes(table)))
     return (
         f'<section id="dataset"><h2>Dataset</h2><p class="name">{_e(table.name)}</p>'
         f'<table class="kv">{body}</table>'

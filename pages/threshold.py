@@ -16,7 +16,7 @@ import plotly.graph_objects as go
 import streamlit as st
 
 from metrics.thresholds import choose_threshold
-from ui import data, presentation, shell, show, thresholds
+from ui import data, presentation, score_state, shell, show, thresholds
 from ui.explain import explain, fraction, num
 from ui.safe import md
 from ui.show import chart, csv_download, rows_behind
@@ -43,10 +43,22 @@ if counts.thresholds[0] == counts.thresholds[-1]:
         "all rows positive or all negative."
     )
 
+state = data.state(ds, model)
+if score_state.below_chance(state.auc, counts.n_pos, counts.n_neg, weighted=state.weighted):
+    mapped = ds.source_id.startswith(("upload:", "server:"))
+    st.warning(
+        score_state.inverted_hint(
+            md(model), state.auc, md(ds.positive_name), md(ds.negative_name),
+            "pick the other class as the positive one under Columns in the sidebar"
+            if mapped else None,
+        ),
+        icon=":material/swap_vert:",
+    )  # fmt: skip
+
 n_total = float(counts.n_pos + counts.n_neg)
 flagged_at = counts.tps + counts.fps  # rows (weight) with score >= each distinct threshold
 # Weighted counts are sums of weights: the page says "weight", never "rows", for them.
-weighted = data.state(ds, model).weighted
+weighted = state.weighted
 
 
 def amount(v: float) -> str:

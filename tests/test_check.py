@@ -316,3 +316,25 @@ def test_the_user_column_the_dashboard_guesses_is_resampled_and_said(predictions
     _code, out, _ = _run(capsys, predictions, *args, "--group", "none")
     assert "200 resamples of rows" in out
     assert "--group user" not in out
+
+
+def test_scores_of_the_other_class_are_named_with_the_way_out(tmp_path, capsys):
+    """A spam/ham log scored for spam, gated with --pos-label ham: every number is right for
+    ham, and the log and --json say the scores rank spam higher and how to turn the label."""
+    rng = np.random.default_rng(4)
+    y = rng.random(400) < 0.4
+    frame = pd.DataFrame({"label": np.where(y, "spam", "ham"),
+                          "a": y + rng.normal(0, 1, 400), "b": y + rng.normal(0, 1, 400)})  # fmt: skip
+    path = tmp_path / "mail.csv"
+    frame.to_csv(path, index=False)
+    common = [path, "--label", "label", "--baseline", "a", "--candidate", "b", "--metric", "auc",
+              "--resamples", 200]  # fmt: skip
+    _, out, _ = _run(capsys, *common, "--pos-label", "ham")
+    warned = [line for line in out.splitlines() if line.startswith("WARNING")]
+    assert len(warned) == 2, out  # both models
+    assert "a ranks label = spam above label = ham: AUC 0.2" in warned[0]
+    assert "pass --pos-label spam" in warned[0]
+    _, out, _ = _run(capsys, *common, "--pos-label", "ham", "--json")
+    assert len(json.loads(out)["warnings"]) == 2
+    _, out, _ = _run(capsys, *common, "--pos-label", "spam")
+    assert "WARNING" not in out

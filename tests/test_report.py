@@ -229,3 +229,20 @@ def test_an_output_into_a_missing_directory_is_refused(tmp_path, capsys):
     code = main(["report", str(CANCER), "-o", str(tmp_path / "no" / "r.html")])
     assert code == 2
     assert "does not exist" in capsys.readouterr().err
+
+
+def test_a_report_on_the_other_class_says_so(tmp_path, capsys):
+    """--pos-label ham on scores for spam: the report's dataset notes say which way the scores
+    rank and the option that turns the label around."""
+    rng = np.random.default_rng(4)
+    y = rng.random(300) < 0.4
+    frame = pd.DataFrame({"label": np.where(y, "spam", "ham"), "m": y + rng.normal(0, 1, 300)})
+    frame.to_csv(tmp_path / "mail.csv", index=False)
+    out = tmp_path / "r.html"
+    code = main(["report", str(tmp_path / "mail.csv"), "--pos-label", "ham", "-o", str(out),
+                 "--resamples", "100"])  # fmt: skip
+    assert code == 0, capsys.readouterr().err
+    notes = re.findall(r"<ul class='notes'>(.*?)</ul>", out.read_text(encoding="utf-8"))
+    assert len(notes) == 1
+    assert "m ranks label = spam above label = ham: AUC 0.2" in notes[0]
+    assert "pass --pos-label spam" in notes[0]

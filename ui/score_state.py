@@ -21,7 +21,7 @@ import metrics
 from metrics.areas import partial_auc_from_roc
 from ui.roles import Scale, default_threshold, infer_scale
 
-__all__ = ["ScoreState", "from_rows", "from_summary"]
+__all__ = ["ScoreState", "below_chance", "from_rows", "from_summary", "inverted_hint"]
 
 
 @dataclass(frozen=True)
@@ -105,4 +105,39 @@ def from_summary(model, weighted: bool = False) -> ScoreState:
         exact=bool(model.exact),
         bin_error=float(model.bin_error),
         weighted=weighted,
+    )
+
+
+# A weighted AUC has no row counts to judge chance by: below this it is far from chance anyway.
+WEIGHTED_MARGIN = 0.1
+
+
+def below_chance(auc: float, n_pos: float, n_neg: float, *, weighted: bool = False) -> bool:
+    """Whether an AUC is below 0.5 by more than chance explains: by more than three standard
+    deviations of the AUC of scores that ignore the label (Mann-Whitney's null variance,
+    ``(n_pos + n_neg + 1) / (12 n_pos n_neg)``, without ties; ties only shrink it). With
+    sample weights (no row counts), by more than :data:`WEIGHTED_MARGIN`."""
+    if not (np.isfinite(auc) and n_pos > 0 and n_neg > 0) or auc >= 0.5:
+        return False
+    if weighted:
+        return auc < 0.5 - WEIGHTED_MARGIN
+    null_sd = float(np.sqrt((n_pos + n_neg + 1) / (12.0 * n_pos * n_neg)))
+    return (0.5 - auc) > 3 * null_sd
+
+
+def inverted_hint(
+    model: str, auc: float, positive: str, negative: str, fix: str | None = None
+) -> str:
+    """The sentence for a model whose scores rank the negative class higher (see
+    :func:`below_chance`): it names the classes and, given ``fix`` (how this source turns the
+    label around), says what to do."""
+    head = (
+        f"{model} ranks {negative} above {positive}: AUC {auc:.4f}, further below 0.5 than "
+        "chance explains."
+    )
+    if fix is None:
+        return head
+    return (
+        f"{head} Its scores may rate the other class: if higher scores mean {negative}, {fix}; "
+        f"if lower scores mean {positive} (a distance, a rank), negate the column in the file."
     )
