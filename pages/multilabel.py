@@ -19,7 +19,7 @@ ds, model = shell.page_context()
 
 CURRENT = "Current data"
 
-st.header("Multi-label")
+st.header("Multi-class & multi-label")
 st.caption(
     "One binary problem per class, then an average: the averaging mode decides what the single "
     "number weighs."

@@ -56,7 +56,7 @@ def _library(y, s, fn, **kw):
 
 
 def test_digits_every_average_equals_the_library(digits):
-    assert [h.value for h in digits.header] == ["Multi-label"]
+    assert [h.value for h in digits.header] == ["Multi-class & multi-label"]
     p = mc.problem_from_dataset(data.bundled_dataset("digits_multilabel"))
     for mode in ["macro", "micro", "weighted", "samples"]:
         digits.segmented_control(key="multilabel_average").set_value(mode).run()

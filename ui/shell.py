@@ -36,7 +36,7 @@ SECTIONS = {
         ("pages/calibration.py", "Calibration", ":material/straighten:"),
         ("pages/gauc.py", "GAUC", ":material/group:"),
         ("pages/ranking.py", "Ranking", ":material/format_list_numbered:"),
-        ("pages/multilabel.py", "Multi-label", ":material/label:"),
+        ("pages/multilabel.py", "Multi-class & multi-label", ":material/label:"),
     ],
     "Compare": [("pages/compare.py", "Compare models", ":material/leaderboard:")],
     "Learn": [
