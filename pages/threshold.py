@@ -45,12 +45,10 @@ if counts.thresholds[0] == counts.thresholds[-1]:
 
 state = data.state(ds, model)
 if score_state.below_chance(state.auc, counts.n_pos, counts.n_neg, weighted=state.weighted):
-    mapped = ds.source_id.startswith(("upload:", "server:"))
     st.warning(
         score_state.inverted_hint(
             md(model), state.auc, md(ds.positive_name), md(ds.negative_name),
-            "pick the other class as the positive one under Columns in the sidebar"
-            if mapped else None,
+            md(ds.relabel) or None,
         ),
         icon=":material/swap_vert:",
     )  # fmt: skip

@@ -325,3 +325,19 @@ def test_another_positive_class_is_another_dataset_for_every_cache(tmp_path, mon
         k = int(y.sum())
         want = np.sort(t.model_a.to_numpy())[::-1][k - 1]  # the k-th highest score
         assert at.slider(key="threshold_slider").value == pytest.approx(want), pos
+
+
+def test_scores_of_the_other_class_say_how_to_turn_the_label_on_the_server(tmp_path, monkeypatch):
+    t = _table(2000, seed=3)
+    t["model_a"] = -t["model_a"]  # lower scores mean a click: AUC far below 0.5
+    at = _serve(tmp_path, monkeypatch, t)
+    at.selectbox(key="server_model").set_value("model_a").run()
+    at.switch_page("pages/threshold.py").run()
+    assert not at.exception, at.exception
+    said = [w.value for w in at.warning if "ranks" in w.value]
+    assert len(said) == 1, said
+    assert "model\\_a ranks" in said[0]
+    # (the markdown escapes the brackets of the field's name)
+    assert 'type the other class in "Positive class \\(when not 0/1\\)" under Columns' in said[0]
+    at.selectbox(key="server_model").set_value("model_b").run()
+    assert not [w.value for w in at.warning if "ranks" in w.value]

@@ -72,7 +72,7 @@ def test_scores_that_rank_the_other_class_higher_get_a_hint():
     said = [w.value for w in at.warning if "ranks" in w.value]
     assert len(said) == 1, said
     assert "score ranks label = 0 above label = 1: AUC 0.2" in said[0]
-    assert "pick the other class as the positive one under Columns in the sidebar" in said[0]
+    assert "pick 0 as the Positive label under Columns in the sidebar" in said[0]
     at = _threshold_page(frame)
     assert not [w.value for w in at.warning if "ranks" in w.value]
 

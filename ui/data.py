@@ -167,6 +167,9 @@ class Dataset:
     description: str = ""
     positive_name: str = "positive"
     negative_name: str = "negative"
+    # How a user makes the other class the positive one ("pick 0 as the Positive label under
+    # Columns in the sidebar"); empty where the source fixes the label.
+    relabel: str = ""
     slice: tuple[str, object] | None = None  # (column, value) when showing one category only
     rows_before_slice: int = 0
     # A server dataset: the engine's summary behind the per-score state
@@ -264,6 +267,7 @@ def bundled_dataset(key: str) -> Dataset:
 def uploaded_dataset(
     source_id: str, name: str, frame: pd.DataFrame, mapping: ColumnMapping, drop_bad_rows: bool
 ) -> Dataset:
+    relabel = ""
     if mapping.graded:
         positive, negative = f"{mapping.label} > 0", f"{mapping.label} = 0"
     elif mapping.per_class:
@@ -276,6 +280,11 @@ def uploaded_dataset(
             if len(others) == 1
             else f"{mapping.label} ≠ {mapping.pos_label}"
         )
+        relabel = (
+            f"pick {others[0]} as the Positive label under Columns in the sidebar"
+            if len(others) == 1
+            else "pick another Positive label under Columns in the sidebar"
+        )
     return Dataset(
         source_id=source_id,
         name=name,
@@ -284,6 +293,7 @@ def uploaded_dataset(
         prepared=_prepare_upload(source_id, mapping, drop_bad_rows, frame),
         positive_name=positive,
         negative_name=negative,
+        relabel=relabel,
     )
 
 

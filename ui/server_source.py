@@ -244,6 +244,8 @@ def model_dataset(source: ServerTable, model: str, source_id: str) -> data.Datas
         + ("." if m.exact else f" (score ranges, above the cap of {s.cap:,} distinct scores)."),
         positive_name=names[0],
         negative_name=names[1],
+        relabel='type the other class in "Positive class (when not 0/1)" under Columns in the '
+        "sidebar",
         engine=source,
         # the engine's counts, not a sort of rows
         states={model: score_state.from_summary(m, s.weight is not None)},
