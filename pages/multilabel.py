@@ -863,13 +863,15 @@ if not problem.multiclass and problem.n_rows >= 2:
             else ""
         )
     )
+    choice_table = dr.thresholds_table(problem, best, micro_choice)
+    cut_columns = (choice_table.columns[1], choice_table.columns[3])  # the two thresholds
     st.dataframe(
-        dr.thresholds_table(problem, best, micro_choice),
+        choice_table,
         hide_index=True,
         width="stretch",
         column_config={
-            c: st.column_config.NumberColumn(format="plain" if "threshold" in c else "%.4f")
-            for c in dr.thresholds_table(problem, best, micro_choice).columns[1:]
+            c: st.column_config.NumberColumn(format="plain" if c in cut_columns else "%.4f")
+            for c in choice_table.columns[1:]
         },
         key="multilabel_choice_table",
     )

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import base64
+import json
 import warnings
 from pathlib import Path
 
@@ -352,6 +353,12 @@ def test_digits_choosing_thresholds_equals_the_library_and_applies(digits):
     ):
         np.testing.assert_array_equal(p.scores >= shown.to_numpy(), p.scores >= chosen.thresholds)
     assert table["micro-optimal threshold"].map(lambda t: len(repr(t))).max() <= 8
+    # the thresholds show as written; the F1 columns to 4 decimals
+    shown = next(d for d in digits.dataframe if "micro-optimal threshold" in d.value.columns)
+    formats = {k: v["type_config"]["format"] for k, v in json.loads(shown.proto.columns).items()
+               if "type_config" in v}  # fmt: skip
+    assert formats == {"best F1 threshold": "plain", "F1 there": "%.4f",
+                       "micro-optimal threshold": "plain", "F1 at the micro threshold": "%.4f"}  # fmt: skip
     assert any("local optimum" in m.value for m in digits.markdown)
     assert any("overstate" in w.value for w in digits.warning)
     digits.button(key="multilabel_apply_micro").click().run()
