@@ -194,7 +194,8 @@ def average(
         left_out = np.flatnonzero(~defined)
         listed = ", ".join(str(i) for i in left_out[:10]) + (", ..." if left_out.size > 10 else "")
         warn_undefined(
-            f"{name} is undefined for {_plural(left_out.size, unit)} ({unit} {listed}: no "
+            f"{name} is undefined for {_plural(left_out.size, unit)} ({unit} "
+            f"position{'s' * (left_out.size > 1)} {listed}: no "
             f"positives{' or no negatives' if 'AUC' in name else ''}); the {average} average "
             "leaves them out."
         )

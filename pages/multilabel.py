@@ -78,7 +78,10 @@ def _notes(*keys: tuple[str, str]) -> None:
         st.caption(f":material/warning: {msg}")
     if seen:
         numbered = ", ".join(f"{i} = {c}" for i, c in enumerate(sm.classes))
-        st.caption(f"Classes and rows are numbered from 0 (classes: {numbered}).")
+        st.caption(
+            "Positions count from 0, as in numpy: row position 0 is the table's first row; class "
+            f"positions {numbered}."
+        )
 
 
 # --- 1. the averaging mode ------------------------------------------------------------------

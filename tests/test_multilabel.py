@@ -96,7 +96,7 @@ def test_undefined_classes_and_rows_are_left_out_with_one_warning():
     y = np.array([[1, 0, 0], [0, 0, 1], [1, 0, 1]])
     s = np.array([[0.9, 0.1, 0.2], [0.3, 0.2, 0.8], [0.7, 0.4, 0.6]])
     with pytest.warns(
-        UndefinedMetricWarning, match=r"undefined for 1 class \(class 1: no positives\)"
+        UndefinedMetricWarning, match=r"undefined for 1 class \(class position 1: no positives\)"
     ):
         macro = average_precision_score(y, s)
     assert macro == pytest.approx(

@@ -59,7 +59,7 @@ def test_seed000_auc_leaves_the_all_positive_class_out_with_the_library_warning(
             mc.SKLEARN_AP_EXAMPLE.y, mc.SKLEARN_AP_EXAMPLE.scores, average="macro"
         )
     assert seed000.notes[("AUC", "macro")] == (str(caught[0].message),)
-    assert "class 1" in seed000.notes[("AUC", "macro")][0]
+    assert "class position 1:" in seed000.notes[("AUC", "macro")][0]
     assert seed000.notes[("AP", "macro")] == ()
 
 
