@@ -506,3 +506,15 @@ def test_a_typed_threshold_selects_the_same_rows_and_is_no_longer(values):
         assert cut <= t
         assert len(repr(cut)) <= len(repr(float(t)))
     assert dr.typed_cut(col, np.inf) == np.inf
+
+
+def test_zero_division_notes_give_the_value_without_advice_the_page_cannot_follow():
+    """A class no row is predicted: the library warns and says to pass zero_division=; the page
+    has no such control, so its note gives the value and scikit-learn's default instead."""
+    y = np.array([[1, 0, 0], [0, 1, 0], [0, 0, 1], [1, 0, 0]], dtype=bool)
+    s = np.array([[0.9, 0.1, 0.0], [0.2, 0.7, 0.1], [0.5, 0.4, 0.1], [0.8, 0.1, 0.1]])
+    ev = dr.evaluate(ClassScores("z", y, s, ("a", "b", "c"), multiclass=True), dr.Rule("argmax"))
+    said = [m for msgs in ev.notes.values() for m in msgs]
+    assert any("Precision is ill-defined and set to 0.0" in m for m in said), said
+    assert not any("zero_division" in m for m in said), said
+    assert any(m.endswith("(scikit-learn's default).") for m in said), said

@@ -177,6 +177,16 @@ class Evaluation:
         return self.mcm[:, 0, 0]
 
 
+# The library's advice to a caller, which the page (scikit-learn's default of 0) does not offer.
+_ZERO_DIVISION_ADVICE = " Pass zero_division= to choose the value and silence this warning."
+
+
+def _page_words(message: str) -> str:
+    """A library warning as the page says it: no advice about an argument it has no control
+    for."""
+    return message.replace(_ZERO_DIVISION_ADVICE, " (scikit-learn's default).")
+
+
 def evaluate(p: ClassScores, rule: Rule, *, beta: float = 1.0) -> Evaluation:
     """Per-class counts and metrics and every average of ``rule`` on ``p``, by the library."""
     yt, yp, labels = predictions(p, rule)
@@ -235,6 +245,7 @@ def evaluate(p: ClassScores, rule: Rule, *, beta: float = 1.0) -> Evaluation:
         confusion = metrics.confusion_matrix(
             yt, yp, labels=[*p.classes, ABSTAINED], sample_weight=w
         )[: p.n_classes]
+    notes = {key: tuple(_page_words(m) for m in msgs) for key, msgs in notes.items()}
     return Evaluation(
         classes=p.classes,
         rule=rule,
