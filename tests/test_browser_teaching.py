@@ -57,13 +57,28 @@ def _expect_counts(page, tp: int, fp: int) -> None:
     assert page.evaluate(MATRIX_TEXTS) == want
 
 
-def _step_text(page, k: int) -> None:
+def _step_text(page, k: int, timeout: int = 20_000) -> None:
     page.wait_for_function(
         "k => document.querySelector('.st-key-step_through_change')"
         "?.innerText.includes(`Step ${k} of`)",
         arg=k,
-        timeout=20_000,
+        timeout=timeout,
     )
+
+
+def _press_to_step(page, key: str, k: int) -> None:
+    """Press ``key`` until the page shows step ``k``: on a loaded machine a key pressed while
+    the page reruns can be lost (CI lost one), so press again only once the page is idle and
+    still shows the step before."""
+    for _ in range(3):
+        page.keyboard.press(key)
+        with contextlib.suppress(PlaywrightTimeout):
+            _step_text(page, k, timeout=10_000)
+            return
+        _wait_for_app(page)
+        if f"Step {k} of" in page.locator(".st-key-step_through_change").inner_text():
+            return
+    _step_text(page, k)  # the last chance, and its message
 
 
 def _open_eight_rows(page, server, tmp_path) -> None:  # noqa: F811
@@ -142,9 +157,8 @@ def test_step_through_fits_a_projector_on_a_large_table(server, projector):  # n
     page.wait_for_timeout(1500)  # let the page settle after its first runs
     page.get_by_role("heading", name="Step through · logistic_regression").click()
     for k in range(1, 4):
-        page.keyboard.press("ArrowRight")
-        _step_text(page, k)
-        _wait_for_app(page)  # a key pressed while the page reruns can be lost
+        _press_to_step(page, "ArrowRight", k)
+        _wait_for_app(page)
     _check_layout(page, "breast cancer")
     assert page.locator("table.ml-steps tbody tr").count() <= 14  # a window, not 569 rows
     ARTIFACTS.mkdir(exist_ok=True)
