@@ -127,7 +127,7 @@ def test_step_through_with_the_arrow_keys(server, projector, tmp_path):  # noqa:
     _expect_counts(page, 0, 0)
     page.get_by_role("heading", name="Step through · score").click()  # focus off any input
     for k in range(1, len(EXPECTED)):
-        page.keyboard.press("ArrowRight")
+        _press_to_step(page, "ArrowRight", k)
         _expect_counts(page, *EXPECTED[k])
         if k == 4:  # the tie: both rows cross in one step, the ROC moves diagonally
             change = page.locator(".st-key-step_through_change").inner_text()
@@ -142,7 +142,7 @@ def test_step_through_with_the_arrow_keys(server, projector, tmp_path):  # noqa:
     assert "0.8167 = library AP" in sums
     assert "0.7812 = library AUC" in sums
     for k in range(len(EXPECTED) - 2, 1, -1):
-        page.keyboard.press("ArrowLeft")
+        _press_to_step(page, "ArrowLeft", k)
         _expect_counts(page, *EXPECTED[k])
     _check_layout(page, "eight rows")
     page.screenshot(path=ARTIFACTS / "step_through-eight-rows.png")
