@@ -812,7 +812,8 @@ if same_labels:
         "Total cost = cost_FP·FP + cost_FN·FN − benefit_TP·TP − benefit_TN·TN at every distinct "
         "threshold; dots mark each model's least cost: "
         + "; ".join(
-            f"{md(m)} {c.cost[c.best]:,.4g} at {c.best_threshold:.4g}" for m, c in costs.items()
+            f"{md(m)} {c.cost[c.best]:,.4g} at {thresholds.label(ds, m, c.best_threshold)}"
+            for m, c in costs.items()
         )
         + "."
     )
@@ -849,8 +850,9 @@ if len(models) >= 2 and not ds.mapping.per_class:
     y_ab, s_a, s_b = ds.labels_for(model_a), ds.score(model_a), ds.score(model_b)
     flips = flip_table(y_ab, s_a, t_a, s_b, t_b, sample_weight=ds.weight)
     st.caption(
-        f"Each model at its own threshold ({md(model_a)} ≥ {t_a:.4g}, {md(model_b)} ≥ "
-        f"{t_b:.4g}). Cells: rows (of them {md(ds.positive_name)} / {md(ds.negative_name)})."
+        f"Each model at its own threshold ({md(model_a)} ≥ {thresholds.label(ds, model_a, t_a)}, "
+        f"{md(model_b)} ≥ {thresholds.label(ds, model_b, t_b)}). Cells: rows (of them "
+        f"{md(ds.positive_name)} / {md(ds.negative_name)})."
     )
     cells = pd.DataFrame(
         [

@@ -42,7 +42,7 @@ prevalence = curves[0].counts.n_pos / (curves[0].counts.n_pos + curves[0].counts
 points = (
     "Dots mark each model's operating point at its own threshold, the one the Threshold page "
     "sets: "
-    + "; ".join(f"{md(name)} {t:.4g}" for name, t in threshold.items())
+    + "; ".join(f"{md(name)} {thresholds.label(ds, name, t)}" for name, t in threshold.items())
     + ". Areas (AUC, AP) use every row; the charts draw at most about 2,000 points per curve."
 )
 if not presenting:

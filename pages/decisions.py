@@ -58,7 +58,16 @@ with cost_tab:
         c = curves[m]
         fpr, fnr = decision_compute.rates_at(ds, m, threshold[m])
         lines.append(
-            decision_charts.CostLines(m, c.cost_x, c.cost, fpr, fnr, threshold[m], c.cost_area)
+            decision_charts.CostLines(
+                m,
+                c.cost_x,
+                c.cost,
+                fpr,
+                fnr,
+                threshold[m],
+                c.cost_area,
+                threshold_text=thresholds.label(ds, m, threshold[m]),
+            )
         )
         pi = c.n_pos / (c.n_pos + c.n_neg)
         pc = pi * ratio / (pi * ratio + (1.0 - pi))
@@ -228,7 +237,12 @@ with gain_tab:
 with det_tab:
     dlines = [
         decision_charts.DetLines(
-            m, curves[m].det_fpr, curves[m].det_fnr, curves[m].eer.rate, curves[m].eer.threshold
+            m,
+            curves[m].det_fpr,
+            curves[m].det_fnr,
+            curves[m].eer.rate,
+            curves[m].eer.threshold,
+            eer_threshold_text=thresholds.label(ds, m, curves[m].eer.threshold),
         )
         for m in models
     ]

@@ -128,10 +128,11 @@ with reset_col:
     )
 
 threshold = min(max(thresholds.current(ds, model), low), high)
+shown_threshold = thresholds.label(ds, model, threshold)  # digits that keep the count true
 c = counts.at(threshold)  # a lookup in the precomputed counts, never a recount
 beta = float(st.session_state.get("threshold_beta", 1.0))
 st.markdown(
-    f"Scores ≥ **{threshold:.4g}** are predicted {md(ds.positive_name)}: "
+    f"Scores ≥ **{shown_threshold}** are predicted {md(ds.positive_name)}: "
     + (
         f"rows of weight **{amount(c.tp + c.fp)}** of the total {amount(n_total)}"
         if weighted
@@ -235,10 +236,10 @@ explain(
         rf"{num(c.accuracy)},\quad p_e = {num(kappa_chance)},\quad \kappa = {num(c.cohen_kappa)}",
     ],
     note=(
-        f"TP, FP, TN, FN sum the weights of the rows at threshold {threshold:.4g}; "
+        f"TP, FP, TN, FN sum the weights of the rows at threshold {shown_threshold}; "
         f"n = {amount(n_total)} is the total weight. "
         if weighted
-        else f"TP, FP, TN, FN count the rows at threshold {threshold:.4g}; n = {n_total:,.0f}. "
+        else f"TP, FP, TN, FN count the rows at threshold {shown_threshold}; n = {n_total:,.0f}. "
     )
     + "p_e is the agreement expected by chance: the products of the predicted and actual class "
     "shares, summed over both classes. A ratio 0/0 is shown as 0, except the rates of a class "

@@ -16,7 +16,7 @@ from tests.test_browser import (  # noqa: F401  (fixtures, and the skip without 
     pytestmark,
     server,
 )
-from ui import data
+from ui import data, thresholds
 from ui.explain import num
 
 
@@ -159,7 +159,8 @@ def test_decision_curves_page_in_a_browser(server, page):  # noqa: F811
         page.wait_for_timeout(1500)
         page.screenshot(path=ARTIFACTS / f"decisions-{name}-1400x1000.png", full_page=True)
     e = metrics.equal_error_rate(ds.labels_for(ds.models[0]), ds.score(ds.models[0]))
-    _wait_legend(page, f"{ds.models[0]} EER {e.rate:.2%} (threshold {e.threshold:.4g})")
+    written = thresholds.label_on(np.unique(ds.score(ds.models[0])), e.threshold)
+    _wait_legend(page, f"{ds.models[0]} EER {e.rate:.2%} (threshold {written})")
     page.set_viewport_size({"width": 1280, "height": 720})
     page.wait_for_timeout(1500)
     page.screenshot(path=ARTIFACTS / "decisions-det-1280x720.png")

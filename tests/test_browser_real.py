@@ -11,6 +11,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import numpy as np
+import pandas as pd
 import pytest
 
 from tests.test_browser import (  # noqa: F401  (fixtures, and the skip without Chromium)
@@ -22,6 +24,8 @@ from tests.test_browser import (  # noqa: F401  (fixtures, and the skip without 
     pytestmark,
     server,
 )
+from ui import thresholds
+from ui.loading import read_table
 
 REAL = Path(__file__).resolve().parent / "data" / "real"
 MANIFEST = json.loads((REAL / "manifest.json").read_text())
@@ -61,8 +65,12 @@ def test_a_real_export_opens_on_every_page(server, page, name):  # noqa: F811
     expect(tags).to_have_count(len(spec["scores"]), timeout=20_000)
     assert sorted(t.strip() for t in tags.all_inner_texts()) == sorted(spec["scores"])
     expected = spec["scores"][first]["threshold"]
-    # The sentence under the slider states the threshold in use.
-    expect(page.get_by_text(f"Scores ≥ {expected:.4g} are predicted")).to_be_visible()
+    # The sentence under the slider states the threshold in use, with the digits that keep the
+    # rows it selects (ui.thresholds.label_on, on the column's scores).
+    frame, _ = read_table(name, (REAL / name).read_bytes())  # as the app reads it
+    column = pd.to_numeric(frame[first], errors="coerce").dropna()
+    written = thresholds.label_on(np.unique(column.to_numpy(dtype=float)), expected)
+    expect(page.get_by_text(f"Scores ≥ {written} are predicted")).to_be_visible()
     for title in PAGES:
         page.get_by_role("link", name=title).click()
         _wait_for_app(page)

@@ -99,3 +99,27 @@ def test_below_chance_is_rare_under_chance_and_sure_when_inverted():
     assert not score_state.below_chance(0.45, 10, 10)  # a small table: within chance
     assert score_state.below_chance(0.35, 10, 10, weighted=True)  # weights: the 0.1 margin
     assert not score_state.below_chance(float("nan"), 10, 10)
+
+
+def test_the_threshold_written_in_the_sentence_gives_its_count():
+    """Log-odds at full precision (a fraud log's): the page writes the threshold with as many
+    digits as it takes for "Scores ≥ X: n rows" to hold when X is typed back (2.722 for
+    2.72171... had dropped a row), on the Threshold page, in the sidebar and on Curves."""
+    rng = np.random.default_rng(7)
+    y = rng.random(3000) < 0.05
+    s = rng.normal(size=3000) * 2 - 3 + 2.5 * y
+    s[np.argsort(-s)[82]] = 2.72171234  # the default (k-th highest) and one just above
+    s[np.argsort(-s)[81]] = 2.7219
+    at = _threshold_page(pd.DataFrame({"label": y.astype(int), "logit": s}))
+    for value in (None, 0.123456789, -1.0000001):
+        if value is not None:
+            at.slider(key="threshold_slider").set_value(value).run()
+        text = markdown_text(at)
+        shown = text.split("Scores ≥ **")[1].split("**")[0]
+        count = int(text.split("are predicted label = 1: **")[1].split("**")[0].replace(",", ""))
+        assert (s >= float(shown)).sum() == count, (value, shown, count)
+        assert len(shown.lstrip("-").replace(".", "")) <= 9, shown
+    sidebar = " ".join(c.value for c in at.sidebar.caption)
+    assert f"Now {shown}." in sidebar, sidebar
+    at.switch_page("pages/curves.py").run()
+    assert any(f"logit {shown}" in c.value for c in at.caption)

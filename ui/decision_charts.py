@@ -48,6 +48,7 @@ class CostLines:
     fnr: float
     threshold: float
     area: float
+    threshold_text: str = ""  # the threshold as the page writes it (ui.thresholds.label)
 
 
 def _cost_top(models: list[CostLines]) -> float:
@@ -79,7 +80,7 @@ def cost_figure(models: list[CostLines], *, height: int = 460) -> go.Figure:
         fig.add_trace(
             go.Scatter(
                 x=[0.0, 1.0], y=[m.fpr, m.fnr], mode="lines",
-                name=f"{m.name} at threshold {m.threshold:.4g}",
+                name=f"{m.name} at threshold {m.threshold_text or format(m.threshold, '.4g')}",
                 line=dict(color=_color(i), width=1.5, dash="dash"), legendgroup=m.name,
                 hovertemplate=f"FPR {m.fpr:.3f} at x = 0, FNR {m.fnr:.3f} at x = 1"
                 "<br>x %{x:.3f}, cost %{y:.4f}<extra>" + m.name + "</extra>",
@@ -223,6 +224,7 @@ class DetLines:
     fnr: np.ndarray
     eer: float
     eer_threshold: float
+    eer_threshold_text: str = ""  # as the page writes it (ui.thresholds.label)
 
 
 def det_figure(models: list[DetLines], *, height: int = 560) -> go.Figure:
@@ -256,7 +258,8 @@ def det_figure(models: list[DetLines], *, height: int = 560) -> go.Figure:
             fig.add_trace(
                 go.Scatter(
                     x=[z], y=[z], mode="markers", legendgroup=m.name,
-                    name=f"{m.name} EER {m.eer:.2%} (threshold {m.eer_threshold:.4g})",
+                    name=f"{m.name} EER {m.eer:.2%} (threshold "
+                    f"{m.eer_threshold_text or format(m.eer_threshold, '.4g')})",
                     marker=dict(color=_color(i), size=11, symbol="diamond",
                                 line=dict(color="white", width=1.5)),
                     hovertemplate=f"equal error rate {m.eer:.4f}<extra>{m.name}</extra>",

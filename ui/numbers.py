@@ -8,7 +8,7 @@ difference, and is never displayed as one.
 from __future__ import annotations
 
 import math
-from decimal import ROUND_FLOOR, Decimal
+from decimal import ROUND_HALF_EVEN, Decimal
 from fractions import Fraction
 
 __all__ = ["REL_TOL", "count", "difference_text", "exact_fraction", "plural", "same"]
@@ -64,18 +64,23 @@ def exact_fraction(
     return f
 
 
-def shortest_cut(threshold: float, below: float, *, digits: int = 4) -> float:
-    """``threshold`` cut down to ``digits`` significant digits, or to as many more as it takes
-    to stay above ``below``: when ``below`` is the highest score under ``threshold``, the cut
-    selects the same rows (``score >= cut``) and a user can type it back exactly (0.7176 for
-    0.717641…, but 0.71764 when a score sits at 0.71762). Not finite or 0: returned as is."""
+def shortest_cut(
+    threshold: float, below: float, above: float | None = None, *, digits: int = 4
+) -> float:
+    """``threshold`` rounded to ``digits`` significant digits, or to as many more as it takes
+    for the rounded number to lie in ``(below, above]``. With ``below`` the highest score under
+    ``threshold`` and ``above`` the lowest score at or over it (``threshold`` itself when not
+    given), every number there selects the same rows (``score >= cut``): the cut can be
+    written, and typed back, without changing the rule (2.7217 for a score of 2.72171…, where
+    2.722 would drop that row). Not finite or 0: returned as is."""
     t, low = float(threshold), float(below)
+    high = t if above is None else float(above)
     if not math.isfinite(t) or t == 0:
         return t
     exact = Decimal(repr(t))
     first = digits - 1 - math.floor(math.log10(abs(t)))  # decimals of `digits` significant ones
     for decimals in range(first, first + 20):
-        cut = float(exact.quantize(Decimal(1).scaleb(-decimals), rounding=ROUND_FLOOR))
-        if low < cut <= t:
-            return cut if len(repr(cut)) <= len(repr(t)) else t  # -999,901 is not -1,000,000
+        cut = float(exact.quantize(Decimal(1).scaleb(-decimals), rounding=ROUND_HALF_EVEN))
+        if low < cut <= high:
+            return cut if len(repr(cut)) <= len(repr(t)) else t  # not -1e6 for -999,901
     return t

@@ -193,8 +193,8 @@ def _scales_widget(ds: data.Dataset) -> None:
             value, rule = thresholds.default(ds, model)
             now = thresholds.current(ds, model)
             st.caption(
-                f"{md(sc.reason)}. Default threshold {value:.4g}: {rule}."
-                + ("" if now == value else f" Now {now:.4g}.")
+                f"{md(sc.reason)}. Default threshold {thresholds.label(ds, model, value)}: "
+                f"{rule}." + ("" if now == value else f" Now {thresholds.label(ds, model, now)}.")
             )
 
 

@@ -18,11 +18,14 @@ import pandas as pd
 import streamlit as st
 
 from ui import data
+from ui.numbers import shortest_cut
 from ui.roles import SCALES, Scale, default_threshold, default_threshold_rule, infer_scale
 
 __all__ = [
     "current",
     "default",
+    "label",
+    "label_on",
     "reset",
     "scale",
     "set_scale",
@@ -106,6 +109,24 @@ def current(ds: data.Dataset, model: str) -> float:
     """The model's threshold: what the user set, else its scale's default."""
     value = st.session_state.get("thresholds", {}).get(model)
     return default(ds, model)[0] if value is None else value
+
+
+def label(ds: data.Dataset, model: str, threshold: float) -> str:
+    """``threshold`` as the pages write it for ``model``: :func:`label_on` its scores."""
+    return label_on(data.state(ds, model).finite_scores()[::-1], threshold)
+
+
+def label_on(scores: np.ndarray, threshold: float) -> str:
+    """``threshold`` with the fewest digits (at least 4 significant) that predict the same rows
+    of ``scores`` (distinct, ascending) as ``score >= threshold``: a sentence "scores ≥ X: n
+    rows" stays true, and X typed back gives the same rule. An infinite one in words."""
+    t = float(threshold)
+    if math.isinf(t):
+        return "+∞ (no row flagged)" if t > 0 else "−∞ (every row flagged)"
+    at = int(np.searchsorted(scores, t, side="left"))  # the first score >= t
+    below = float(scores[at - 1]) if at else -math.inf
+    above = float(scores[at]) if at < scores.size else math.inf
+    return f"{shortest_cut(t, below, above):.15g}"
 
 
 def set_threshold(model: str, value: float) -> None:
