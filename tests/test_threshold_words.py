@@ -123,3 +123,25 @@ def test_the_threshold_written_in_the_sentence_gives_its_count():
     assert f"Now {shown}." in sidebar, sidebar
     at.switch_page("pages/curves.py").run()
     assert any(f"logit {shown}" in c.value for c in at.caption)
+
+
+def test_a_setting_that_cannot_be_used_on_the_same_file_says_which_settings_are_shown():
+    """A graded search log: unticking "Graded relevance" leaves a 5-valued label. The sidebar
+    says to tick it back; the page says it shows the same file as it last could be used, and
+    with which settings, instead of "showing search.csv" about search.csv."""
+    rng = np.random.default_rng(2)
+    n = 400
+    frame = pd.DataFrame({"query_id": np.repeat(np.arange(20), 20),
+                          "relevance": rng.integers(0, 5, n),
+                          "ranker": rng.random(n)})  # fmt: skip
+    at = _threshold_page(frame)
+    graded = next(c for c in at.sidebar.checkbox if c.label.startswith("Graded relevance"))
+    assert graded.value
+    graded.uncheck().run()
+    assert not at.exception, at.exception
+    errors = " ".join(e.value for e in at.sidebar.error)
+    assert 'tick "Graded relevance"' in errors, errors
+    said = [w.value for w in at.warning if "cannot be used" in w.value]
+    assert len(said) == 1, said
+    assert "cannot be used with the sidebar's current settings" in said[0]
+    assert "as it last could be used: positive relevance \\> 0; user/query query\\_id" in said[0]

@@ -530,6 +530,15 @@ class Problem:
         return bool(self.rows.any())
 
 
+def _is_grade(value) -> bool:
+    """A relevance grade: a whole number >= 0 (0, 1, 2, ... as numbers)."""
+    try:
+        number = float(value)
+    except (TypeError, ValueError):
+        return False
+    return not isinstance(value, (str, bool)) and number >= 0 and number.is_integer()
+
+
 def _rows_problem(column: str, mask: np.ndarray, what: str, then: str = "") -> Problem:
     """An error about some rows of one column, fixable by dropping them (the checkbox)."""
     return Problem(
@@ -618,12 +627,20 @@ def _binary_labels(
     values = pd.unique(series.dropna()).tolist()
     if len(values) > 2:
         shown = ", ".join(repr(v) for v in values[:6])
+        grades = all(_is_grade(v) for v in values)
         problems.append(
             Problem(
                 "error",
                 f"Label column {col!r} has {len(values)} distinct values ({shown}"
-                f"{', ...' if len(values) > 6 else ''}); a binary label needs two. Pick another "
-                "label column, or use the label_<class> / score_<class> layout.",
+                f"{', ...' if len(values) > 6 else ''}); a binary label needs two. "
+                + (
+                    'If they are relevance grades, tick "Graded relevance" (every grade above '
+                    "0 counts as positive). Or pick another label column, or a multi-class "
+                    "layout."
+                    if grades
+                    else "Pick another label column, or use the label_<class> / score_<class> "
+                    "layout."
+                ),
             )
         )
         return None, problems

@@ -324,6 +324,20 @@ def dataset_line(ds: data.Dataset) -> str:
     return f":material/table_chart: {sources.of(ds).label}: **{md(ds.name)}**"
 
 
+def _settings_text(ds: data.Dataset) -> str:
+    """The column settings a dataset was read with, in a few words of markdown ("positive
+    relevance > 0; user/query query_id; model ranker"), the names escaped."""
+    m = ds.mapping
+    parts = [f"positive {md(ds.positive_name)}"]
+    if m.group:
+        parts.append(f"user/query {md(m.group)}")
+    if m.weight:
+        parts.append(f"weight {md(m.weight)}")
+    models = ", ".join(md(x) for x in ds.models[:4]) + (", ..." if len(ds.models) > 4 else "")
+    parts.append(f"model{'s' * (len(ds.models) != 1)} {models}")
+    return "; ".join(parts)
+
+
 def page_context(
     *, require_usable: bool = True, requires: tuple[str, ...] = (), what: str = "This page"
 ) -> tuple[data.Dataset, str | None]:
@@ -370,10 +384,17 @@ def page_context(
     if not _usable(ds):
         previous = st.session_state.get("last_good_dataset")
         if previous is not None:
-            st.warning(
-                f"{md(ds.name)} cannot be used yet (the sidebar says what to fix); showing "
-                f"{md(previous.name)} meanwhile."
-            )
+            if previous.name == ds.name:  # the same file under settings that cannot be used
+                st.warning(
+                    f"{md(ds.name)} cannot be used with the sidebar's current settings (it says "
+                    f"what to fix). The pages show it as it last could be used: "
+                    f"{_settings_text(previous)}."
+                )
+            else:
+                st.warning(
+                    f"{md(ds.name)} cannot be used yet (the sidebar says what to fix); showing "
+                    f"{md(previous.name)} meanwhile."
+                )
             _name(previous)
             model = st.session_state.get("model")  # the sidebar's box lists previous's models
             return previous, model if model in previous.models else st.session_state[
