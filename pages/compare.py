@@ -262,6 +262,14 @@ def _power_sentence(a: str, b: str) -> None:
     except ValueError as exc:
         text_col.caption(md(f"No power figure: {exc}", limit=300))
         return
+    if smallest < 5e-4:  # would print as 0.000: no paired variance to plan with
+        text_col.markdown(
+            f"{md(a)} and {md(b)} order these rows' positive-negative pairs (almost) the same "
+            "way, so the paired difference of their AUCs has (almost) no variance here and any "
+            "difference would count as found. That says nothing about two models that rank "
+            "rows differently: no power figure from these two."
+        )
+        return
     text_col.markdown(
         f"With these {n_pos:,} positives and {y.size - n_pos:,} negatives, a difference of "
         f"**{d:.3f}** in AUC between {md(a)} and {md(b)} is found with power "

@@ -205,3 +205,20 @@ def test_the_html_report_downloads_from_compare_with_the_library_numbers():
     auc = metrics.roc_auc_score(ds.y, ds.score(ds.models[0]))
     assert f"{auc:.4f}" in html
     assert re.search(r"Download the report", str(at.get("download_button")))
+
+
+def test_models_that_rank_alike_get_no_power_figure():
+    """A calibrated model and its sharpened copy rank every row alike: the paired AUC difference
+    has no variance, so "power 100%, smallest difference 0.000" would mean nothing; the page
+    says why there is no figure instead."""
+    rng = np.random.default_rng(5)
+    y = rng.random(600) < 0.4
+    p = 1 / (1 + np.exp(-(rng.normal(size=600) + 1.5 * y - 0.5)))
+    sharp = p**3 / (p**3 + (1 - p) ** 3)  # the same order, over-confident
+    at = open_page("pages/threshold.py")
+    upload_frame(at, pd.DataFrame({"label": y.astype(int), "p_cal": p, "p_sharp": sharp}))
+    at.switch_page("pages/compare.py").run()
+    assert not at.exception, at.exception
+    text = "\n".join(m.value for m in at.markdown)
+    assert "found with power" not in text
+    assert "order these rows' positive-negative pairs (almost) the same way" in text
