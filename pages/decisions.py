@@ -96,6 +96,13 @@ with cost_tab:
     if len({round(r["PC(+)"], 9) for r in table}) == 1:
         fig.add_vline(x=table[0]["PC(+)"], line=dict(color="#555555", width=1, dash="dash"))
     chart(fig, key="decisions_cost", name="cost-curves")
+    hidden = decision_charts.same_envelopes(lines)
+    if hidden:
+        st.caption(
+            ":material/visibility_off: "
+            + "; ".join(f"{md(a)} draws exactly over {md(b)}" for a, b in hidden)
+            + ": the same envelope (the models rank the rows alike), so only one line shows."
+        )
     st.dataframe(pd.DataFrame(table), hide_index=True, width="stretch")
     st.caption(
         "Each solid line is a model's lower envelope: the least normalised expected cost any "

@@ -218,3 +218,14 @@ def test_is_probability():
     assert is_probability(np.array([0.0, 0.3, 1.0]))
     assert not is_probability(np.array([-0.1, 0.5]))
     assert not is_probability(np.array([0.5, 1.5]))
+
+
+def test_an_envelope_drawn_over_another_is_named():
+    """A model and a monotone copy of it rank rows alike: the same envelope, the later line
+    hides the earlier one, and the page is told so; different models are not paired."""
+    rng = np.random.default_rng(8)
+    y = rng.random(300) < 0.4
+    a = np.clip(0.3 + 0.5 * y + rng.normal(0, 0.25, 300), 0.001, 0.999)
+    lines = _cost_lines(y, {"a": a, "b": rng.random(300), "a_sharp": a**3 / (a**3 + (1 - a) ** 3)})
+    assert decision_charts.same_envelopes(lines) == [("a_sharp", "a")]
+    assert decision_charts.same_envelopes(lines[:2]) == []

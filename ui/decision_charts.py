@@ -215,6 +215,18 @@ def probit(rates) -> np.ndarray:
     return np.array(out)
 
 
+def same_envelopes(models: list[CostLines]) -> list[tuple[str, str]]:
+    """(later, earlier) for each model whose envelope equals an earlier one's: drawn after it,
+    it hides that line completely."""
+    out = []
+    for j, later in enumerate(models):
+        for earlier in models[:j]:
+            if np.array_equal(later.x, earlier.x) and np.array_equal(later.cost, earlier.cost):
+                out.append((later.name, earlier.name))
+                break
+    return out
+
+
 @dataclass(frozen=True)
 class DetLines:
     """One model on the DET chart: :func:`metrics.det_curve` rates and its equal error rate."""
