@@ -112,20 +112,29 @@ def current(ds: data.Dataset, model: str) -> float:
 
 
 def label(ds: data.Dataset, model: str, threshold: float) -> str:
-    """``threshold`` as the pages write it for ``model``: :func:`label_on` its scores."""
-    return label_on(data.state(ds, model).finite_scores()[::-1], threshold)
+    """``threshold`` as the pages write it for ``model``: :func:`label_on` its scores (cached:
+    the sidebar writes every listed model's on each rerun)."""
+    return _label(ds.key, model, float(threshold), ds)
+
+
+@st.cache_data(max_entries=256, show_spinner=False)
+def _label(key: tuple, model: str, threshold: float, _ds: data.Dataset) -> str:
+    # the scores as the source holds them, unsorted: one pass, no sort (as the sidebar needs)
+    return label_on(data.scores_seen(_ds, model), threshold)
 
 
 def label_on(scores: np.ndarray, threshold: float) -> str:
     """``threshold`` with the fewest digits (at least 4 significant) that predict the same rows
-    of ``scores`` (distinct, ascending) as ``score >= threshold``: a sentence "scores ≥ X: n
-    rows" stays true, and X typed back gives the same rule. An infinite one in words."""
+    of ``scores`` (any order, repeats allowed) as ``score >= threshold``: a sentence "scores ≥
+    X: n rows" stays true, and X typed back gives the same rule. An infinite one in words."""
     t = float(threshold)
     if math.isinf(t):
         return "+∞ (no row flagged)" if t > 0 else "−∞ (every row flagged)"
-    at = int(np.searchsorted(scores, t, side="left"))  # the first score >= t
-    below = float(scores[at - 1]) if at else -math.inf
-    above = float(scores[at]) if at < scores.size else math.inf
+    s = np.asarray(scores, dtype=np.float64)
+    s = s[np.isfinite(s)]
+    under, over = s[s < t], s[s >= t]
+    below = float(under.max()) if under.size else -math.inf
+    above = float(over.min()) if over.size else math.inf
     return f"{shortest_cut(t, below, above):.15g}"
 
 
