@@ -5,6 +5,7 @@ These only make sense when scores lie in [0, 1]; each function says so when they
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import Any
 
@@ -13,16 +14,20 @@ import numpy as np
 from metrics._validation import check_binary_inputs
 
 __all__ = [
+    "CALIBRATION_ERROR_METHOD",
     "RECALIBRATION_METHODS",
     "BrierDecomposition",
+    "CalibrationErrorInterval",
     "Calibrator",
     "brier_decomposition",
     "brier_score_loss",
     "calibration_curve",
     "calibration_error",
+    "calibration_error_interval",
     "fit_calibrator",
     "log_loss",
     "recalibrate",
+    "squared_calibration_error",
 ]
 
 
@@ -189,6 +194,317 @@ def calibration_error(
     if norm == "l2":
         return float(np.sqrt(np.sum(share * gap * gap)))
     return float(np.max(gap))
+
+
+# --- debiased calibration error and its interval --------------------------------------------
+
+
+def _ce_features(r: np.ndarray, a: np.ndarray, bins: np.ndarray, n_bins: int) -> np.ndarray:
+    """Per-row values whose (count-weighted) sums per bin the estimator needs: shape
+    (n, 6 * n_bins), a row's values in its own bin's columns, zeros elsewhere. ``r`` is the
+    residual ``y - p`` and ``a`` the row weight; a row drawn ``c`` times counts as ``c`` rows."""
+    values = np.column_stack((a, a * a, a**3, a * r, (a * r) ** 2, a * a * r))
+    out = np.zeros((r.size, 6 * n_bins))
+    cols = bins[:, None] * 6 + np.arange(6)[None, :]
+    out[np.arange(r.size)[:, None], cols] = values
+    return out
+
+
+def _bin_terms(sums: np.ndarray, n_bins: int):
+    """Per bin, from the sums of :func:`_ce_features` (shape (..., 6 * n_bins)): the bin's
+    share of the weight, its mean residual ``d`` and the unbiased variance of that mean (all 0
+    for an empty bin)."""
+    s = sums.reshape(*sums.shape[:-1], n_bins, 6)
+    w, s2, s3, ar, q0, q1 = (s[..., k] for k in range(6))
+    total = w.sum(axis=-1)
+    used = w > 0
+    with np.errstate(invalid="ignore", divide="ignore"):
+        d = np.where(used, ar / w, 0.0)
+        spread = q0 - 2.0 * d * q1 + d * d * s2  # sum a^2 (r - d)^2
+        # E[sum a^2 (r - d)^2] = sigma^2 (S2 - 2 S3 / W + S2^2 / W^2) for i.i.d. residuals in
+        # the bin, and Var(d) = sigma^2 S2 / W^2. One row (or one weighted row) has no spread.
+        denom = s2 - 2.0 * s3 / w + (s2 / w) ** 2
+        ok = used & (denom > 1e-12 * np.maximum(s2, 1e-300))
+        var = np.where(ok, np.maximum(spread, 0.0) * (s2 / (w * w)) / denom, 0.0)
+        share = np.where(used, w / total[..., None], 0.0)
+    return share, d, var
+
+
+def squared_calibration_error(
+    y_true: Any,
+    y_prob: Any,
+    *,
+    n_bins: int = 10,
+    strategy: str = "uniform",
+    debiased: bool = True,
+    sample_weight: Any = None,
+    pos_label: Any = None,
+) -> float:
+    """Binned squared (l2) calibration error, debiased (Kumar, Liang & Ma 2019).
+
+    The plug-in ``sum_b n_b/n (ybar_b - pbar_b)^2`` (the reliability term of
+    :func:`brier_decomposition`) is biased upwards: each bin's gap carries its sampling noise,
+    whose square adds ``Var(ybar_b - pbar_b)`` on average, so a perfectly calibrated model
+    shows a positive error. The debiased estimate subtracts, bin by bin, an unbiased estimate of
+    that variance from the residuals ``r = y - p`` of the bin's rows:
+    ``sum_b n_b/n [(rbar_b)^2 - s_b^2 / n_b]`` with ``s_b^2`` the sample variance of ``r`` in
+    the bin. With one prediction per bin this is Kumar et al.'s estimator exactly (``s_b^2 /
+    n_b = ybar_b (1 - ybar_b) / (n_b - 1)``); with weights, the unbiased variance of a
+    weighted mean. It estimates the binned error of the population without bias, and can
+    therefore come out below 0 when the model is (nearly) calibrated.
+
+    Parameters
+    ----------
+    y_true : array-like of shape (n_samples,)
+        Binary labels.
+    y_prob : array-like of shape (n_samples,)
+        Predicted probabilities of the positive class, in [0, 1].
+    n_bins : int, default 10
+    strategy : {"uniform", "quantile"}, default "uniform"
+        Bins as :func:`calibration_curve`.
+    debiased : bool, default True
+        False gives the plug-in (equal to ``brier_decomposition(...).reliability``).
+    sample_weight : array-like of shape (n_samples,), optional
+    pos_label : scalar, optional
+
+    Returns
+    -------
+    float
+        In squared probability units; its square root (of the positive part) is the root
+        mean squared calibration error.
+
+    References
+    ----------
+    A. Kumar, P. Liang and T. Ma (2019), "Verified uncertainty calibration", NeurIPS,
+    section 5 (the debiased estimator of the squared calibration error).
+
+    Examples
+    --------
+    Bins [0, 0.5] and (0.5, 1]: gaps 0.15 and 0.2; the noise of 2-row bins is subtracted.
+
+    >>> y, p = [0, 0, 1, 1], [0.1, 0.2, 0.7, 0.9]
+    >>> round(squared_calibration_error(y, p, n_bins=2, debiased=False), 5)
+    0.03125
+    >>> round(squared_calibration_error(y, p, n_bins=2), 5)
+    0.025
+    """
+    y, p, w = _probabilities(y_true, y_prob, sample_weight, pos_label)
+    b = _binned(y, p, w, n_bins, strategy)
+    if not (b.total > 0).any():
+        return float("nan")
+    sums = _ce_features(y - p, b.weight, b.index, int(n_bins)).sum(axis=0)
+    share, d, var = _bin_terms(sums, int(n_bins))
+    return float(np.sum(share * (d * d - var)) if debiased else np.sum(share * d * d))
+
+
+@dataclass(frozen=True)
+class CalibrationErrorInterval:
+    """The debiased squared calibration error with its bootstrap interval.
+
+    Attributes
+    ----------
+    estimate : float
+        :func:`squared_calibration_error` (debiased; below 0 when the noise alone explains the
+        gaps).
+    low, high : float
+        The interval of the squared error. It always contains ``estimate``; ``low`` can be
+        below 0 (the interval is that of the debiased estimator, whose range includes
+        negative values; the error itself is 0 or more).
+    plugin : float
+        The binned plug-in (upward biased), for reference.
+    rms, rms_low, rms_high : float
+        The same on the probability scale: the square roots of the positive parts
+        (``sqrt(max(x, 0))``), the root mean squared calibration error.
+    confidence : float
+    n_resamples : int
+        Resamples that drew at least one row.
+    method : str
+        How the interval was made, in words.
+    """
+
+    estimate: float
+    low: float
+    high: float
+    plugin: float
+    rms: float
+    rms_low: float
+    rms_high: float
+    confidence: float
+    n_resamples: int
+    method: str
+
+
+CALIBRATION_ERROR_METHOD = (
+    "debiased squared calibration error (Kumar, Liang & Ma 2019); interval by inverting a "
+    "bootstrap test over recentred worlds of known error"
+)
+
+
+def _root(x: float) -> float:
+    return math.sqrt(x) if x > 0 else 0.0
+
+
+def _world_quantiles(
+    a: np.ndarray, b: np.ndarray, c: np.ndarray, lam: np.ndarray, alpha: float
+) -> tuple[np.ndarray, np.ndarray]:
+    """Per world ``lam`` (G,), the alpha/2 and 1 - alpha/2 quantiles over resamples of the
+    debiased estimate ``a + 2 b lam + c lam^2`` (each of a, b, c of shape (R,))."""
+    theta = a[:, None] + 2.0 * b[:, None] * lam[None, :] + c[:, None] * (lam * lam)[None, :]
+    low, high = np.quantile(theta, [alpha / 2.0, 1.0 - alpha / 2.0], axis=0)
+    return low, high
+
+
+def calibration_error_interval(
+    y_true: Any,
+    y_prob: Any,
+    *,
+    n_bins: int = 10,
+    strategy: str = "uniform",
+    confidence: float = 0.95,
+    n_resamples: int = 1000,
+    seed: int | np.random.Generator | None = 0,
+    sample_weight: Any = None,
+    groups: Any = None,
+    pos_label: Any = None,
+) -> CalibrationErrorInterval:
+    """The debiased squared calibration error and a bootstrap interval that covers the truth.
+
+    A percentile interval of a binned calibration error inherits the estimator's upward bias
+    (a resample's bins are noisier than the population's), so it can lie wholly above its
+    own estimate; and at a calibrated model (error 0, the edge of the range) the plain
+    bootstrap fails outright (Andrews 2000). Here the interval is the set of errors ``theta``
+    the data do not reject (a Neyman construction with the bootstrap): the world of error
+    ``theta`` is the empirical distribution with each bin's mean residual ``d_b`` shrunk (or
+    stretched) to ``lambda d_b``, ``lambda = sqrt(theta / plugin)``, so that its binned squared
+    error is ``theta``; resampling from it (the same row or group draws for every world) gives
+    the distribution of the debiased estimate when the truth is ``theta``, and ``theta`` is
+    kept when the estimate lies between that distribution's ``alpha / 2`` and
+    ``1 - alpha / 2`` quantiles. The worlds differ only by a shift of each bin's mean, so one
+    pass of resamples serves them all (the estimate is quadratic in ``lambda``).
+
+    Parameters
+    ----------
+    y_true : array-like of shape (n_samples,)
+    y_prob : array-like of shape (n_samples,)
+        Probabilities in [0, 1].
+    n_bins : int, default 10
+    strategy : {"uniform", "quantile"}, default "uniform"
+        Bins as :func:`calibration_curve`; quantile edges are fixed at the original rows'.
+    confidence : float, default 0.95
+    n_resamples : int, default 1000
+    seed : int, Generator or None, default 0
+    sample_weight : array-like of shape (n_samples,), optional
+    groups : array-like of shape (n_samples,), optional
+        Resample whole groups (users) instead of rows, widened for few groups as
+        :class:`metrics.SmallGroups` describes.
+    pos_label : scalar, optional
+
+    Returns
+    -------
+    CalibrationErrorInterval
+        ``low`` and ``high`` are the smallest and largest errors kept, widened to contain the
+        estimate (a negative estimate below every world's range keeps no error: the interval
+        is then the estimate alone, and does not contain 0).
+
+    Notes
+    -----
+    Resamples are drawn by the resampling core of :func:`metrics.fast_paired_bootstrap`
+    (each row, or group, a Poisson(1) number of times; the same draws for the same seed). The
+    truth it covers is the binned squared error of the population, with these bins. In
+    simulation (``python -m bench.bench_coverage --calibration``) the 95% interval covers it
+    for calibrated and miscalibrated scores within 92.5-97.5% at 1,000 rows and more.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> rng = np.random.default_rng(0)
+    >>> p = rng.uniform(0, 1, 2000)
+    >>> y = rng.random(2000) < p  # calibrated: the truth is 0
+    >>> r = calibration_error_interval(y, p, n_resamples=200, seed=1)
+    >>> bool(r.low <= 0.0 <= r.high), bool(r.low <= r.estimate <= r.high)
+    (True, True)
+    """
+    from metrics.bootstrap import _GroupDraws, small_groups_correction
+    from metrics.compare import _check_resampling, _Draws
+
+    if (
+        isinstance(confidence, bool)
+        or not isinstance(confidence, (int, float, np.floating))
+        or not 0.0 < float(confidence) < 1.0
+    ):
+        raise ValueError(
+            f"confidence must be a number between 0 and 1 (0.95 for a 95% interval), "
+            f"got {confidence!r}."
+        )
+    alpha = _check_resampling(n_resamples, 1.0 - float(confidence), "poisson")
+    y, p, w = _probabilities(y_true, y_prob, sample_weight, pos_label)
+    b = _binned(y, p, w, n_bins, strategy)
+    nb = int(n_bins)
+    nan = float("nan")
+    if not (b.total > 0).any():
+        return CalibrationErrorInterval(
+            nan, nan, nan, nan, nan, nan, nan, float(confidence), 0, CALIBRATION_ERROR_METHOD
+        )
+    features = _ce_features(y - p, b.weight, b.index, nb)
+    share, dev, var = _bin_terms(features.sum(axis=0), nb)
+    est = float(np.sum(share * (dev * dev - var)))
+    plugin = float(np.sum(share * dev * dev))
+    n = y.size
+    if groups is None:
+        draws = _Draws(y, seed, "poisson", False)
+    else:
+        draws = _GroupDraws(groups, n, seed, "poisson")
+    block = max(1, min(n_resamples, (1 << 22) // max(n, 1)))
+    # Per resample, its debiased estimate in the world lambda is a + 2 b lambda + c lambda^2:
+    # the resample's bin means are d*_b = d_b + e_b, and the world's are e_b + lambda d_b.
+    coef = np.full((n_resamples, 3), np.nan)
+    for first in range(0, n_resamples, block):
+        size = min(block, n_resamples - first)
+        c = draws.block(size).astype(np.float64)
+        sh, d_star, v = _bin_terms(c @ features, nb)
+        e = d_star - dev
+        with np.errstate(invalid="ignore"):
+            coef[first : first + size] = np.column_stack(
+                (
+                    np.sum(sh * (e * e - v), axis=1),
+                    np.sum(sh * e * dev, axis=1),
+                    np.sum(sh * dev * dev, axis=1),
+                )
+            )
+        coef[first : first + size][c.sum(axis=1) == 0] = np.nan  # an empty resample
+    coef = coef[np.isfinite(coef).all(axis=1)]
+    if coef.shape[0] == 0:
+        return CalibrationErrorInterval(
+            est, nan, nan, plugin, _root(est), nan, nan, float(confidence), 0,
+            CALIBRATION_ERROR_METHOD,
+        )  # fmt: skip
+    qa, qb, qc = coef.T
+    if plugin > 0:
+        # Worlds of error theta = lambda^2 plugin, on a grid reaching past the last one kept.
+        spread = float(np.std(qa)) + 2.0 * float(np.sqrt(np.mean(qb * qb) * plugin))
+        top = max(4.0 * plugin, (abs(est) + 8.0 * spread) * 2.0, 1e-12)
+        for _ in range(8):
+            theta = np.linspace(0.0, top, 801)
+            low_q, high_q = _world_quantiles(qa, qb, qc, np.sqrt(theta / plugin), alpha)
+            if low_q[-1] > est:
+                break
+            top *= 2.0
+        kept = theta[(low_q <= est) & (est <= high_q)]
+    else:  # every bin's gap is 0: no world but the calibrated one
+        low_q, high_q = np.quantile(qa, [alpha / 2.0, 1.0 - alpha / 2.0])
+        kept = np.array([0.0]) if low_q <= est <= high_q else np.array([])
+    if kept.size:
+        low, high = min(float(kept[0]), est), max(float(kept[-1]), est)
+    else:
+        low = high = est
+    if groups is not None:
+        g = draws.inverse
+        sizes = np.bincount(g, weights=b.weight, minlength=int(g.max()) + 1)
+        low, high = small_groups_correction(sizes, alpha=alpha).widen(est, low, high)
+    return CalibrationErrorInterval(
+        est, float(low), float(high), plugin, _root(est), _root(low), _root(high),
+        float(confidence), int(coef.shape[0]), CALIBRATION_ERROR_METHOD,
+    )  # fmt: skip
 
 
 @dataclass(frozen=True)
