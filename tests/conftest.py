@@ -8,6 +8,9 @@ import pytest
 from hypothesis import settings
 from streamlit.runtime.pages_manager import PagesManager
 
+# Time by file and by kind at the end of every run (tests/suite_timing.py).
+pytest_plugins = ["tests.suite_timing"]
+
 # CI (``.ci/run`` sets HYPOTHESIS_PROFILE=ci) draws the same generated inputs on every run, so
 # a landing is decided by the code, not by the draw; a local `make test` keeps drawing new ones
 # (two CI runs in a row met a new generated case the developer's runs had not).
