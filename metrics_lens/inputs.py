@@ -9,15 +9,16 @@ what arrived; the command line prints it on one line and exits 2.
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass, replace
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
-from ui.loading import ColumnMapping, LoadError, guess_mapping, prepare, read_table
+from ui.loading import ColumnMapping, LoadError, guess_mapping, prepare, read_path
 
-__all__ = ["BadInput", "Table", "load_frame", "mapped_table"]
+__all__ = ["BadInput", "Table", "load_frame", "mapped_table", "same_file"]
 
 
 class BadInput(ValueError):
@@ -57,20 +58,25 @@ class Table:
 
 
 def load_frame(path: str | Path) -> tuple[pd.DataFrame, list[str]]:
-    """Read a table file; raises :class:`BadInput` with one sentence when it cannot."""
-    p = Path(path)
-    if not p.exists():
-        raise BadInput(f"{path}: no such file.")
-    if p.is_dir():
-        raise BadInput(f"{path} is a directory; give a CSV or Parquet file.")
+    """Read a table file with the checks an upload gets (:func:`ui.loading.read_path`: a
+    regular file, its size, decompressed size, columns and header, within the memory budget);
+    the name is that file, never a pattern. Raises :class:`BadInput` with one sentence."""
     try:
-        data = p.read_bytes()
-    except OSError as exc:
-        raise BadInput(f"{path} cannot be read: {exc.strerror or exc}.") from None
-    try:
-        return read_table(p.name, data)
+        return read_path(path)
     except LoadError as exc:
         raise BadInput(str(exc)) from None
+
+
+def same_file(a: str | Path, b: str | Path) -> bool:
+    """True when writing ``b`` would write over ``a``: the same path once resolved (symbolic
+    links followed), or the same file under another name (a hard link: same device and inode)."""
+    try:
+        if os.path.realpath(a) == os.path.realpath(b):
+            return True
+        sa, sb = os.stat(a), os.stat(b)
+    except (OSError, ValueError):
+        return False
+    return (sa.st_dev, sa.st_ino) == (sb.st_dev, sb.st_ino)
 
 
 def _check_column(frame: pd.DataFrame, column: str | None, role: str) -> None:

@@ -10,11 +10,14 @@ Nothing here writes to disk or evaluates anything: bytes in, a DataFrame out.
 
 from __future__ import annotations
 
+import contextlib
 import csv
 import io
-import json
+import os
 import re
+import stat
 import zlib
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -30,7 +33,9 @@ __all__ = [
     "Problem",
     "guess_mapping",
     "prepare",
+    "read_path",
     "read_table",
+    "regular_file",
 ]
 
 MAX_LISTED = 5
@@ -125,6 +130,7 @@ def _gunzip(name: str, data: bytes, limit: int) -> bytes:
 
 
 MAX_COLUMNS = 1_000  # a score table has a label, a few ids and scores; features belong elsewhere
+MAX_HEADER_CHARS = 100_000  # characters of a text table's header row (1,000 names of 100)
 
 
 def _check_width(name: str, n_columns: int) -> None:
@@ -139,25 +145,126 @@ def _check_width(name: str, n_columns: int) -> None:
         )
 
 
-def _parquet_limit(name: str, data: bytes, limit: int) -> None:
-    """Refuse a Parquet file whose columns, read as arrays, take more than ``limit`` bytes
-    (its metadata says how many rows; run-length encoding packs millions into a few bytes)."""
+_FIXED_BYTES = 8  # a row of a number, date or boolean column, or a text cell's pointer
+
+
+def _leaves(t) -> int:
+    """Parquet leaf columns of one Arrow field's type (a struct has one per field, and so on)."""
+    import pyarrow as pa
+
+    if pa.types.is_struct(t):
+        return sum(_leaves(t.field(i).type) for i in range(t.num_fields)) or 1
+    if pa.types.is_map(t):
+        return _leaves(t.key_type) + _leaves(t.item_type)
+    if pa.types.is_list(t) or pa.types.is_large_list(t) or pa.types.is_fixed_size_list(t):
+        return _leaves(t.value_type)
+    return 1
+
+
+def _is_nested(t) -> bool:
+    import pyarrow as pa
+
+    return pa.types.is_nested(t)
+
+
+def _is_text(t) -> bool:
+    import pyarrow as pa
+
+    return any(
+        f(t) for f in (pa.types.is_string, pa.types.is_large_string, pa.types.is_binary,
+                       pa.types.is_large_binary)
+    )  # fmt: skip
+
+
+def _over(name: str, what: str, limit: int) -> LoadError:
+    from ui.budget import MB
+
+    return LoadError(
+        f"{name} {what} more than {limit / MB:,.0f} MB once read, the most this server reads "
+        "from one file (set by its memory budget, METRICS_LENS_BUDGET_MB, and its upload limit), "
+        "so it was not read. Upload a smaller table, or only the columns the dashboard needs "
+        "(the label, the scores, an id)."
+    )
+
+
+@dataclass(frozen=True)
+class ParquetPlan:
+    """What reading a Parquet file takes, from its metadata and its dictionaries, before it is
+    read: the plain columns to read, the nested ones left out (with their types), and the bytes
+    the plain ones take once decoded (8 a row, and a text cell's characters)."""
+
+    columns: tuple[str, ...]
+    nested: tuple[tuple[str, str], ...]
+    nbytes: int
+
+
+def parquet_plan(name: str, data: bytes, limit: int) -> ParquetPlan | None:
+    """The :class:`ParquetPlan` of ``data``, or :class:`LoadError` when reading it would take
+    more than ``limit`` bytes. None for a file whose metadata cannot be read (the read says why).
+
+    Never decodes what it measures: numbers are counted from the row count; a text column's
+    length is the sum, over rows, of the lengths of its dictionary entries (one value repeated
+    over a million rows is a few kB on disk and gigabytes decoded); text written without a
+    dictionary is bounded by its uncompressed page sizes, and delta-encoded text (which can
+    repeat a long prefix for free) is counted in small batches that stop at the limit. Lists,
+    structs and maps are never read.
+    """
+    import pyarrow.compute as pc
     import pyarrow.parquet as pq
 
     try:
-        meta = pq.ParquetFile(io.BytesIO(data)).metadata
-    except Exception:  # a damaged file: read_parquet below says so
-        return
-    _check_width(name, meta.num_columns)
-    if meta.num_rows * max(meta.num_columns, 1) * 8 > limit:
-        from ui.budget import MB
+        pf = pq.ParquetFile(io.BytesIO(data))
+        meta, schema = pf.metadata, pf.schema_arrow
+    except Exception:  # a damaged file: the read below says so
+        return None
+    _check_width(name, len(schema))
+    rows = meta.num_rows
+    flat, nested, leaf = [], [], {}
+    j = 0
+    for f in schema:
+        if _is_nested(f.type):
+            nested.append((f.name, str(f.type)))
+        else:
+            flat.append(f)
+            leaf[f.name] = j
+        j += _leaves(f.type)
+    if rows * max(len(flat), 1) * _FIXED_BYTES > limit:
+        raise _over(name, f"holds {rows:,} rows of {len(flat):,} columns:", limit)
+    total = rows * _FIXED_BYTES * len(flat)
+    texts = [f.name for f in flat if _is_text(f.type)]
+    if texts:
+        # On disk before decoding: catches distinct values that compress to nothing.
+        raw = sum(meta.row_group(g).column(leaf[c]).total_uncompressed_size
+                  for g in range(meta.num_row_groups) for c in texts)  # fmt: skip
+        if total + raw > limit:
+            raise _over(name, f"holds {raw / 1e6:,.0f} MB of text uncompressed:", limit)
+        dictionaries = pq.ParquetFile(io.BytesIO(data), read_dictionary=texts)
+        for g in range(meta.num_row_groups):
+            for c in texts:
+                chunk = meta.row_group(g).column(leaf[c])
+                if "DELTA_BYTE_ARRAY" in chunk.encodings:
+                    total += _streamed_length(pf, g, c, limit - total)
+                else:
+                    column = dictionaries.read_row_group(g, columns=[c]).column(0)
+                    for piece in column.chunks:
+                        lengths = pc.binary_length(piece.dictionary)
+                        total += int(pc.sum(pc.take(lengths, piece.indices)).as_py() or 0)
+                if total > limit:
+                    raise _over(name, f"has a text column, {c!r}, that decodes to", limit)
+    return ParquetPlan(tuple(f.name for f in flat), tuple(nested), int(total))
 
-        raise LoadError(
-            f"{name} holds {meta.num_rows:,} rows of {meta.num_columns:,} columns: more than "
-            f"{limit / MB:,.0f} MB once read, the most this server reads from one file (set by "
-            "its memory budget and its upload limit), so it was not read. Upload a smaller "
-            "table."
-        )
+
+def _streamed_length(pf, group: int, column: str, room: int) -> int:
+    """Characters of one delta-encoded text column chunk, read a few rows at a time and
+    stopped as soon as they pass ``room``."""
+    import pyarrow.compute as pc
+
+    total = 0
+    for batch in pf.iter_batches(batch_size=64, row_groups=[group], columns=[column]):
+        total += int(pc.sum(pc.binary_length(batch.column(0))).as_py() or 0)
+        if total > room:
+            break
+    return total
 
 
 def _decompress(name: str, data: bytes, limit: int) -> bytes:
@@ -246,44 +353,35 @@ def _dedupe_columns(columns: list[str], notes: list[str]) -> list[str]:
     return out
 
 
-def _cell_text(value: Any) -> Any:
-    """A list, array, struct or map cell as JSON-like text (None stays missing)."""
-    if value is None:
-        return None
+def _nested_left_out(frame: pd.DataFrame, nested, notes: list[str]) -> None:
+    """Parquet's list, struct and map columns, never read: each cell says the column's type,
+    the frame's attrs mark them (they take no role), and a note says so. Expanding them took
+    minutes and gigabytes for a few kB on disk (50,000 elements a row)."""
+    from ui.roles import NESTED_ATTR
 
-    def plain(v: Any) -> Any:
-        if isinstance(v, np.ndarray):
-            return [plain(x) for x in v.tolist()]
-        if isinstance(v, (list, tuple, set)):
-            return [plain(x) for x in v]
-        if isinstance(v, dict):
-            return {str(k): plain(x) for k, x in v.items()}
-        return v.item() if isinstance(v, np.generic) else v
-
-    return json.dumps(plain(value), default=str, ensure_ascii=False)
-
-
-def _nested_as_text(frame: pd.DataFrame, notes: list[str]) -> None:
-    """Write Parquet's list and struct columns as text, in place, and mark them in
-    ``frame.attrs``: they stay visible, take no role, and no step that counts or compares
-    cells (a label's values, a column's distinct values) meets an unhashable list."""
-    from ui.roles import NESTED_ATTR, nested_columns
-
-    nested = nested_columns(frame)
-    for col in nested:
-        frame[col] = np.asarray([_cell_text(v) for v in frame[col].to_numpy()], dtype=object)
+    for col, kind in nested:
+        frame[col] = pd.Series(f"({kind}, not read)", index=frame.index, dtype=object)
     if nested:
-        frame.attrs[NESTED_ATTR] = tuple(nested)
+        names = [c for c, _ in nested]
+        frame.attrs[NESTED_ATTR] = tuple(names)
         notes.append(
-            f"{plural(len(nested), 'column')} of lists or structs ("
-            + ", ".join(repr(c) for c in nested[:MAX_LISTED])
-            + (", ..." if len(nested) > MAX_LISTED else "")
-            + ") cannot be a label, score, group or weight; shown as text, ignored."
+            f"{plural(len(names), 'column')} of lists or structs ("
+            + ", ".join(repr(c) for c in names[:MAX_LISTED])
+            + (", ..." if len(names) > MAX_LISTED else "")
+            + ") cannot be a label, score, group or weight; not read, ignored."
         )
 
 
+def _no_lane(nbytes: int):
+    return contextlib.nullcontext()
+
+
 def read_table(
-    name: str, data: bytes, *, max_bytes: int | None = None
+    name: str,
+    data: bytes,
+    *,
+    max_bytes: int | None = None,
+    lane: Callable[[int], contextlib.AbstractContextManager] = _no_lane,
 ) -> tuple[pd.DataFrame, list[str]]:
     """Parse an uploaded file: (table, notes). Raises :class:`LoadError` when it cannot.
 
@@ -294,6 +392,10 @@ def read_table(
     by default :func:`ui.budget.decompressed_limit`, from the memory budget and the upload
     limit. Inside a Streamlit run, room is made in the budget for the decompressed size
     before the parse (the caller made it for the compressed file only).
+
+    ``lane(nbytes)`` is entered around the parse itself, once the checks know what it will
+    take (the decompressed text, or a Parquet file's decoded columns): the server's
+    :func:`ui.budget.parsing` lets a small table pass while a large one is being read.
     """
     from ui import budget
 
@@ -306,13 +408,22 @@ def read_table(
     if compressed:
         budget.make_room_in_run(len(data))
     if data[:4] == b"PAR1":
-        _parquet_limit(name, data, limit)
+        plan = parquet_plan(name, data, limit)
+        if plan is not None and not plan.columns:
+            raise LoadError(
+                f"{name} holds only lists, structs or maps ("
+                + ", ".join(f"{c}: {t}" for c, t in plan.nested[:MAX_LISTED])
+                + "); a score table needs a label and scores of one value per row."
+            )
         try:
-            frame = pd.read_parquet(io.BytesIO(data))
+            with lane(plan.nbytes if plan is not None else len(data)):
+                frame = pd.read_parquet(
+                    io.BytesIO(data), columns=list(plan.columns) if plan is not None else None
+                )
         except Exception as exc:  # pyarrow raises several types for a damaged file
             raise LoadError(f"{name} looks like Parquet but cannot be read: {exc}") from None
         frame.columns = _dedupe_columns([str(c) for c in frame.columns], notes)
-        _nested_as_text(frame, notes)
+        _nested_left_out(frame, plan.nested if plan is not None else (), notes)
     else:
         text, encoding = _decode_head(name, data, notes)
         if not text.strip() and (len(data) <= HEAD_BYTES or data[HEAD_BYTES:].isspace()):
@@ -320,6 +431,11 @@ def read_table(
                 f"{name} has no content. Upload a table with a header row and data rows."
             )
         first = next((line for line in text.splitlines() if line.strip()), "")
+        if len(first) > MAX_HEADER_CHARS:
+            raise LoadError(
+                f"{name} has a header row of {len(first):,} characters or more; the dashboard "
+                f"reads at most {MAX_HEADER_CHARS:,}. Give the columns short names."
+            )
         # Before sniffing, which is slow on very long lines: the widest reading of the header.
         _check_width(name, max(len(next(csv.reader([first], delimiter=d), [])) for d in DELIMITERS))
         delimiter = _sniff_delimiter(text)
@@ -328,7 +444,8 @@ def read_table(
         if decimal == ",":
             notes.append(f"{name} is semicolon-separated with decimal commas (0,5 read as 0.5).")
         try:
-            frame = _read_csv(name, data, encoding, delimiter, decimal, notes)
+            with lane(len(data)):
+                frame = _read_csv(name, data, encoding, delimiter, decimal, notes)
         except pd.errors.ParserError as exc:
             match = re.search(r"Expected (\d+) fields in line (\d+), saw (\d+)", str(exc))
             detail = (
@@ -357,6 +474,68 @@ def read_table(
     if frame.empty:
         raise LoadError(f"{name} has a header but no data rows.")
     return frame, notes
+
+
+def regular_file(path: str | os.PathLike) -> os.stat_result:
+    """``path``'s status when it is a regular file (a link is followed); :class:`LoadError`
+    with a sentence for a missing path, a directory, a device (``/dev/zero`` never ends), a
+    named pipe (opening one waits for a writer) or a socket, or a link to any of them."""
+    text = os.fspath(path)
+    if "\x00" in text:
+        raise LoadError(f"{text!r}: a file name cannot hold a NUL character.")
+    try:
+        status = os.stat(text)
+    except FileNotFoundError:
+        raise LoadError(f"{text}: no such file.") from None
+    except OSError as exc:
+        raise LoadError(f"{text} cannot be read: {exc.strerror or exc}.") from None
+    if stat.S_ISDIR(status.st_mode):
+        raise LoadError(f"{text} is a directory; give a CSV or Parquet file.")
+    if not stat.S_ISREG(status.st_mode):
+        raise LoadError(
+            f"{text} is not a regular file (a device, a named pipe or a socket, or a link to "
+            "one); give a CSV or Parquet file."
+        )
+    return status
+
+
+def read_path(
+    path: str | os.PathLike, *, max_bytes: int | None = None
+) -> tuple[pd.DataFrame, list[str]]:
+    """A table file on disk, read with every check an upload gets: a regular file (never a
+    device, pipe or socket), at most ``max_bytes`` on disk and decompressed (default
+    :func:`ui.budget.file_limit`, from ``METRICS_LENS_BUDGET_MB``), then :func:`read_table`.
+    The name is that file, never a pattern. Raises :class:`LoadError` with one sentence."""
+    from ui import budget
+
+    limit = budget.file_limit() if max_bytes is None else int(max_bytes)
+    text = os.fspath(path)
+    name = os.path.basename(text) or text
+    status = regular_file(text)
+    if status.st_size > limit:
+        raise _file_too_large(name, status.st_size, limit)
+    try:
+        # O_NONBLOCK: a pipe put in the file's place since the check must not block the open.
+        fd = os.open(text, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
+    except OSError as exc:
+        raise LoadError(f"{text} cannot be read: {exc.strerror or exc}.") from None
+    with os.fdopen(fd, "rb") as f:
+        if not stat.S_ISREG(os.fstat(f.fileno()).st_mode):
+            raise LoadError(f"{text} is not a regular file; give a CSV or Parquet file.")
+        data = f.read(limit + 1)
+    if len(data) > limit:  # it grew since the check
+        raise _file_too_large(name, len(data), limit)
+    return read_table(name, data, max_bytes=limit)
+
+
+def _file_too_large(name: str, size: int, limit: int) -> LoadError:
+    from ui.budget import ENV_VAR, MB
+
+    return LoadError(
+        f"{name} is {size / MB:,.0f} MB, more than the {limit / MB:,.0f} MB read from one file "
+        f"(a quarter of the memory budget, {ENV_VAR}): raise {ENV_VAR}, or read it out of core "
+        "with metrics-lens sql."
+    )
 
 
 # --- mapping ----------------------------------------------------------------------------------

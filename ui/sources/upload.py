@@ -57,9 +57,10 @@ def _upload_widget() -> None:
         st.error(md(st.session_state["upload_error"], limit=2000))
         return
     try:
-        with budget.parsing():
-            budget.make_room(uploaded.size)  # room first: a class uploading at once peaks here
-            frame, notes = read_table(uploaded.name, uploaded.getvalue())
+        budget.make_room(uploaded.size)  # room first: a class uploading at once peaks here
+        # The parse itself in its lane (ui.budget.parsing): large tables one at a time, small
+        # ones beside them, so no upload waits behind another student's large file.
+        frame, notes = read_table(uploaded.name, uploaded.getvalue(), lane=budget.parsing)
     except LoadError as exc:
         st.session_state["upload_failed"] = file_id
         st.session_state["upload_error"] = str(exc)
