@@ -1,5 +1,9 @@
 """Lessons: predict a metric from a small table, check the answer, then see the derivation.
 
+A wrong answer gets a hint that names the likely misconception and a second try; the answer
+and the derivation follow a second miss or 'Show me' (or the first miss, with 'Reveal on first
+miss' on, for self-study).
+
 In presentation mode (larger text) the table, the question and, once answered, the lesson's
 charts share one row of a 1280x720 screen; the derivation follows below.
 """
@@ -116,6 +120,8 @@ with question_col:
     st.markdown(exercise.context)
     answer_key = f"lessons_answer_{key}_{seed}"
     checked_key = f"lessons_checked_{key}_{seed}"
+    misses_key = f"lessons_misses_{key}_{seed}"  # wrong checks of this table so far
+    known_key = f"lessons_known_{key}_{seed}"  # the answer was shown (right, or 'Show me')
     with st.form(f"lessons_form_{key}_{seed}", border=True):
         st.markdown(f"**{exercise.question}**")
         if exercise.kind == "choice":
@@ -130,20 +136,42 @@ with question_col:
             "Check", type="primary", width="stretch", key="lessons_check"
         )
         revealed = reveal_col.form_submit_button("Show me", width="stretch", key="lessons_reveal")
+    # read here, drawn below the verdict (a widget's value is in the state before it is drawn)
+    reveal_first = st.session_state.get("lessons_reveal_first", False)
     if checked:
         st.session_state[checked_key] = "checked"
+        verdict = lessons.check_answer(exercise, st.session_state.get(answer_key))
+        if verdict.correct is False:
+            st.session_state[misses_key] = st.session_state.get(misses_key, 0) + 1
     elif revealed:
         st.session_state[checked_key] = "revealed"
+        st.session_state[known_key] = True
     state = st.session_state.get(checked_key)
+    misses = st.session_state.get(misses_key, 0)
     if state == "checked":
-        verdict = lessons.check_answer(exercise, st.session_state.get(answer_key))
+        reveal = reveal_first or misses >= 2 or st.session_state.get(known_key, False)
+        verdict = lessons.check_answer(exercise, st.session_state.get(answer_key), reveal=reveal)
         if verdict.correct is None:
             st.warning(verdict.message)
             state = None
         elif verdict.correct:
+            st.session_state[known_key] = True
             st.success(verdict.message, icon=":material/check_circle:")
         else:
             st.error(verdict.message, icon=":material/cancel:")
+            st.info(f"**Hint:** {md(verdict.hint, limit=600)}", icon=":material/tips_and_updates:")
+            if not reveal:
+                st.caption(
+                    "Try again: change your answer and check it. The answer comes after a "
+                    "second miss, or now with 'Show me'."
+                )
+                state = "hinted"  # no answer, no derivation, no charts that show it
+    st.toggle(
+        "Reveal on first miss", key="lessons_reveal_first",
+        help="For self-study: a wrong answer shows the answer and the derivation at once. "
+        "Off (for a class), a wrong answer gets a hint and a second try; the answer follows "
+        "the second miss or 'Show me'.",
+    )  # fmt: skip
 
 if state in ("checked", "revealed"):
     if state == "revealed" and presenting:  # the answer under the question, on screen

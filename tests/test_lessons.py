@@ -166,6 +166,10 @@ def test_page_checks_answers_and_reveals_the_derivation():
     at.text_input(key="lessons_answer_ap_step_0").input("0.9")
     at.button(key="lessons_check").click().run()
     assert not at.exception
+    assert at.error[0].value.startswith("Not quite: you said 0.9")  # a hint, a second try
+    assert not at.main.expander
+    at.text_input(key="lessons_answer_ap_step_0").input("0.95")
+    at.button(key="lessons_check").click().run()
     assert "Not quite: the answer is 0.8333 = 5/6" in at.error[0].value
     assert any(r"\frac{1}{2}" in line or "0.5" in line for line in latex(at))
     at.text_input(key="lessons_answer_ap_step_0").input("5/6")

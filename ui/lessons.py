@@ -14,7 +14,7 @@ import math
 import re
 import zlib
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from fractions import Fraction
 
 import numpy as np
@@ -56,6 +56,10 @@ class Exercise:
     facts: dict[str, float] = field(default_factory=dict)  # other numbers worth showing
     curves: tuple[np.ndarray, np.ndarray] | None = None  # (labels, scores) for ROC and PR
     figure: go.Figure | None = None  # a chart of the lesson's own (beside the ROC when curves)
+    # What a wrong first answer is told instead of the answer: the idea most often missed here.
+    hint: str = ""
+    # Wrong answers a known misconception gives, each with the hint that names it: (value, hint).
+    traps: tuple[tuple[float | str, str], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -72,6 +76,7 @@ class Lesson:
 class Verdict:
     correct: bool | None  # None: the answer could not be read
     message: str
+    hint: str = ""  # for a wrong answer: the misconception it shows, or the lesson's hint
 
 
 # --- answers ---------------------------------------------------------------------------------
@@ -95,14 +100,19 @@ def parse_number(text: str | float) -> float | None:
     return value / 100 if percent else value
 
 
-def check_answer(ex: Exercise, given: str | float | None) -> Verdict:
-    """Right or wrong, with the tolerance for numbers; says what was expected."""
+def check_answer(ex: Exercise, given: str | float | None, *, reveal: bool = True) -> Verdict:
+    """Right or wrong, with the tolerance for numbers. A wrong answer gets a hint (the
+    misconception its value shows when it is a known one, else the lesson's hint); it says the
+    answer only with ``reveal`` (a class's second try keeps it hidden)."""
     if ex.kind == "choice":
         if given is None or given == "":
             return Verdict(None, "Pick one of the options first.")
         if given == ex.answer:
             return Verdict(True, f"Right: {ex.answer}.")
-        return Verdict(False, f"Not this time: the answer is {ex.answer}, not {given}.")
+        hint = next((h for v, h in ex.traps if v == given), ex.hint)
+        if reveal:
+            return Verdict(False, f"Not this time: the answer is {ex.answer}, not {given}.", hint)
+        return Verdict(False, f"Not this time: not {given}.", hint)
     value = parse_number(given) if given is not None else None
     if value is None:
         return Verdict(None, "Type a number, such as 0.75, 3/4 or 75%, and check again.")
@@ -110,9 +120,27 @@ def check_answer(ex: Exercise, given: str | float | None) -> Verdict:
     within = f"answers within {ex.tolerance:g} count"
     if abs(value - answer) <= ex.tolerance + 1e-12:
         return Verdict(True, f"Right: {_show(answer)} (you said {_show(value)}; {within}).")
-    return Verdict(
-        False, f"Not quite: the answer is {_show(answer)}, you said {_show(value)} ({within})."
-    )
+    hint = next((h for v, h in ex.traps if abs(value - float(v)) <= ex.tolerance + 1e-12), ex.hint)
+    if reveal:
+        return Verdict(
+            False,
+            f"Not quite: the answer is {_show(answer)}, you said {_show(value)} ({within}).",
+            hint,
+        )
+    return Verdict(False, f"Not quite: you said {_show(value)} ({within}).", hint)
+
+
+def _traps(answer: float, tolerance: float, *pairs: tuple[float, str]) -> tuple:
+    """The misconceptions whose value differs from the answer (a trap equal to the answer
+    would call a right answer wrong), the first of equal values kept."""
+    kept: list[tuple[float, str]] = []
+    for value, hint in pairs:
+        value = float(value)
+        if not math.isfinite(value) or abs(value - answer) <= 2 * tolerance:
+            continue
+        if all(abs(value - v) > 1e-12 for v, _ in kept):
+            kept.append((value, hint))
+    return tuple(kept)
 
 
 def _show(x: float) -> str:
@@ -121,6 +149,12 @@ def _show(x: float) -> str:
     if abs(float(exact) - x) < 1e-12 and exact.denominator > 1:
         return f"{text} = {exact.numerator}/{exact.denominator}"
     return text
+
+
+def _hinted(ex: Exercise, hint: str, *traps: tuple[float, str]) -> Exercise:
+    """The exercise with its hint and the traps whose value is not the answer."""
+    kept = _traps(float(ex.answer), ex.tolerance, *traps) if ex.kind == "number" else traps
+    return replace(ex, hint=hint, traps=kept)
 
 
 def _rng(key: str, seed: int) -> np.random.Generator:
@@ -173,7 +207,7 @@ def _prf(seed: int) -> Exercise:
             rf"\frac{{{num(1 + b2)} \cdot {num(c.precision)} \cdot {num(c.recall)}}}"
             rf"{{{num(b2)} \cdot {num(c.precision)} + {num(c.recall)}}} = {num(c.f_beta(beta))}"
         )
-    return Exercise(
+    ex = Exercise(
         table=_rows(y, s),
         context=f"A row is predicted positive when its score is at least **{threshold:g}**.",
         question=f"What is the {what} at threshold {threshold:g}?",
@@ -183,6 +217,65 @@ def _prf(seed: int) -> Exercise:
         note="F-beta weighs recall beta times as much as precision (van Rijsbergen, "
         "Information Retrieval, 1979).",
     )
+    return _hinted(ex, PRF_HINTS[what], *_prf_traps(y, s, threshold, what, beta))
+
+
+PRF_HINTS = {
+    "precision": "Precision divides by the rows predicted positive (TP + FP), not by the "
+    "actual positives: first mark every row whose score is at least the threshold.",
+    "recall": "Recall divides by all the actual positives (TP + FN), found or not: count "
+    "the rows labelled 1, then how many of them score at least the threshold.",
+    "F1": "F1 is the harmonic mean 2·P·R / (P + R) of precision and recall, not their plain "
+    "average: work out P and R first.",
+    "F2": "F2 = 5·P·R / (4·P + R): β² = 4 multiplies the precision in the denominator, which "
+    "makes recall count four times as much.",
+}
+
+
+def _prf_traps(y, s, threshold: float, what: str, beta: float | None) -> tuple:
+    """Swapped precision and recall, the plain average, a strict '>' at the threshold."""
+    c = metrics.confusion_at_threshold(y, s, threshold)
+    strict = metrics.confusion_at_threshold(y, s, np.nextafter(threshold, np.inf))
+    value = {"precision": "precision", "recall": "recall"}.get(what)
+    traps = []
+    if what == "precision":
+        traps.append(
+            (
+                c.recall,
+                "That is the recall: precision divides by the rows predicted positive (TP + FP).",
+            )
+        )
+    if what == "recall":
+        traps.append(
+            (
+                c.precision,
+                "That is the precision: recall divides by the actual positives (TP + FN).",
+            )
+        )
+    if beta:
+        traps.append(
+            (
+                (c.precision + c.recall) / 2,
+                "That is the plain average of precision "
+                "and recall; F-beta is a harmonic mean, pulled towards the smaller one.",
+            )
+        )
+        traps.append(
+            (
+                strict.f_beta(beta),
+                "A row scoring exactly the threshold is predicted "
+                "positive: the rule is score ≥ threshold.",
+            )
+        )
+    else:
+        traps.append(
+            (
+                getattr(strict, value),
+                "A row scoring exactly the threshold is "
+                "predicted positive: the rule is score ≥ threshold.",
+            )
+        )
+    return tuple(traps)
 
 
 def _three_rows(seed: int) -> Exercise:
@@ -200,6 +293,15 @@ def _three_rows(seed: int) -> Exercise:
         note=f"Recall is {c.recall:g}: the one positive is found, but the negative scored "
         "exactly 0.5 is flagged too.",
         facts={"recall": float(c.recall)},
+        hint="The rule is score ≥ 0.5, so the negative that scores exactly 0.5 is predicted "
+        "positive: count it among the predicted positives (TP + FP).",
+        traps=(
+            (
+                1.0,
+                "A score of exactly 0.5 is at the threshold, and at least 0.5 is "
+                "predicted positive: row 3 is a false positive.",
+            ),
+        ),
     )
 
 
@@ -232,15 +334,49 @@ def _accuracy(seed: int) -> Exercise:
         note="High accuracy, zero recall: with rare positives accuracy rewards doing nothing "
         "(Manning, Raghavan & Schütze, Introduction to Information Retrieval, section 8.3).",
         facts={"recall": float(c.recall)},
+        hint="Accuracy counts every right decision, and calling an irrelevant document "
+        "'not relevant' is right: (TP + TN) / N.",
+        traps=(
+            (
+                0.0,
+                "0 is the recall (no relevant document is found); accuracy also counts "
+                "the true negatives.",
+            ),
+        ),
     )
 
 
 # --- ROC AUC --------------------------------------------------------------------------------
 
 
-def _auc_exercise(y, s, context: str, note: str = "") -> Exercise:
+AUC_HINT = (
+    "Pair every positive with every negative: a pair counts 1 when the positive scores "
+    "higher, 0 when lower, and a tied pair counts one half; divide by P·N pairs."
+)
+
+
+def _auc_exercise(y, s, context: str, note: str = "", hint: str = AUC_HINT) -> Exercise:
     pairs = auc_charts.pair_counts(metrics.threshold_counts(y, s))
     table = metrics.auc_rank_table(y, s)
+    pn = pairs.n_pos * pairs.n_neg
+    n = pairs.n_pos + pairs.n_neg
+    traps = (
+        (pairs.wins / pn, "A tied pair counts one half, not 0."),
+        ((pairs.wins + pairs.ties) / pn, "A tied pair counts one half, not 1."),
+        (
+            (pairs.wins + pairs.ties / 2) / (n * (n - 1) / 2),
+            "Divide by the pairs of one "
+            f"positive and one negative (P·N = {pn}), not by every pair of rows.",
+        ),
+        (
+            pairs.losses / pn + pairs.ties / (2 * pn),
+            "That is 1 − AUC: count the pairs where the positive scores higher.",
+        ),
+    )
+    return _hinted(_auc_exercise_plain(y, s, context, note, pairs, table), hint, *traps)
+
+
+def _auc_exercise_plain(y, s, context, note, pairs, table) -> Exercise:
     return Exercise(
         table=_rows(y, s),
         context=context,
@@ -260,11 +396,11 @@ def _auc_random(seed: int) -> Exercise:
     return _auc_exercise(y, s, "Scores rounded to one decimal, so some rows are tied.")
 
 
-def _fixed_auc(y, s, context):
+def _fixed_auc(y, s, context, hint=AUC_HINT):
     def make(seed: int) -> Exercise:
         if seed:
             return _auc_random(seed)
-        return _auc_exercise(np.array(y), np.array(s), context)
+        return _auc_exercise(np.array(y), np.array(s), context, hint=hint)
 
     return make
 
@@ -320,16 +456,43 @@ def _imbalance(seed: int) -> Exercise:
         facts={
             f"{k} at {r['prevalence']:.0%}": r[k] for r in rows for k in ("ROC AUC", "AP (PR AUC)")
         },
+        hint="Ask which rates mix the two classes: FPR and TPR are each counted within one "
+        "class, precision puts TP and FP (two classes) in one fraction.",
     )
 
 
 # --- AP five ways ------------------------------------------------------------------------------
 
 
+AP_HINTS = {
+    "step": "The step sum: at each threshold where recall rises, add the precision there "
+    "times the rise in recall (rectangles, no straight lines, no interpolation).",
+    "trapezoid": "The trapezoid rule: join consecutive PR points (from precision 1 at recall "
+    "0) by straight lines and add the areas under them, dips included.",
+    "voc11": "11-point: at each recall level 0, 0.1, ..., 1 take the best precision at that "
+    "recall or higher, and average the 11 values (each weighs 1/11).",
+    "voc_all": "All-point: first replace each precision by the best precision at equal or "
+    "higher recall (the envelope), then take the step sum of that envelope.",
+    "coco101": "101-point: read the envelope (best precision at equal or higher recall) at "
+    "recall 0, 0.01, ..., 1 and average the 101 values.",
+}
+
+
 def _ap_exercise(y, s, method: str, context: str, note: str = "") -> Exercise:
     lab = ap_charts.ap_lab(np.asarray(y), np.asarray(s, dtype=float))
     label = ap_charts.METHOD_LABELS[method]
     facts = {ap_charts.METHOD_LABELS[m]: v for m, v in lab.values.items()}
+    traps = [
+        (v, f"That is AP by the {ap_charts.METHOD_LABELS[m]} method. {AP_HINTS[method]}")
+        for m, v in lab.values.items()
+        if m != method
+    ]
+    return _hinted(
+        _ap_plain(y, s, method, context, note, lab, label, facts), AP_HINTS[method], *traps
+    )
+
+
+def _ap_plain(y, s, method, context, note, lab, label, facts) -> Exercise:
     return Exercise(
         table=_rows(y, s),
         context=context,
@@ -363,7 +526,27 @@ def _fixed_ap(y, s, method, context, note=""):
 MODES = ("macro", "micro", "weighted", "samples")
 
 
+AVERAGING_HINTS = {
+    "macro": "Macro: an AP for each class (column) on its own, then their plain mean.",
+    "micro": "Micro: pool every (row, class) cell into one list of labels and scores, then "
+    "take a single AP of that list.",
+    "weighted": "Weighted: each class's AP weighted by its number of positives, divided by "
+    "all the positives.",
+    "samples": "Samples: an AP for each row across its classes, then the mean over rows.",
+}
+
+
 def _averaging_exercise(y, s, mode: str, context: str) -> Exercise:
+    ex = _averaging_plain(y, s, mode, context)
+    traps = [
+        (v, f"That is the {m} average. {AVERAGING_HINTS[mode]}")
+        for m, v in ex.facts.items()
+        if m != mode
+    ]
+    return _hinted(ex, AVERAGING_HINTS[mode], *traps)
+
+
+def _averaging_plain(y, s, mode: str, context: str) -> Exercise:
     y, s = np.asarray(y), np.asarray(s, dtype=float)
     per_class = metrics.average_precision_score(y, s, average=None)
     value = float(metrics.average_precision_score(y, s, average=mode))
@@ -451,7 +634,20 @@ def _gauc_exercise(y, s, users, context, question, answer_of, kind="number", opt
         rf"\text{{GAUC}} = \frac{{{terms}}}{{{num(table.rows[kept].sum())}}} = {num(gauc)}"
     )
     frame = pd.DataFrame({"user": users, "label": np.asarray(y).astype(int), "score": s})
-    return Exercise(
+    glob = float(metrics.roc_auc_score(y, s))
+    traps = (
+        (
+            glob,
+            "That is the AUC of all rows together; GAUC ranks each user's rows on their "
+            "own and never compares two users.",
+        ),
+        (
+            float(np.mean(table.auc[kept])),
+            "That is the plain mean of the users' AUCs; GAUC "
+            "weights each user by their rows (impressions).",
+        ),
+    )
+    ex = Exercise(
         table=frame,
         context=context,
         question=question,
@@ -462,8 +658,13 @@ def _gauc_exercise(y, s, users, context, question, answer_of, kind="number", opt
         note="GAUC averages each user's own AUC, weighted by the user's impressions (rows); "
         "a user with clicks only or non-clicks only has no AUC and is left out (Zhou et al., "
         "Deep Interest Network, KDD 2018).",
-        facts={"global AUC": float(metrics.roc_auc_score(y, s)), "GAUC": float(gauc)},
+        facts={"global AUC": glob, "GAUC": float(gauc)},
     )
+    hint = (
+        "One AUC per user, from that user's rows only; a user with one class has no AUC and "
+        "is left out; the rest are averaged weighted by their rows."
+    )
+    return _hinted(ex, hint, *traps) if kind == "number" else replace(ex, hint=hint)
 
 
 def _gauc_skip(seed: int) -> Exercise:
@@ -482,11 +683,13 @@ def _gauc_skip(seed: int) -> Exercise:
     else:
         y, s, users = _classic_users()
     return _gauc_exercise(
-        y, s, users,
+        y,
+        s,
+        users,
         "Each user's rows are ranked on their own. One user has only one class.",
         "What is the GAUC (per-user AUC weighted by rows)?",
         float,
-    )  # fmt: skip
+    )
 
 
 def _classic_users() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -553,6 +756,9 @@ def _reversal(seed: int) -> Exercise:
             **{f"global AUC {m}": v for m, v in glob.items()},
             **{f"GAUC {m}": v for m, v in gauc.items()},
         },
+        hint="GAUC never compares two users: for each user, which model puts that user's "
+        "clicks above that user's non-clicks? A model that only knows who clicks more gains "
+        "nothing within a user.",
     )
 
 
@@ -573,7 +779,8 @@ def _ranking_random(seed: int) -> Exercise:
                           "score": s})  # fmt: skip
     if seed % 2 == 0:
         value = float(metrics.ndcg_at_k(rel, s, groups, k=k))
-        return Exercise(
+        dcg = float(np.nansum(b.dcg_term))
+        ex = Exercise(
             table=frame,
             context=f"One query, seven documents with graded relevance 0-3; k = {k}.",
             question=f"What is NDCG@{k} (linear gain)?",
@@ -581,14 +788,32 @@ def _ranking_random(seed: int) -> Exercise:
             derivation=tuple(ranking_charts.ndcg_lines(b)),
             note="Järvelin & Kekäläinen (2002); the linear gain is trec_eval's ndcg_cut.",
         )
+        return _hinted(
+            ex,
+            "Sort by score; the top k documents each add relevance / log2(rank + 1). Divide "
+            "that DCG by the DCG of the ideal order (the same documents by relevance), also "
+            "cut at k.",
+            (dcg, "That is the DCG; NDCG divides it by the DCG of the ideal order."),
+        )
     value = float(metrics.mean_average_precision(rel > 0, s, groups, k=k))
-    return Exercise(
+    found = b.ap_term[~np.isnan(b.ap_term)]
+    ex = Exercise(
         table=frame,
         context=f"One query, seven documents; relevance above 0 counts as relevant; k = {k}.",
         question=f"What is AP@{k} (over all relevant documents, as trec_eval's map_cut)?",
         answer=value,
         derivation=tuple(ranking_charts.ap_lines(b, np.array([value]))),
         note="Relevant documents ranked below k add 0 to the sum (trec_eval map_cut_k).",
+    )
+    return _hinted(
+        ex,
+        "Take the precision at the rank of each relevant document in the top k, add them, "
+        "and divide by all the relevant documents of the query, those below k included.",
+        (
+            float(found.mean()) if found.size else math.nan,
+            "You divided by the relevant "
+            "documents found in the top k; divide by all the query's relevant documents.",
+        ),
     )
 
 
@@ -609,7 +834,7 @@ def _ir_map(seed: int) -> Exercise:
     lines += ranking_charts.ap_lines(b, per_query)[2:]
     frame = pd.DataFrame({"query": groups, "rank": np.where(s > 0, 8 - s, np.nan),
                           "relevant": rel.astype(int)})  # fmt: skip
-    return Exercise(
+    ex = Exercise(
         table=frame,
         context="Topic 1 has 4 relevant documents, retrieved at ranks 1, 2, 4 and 7; topic 2 "
         "has 5, of which 3 are retrieved, at ranks 1, 3 and 5 (the other 2 are never "
@@ -621,6 +846,16 @@ def _ir_map(seed: int) -> Exercise:
         "(Manning, Raghavan & Schütze, Introduction to Information Retrieval, section 8.4; "
         "trec_eval's map).",
         facts={f"AP {q}": float(a) for q, a in zip(np.unique(groups), per_query, strict=True)},
+    )
+    return _hinted(
+        ex,
+        "A topic's AP adds the precision at each relevant document's rank and divides by all "
+        "its relevant documents, retrieved or not; MAP is the plain mean of the topics' APs.",
+        (
+            (per_query[0] + (1 + 2 / 3 + 3 / 5) / 3) / 2,
+            "Topic 2 has 5 relevant documents: the "
+            "two never retrieved add precision 0 but still count in the denominator.",
+        ),
     )
 
 
@@ -715,7 +950,34 @@ def _rare_class(seed: int) -> Exercise:
         question = "What is the macro-averaged F1 (scikit-learn's average='macro')?"
         answer = macro
     n_rare = int(np.sum(y == "C"))
-    return Exercise(
+    if seed % 2:
+        hint = (
+            "Micro pools every decision (with one label per row it equals accuracy); "
+            "macro is the plain mean of the three classes' F1, C's 0 included. Subtract."
+        )
+        traps = (
+            (
+                micro - float(np.mean(f1[:2])),
+                "You left class C out of the macro average: its F1 of 0 is one of the three.",
+            ),
+        )
+    else:
+        hint = (
+            "Macro gives each class one vote: the F1 of A, of B and of C (each against "
+            "the other two; C's is 0), then their plain mean."
+        )
+        traps = (
+            (
+                micro,
+                "That is the micro average (all decisions pooled); macro averages "
+                "the three classes' F1.",
+            ),
+            (
+                float(np.mean(f1[:2])),
+                "You left class C out: its F1 of 0 is one of the three in the mean.",
+            ),
+        )
+    ex = Exercise(
         table=_class_table(y, p),
         context=f"Three classes, one label per row. Class **C** is rare ({n_rare} of {len(y)} "
         "rows) and the model never gets it right. Each class's F1 counts it against the other "
@@ -736,6 +998,7 @@ def _rare_class(seed: int) -> Exercise:
             "accuracy": float(metrics.accuracy_score(y, p)),
         },
     )
+    return _hinted(ex, hint, *traps)
 
 
 def _micro_accuracy_exercise(y, p, context: str) -> Exercise:
@@ -757,7 +1020,8 @@ def _micro_accuracy_exercise(y, p, context: str) -> Exercise:
         rf"\text{{accuracy}} = \frac{{\text{{right rows}}}}{{\text{{rows}}}} = "
         rf"\frac{{{right}}}{{{len(y)}}} = {num(accuracy)}",
     ]
-    return Exercise(
+    macro = float(metrics.f1_score(y, p, average="macro", zero_division=0))
+    ex = Exercise(
         table=_class_table(y, p),
         context=context,
         question="What is the micro-averaged F1 (scikit-learn's average='micro')?",
@@ -769,9 +1033,19 @@ def _micro_accuracy_exercise(y, p, context: str) -> Exercise:
         f"{IIR_AVERAGING}).",
         facts={
             "accuracy": accuracy,
-            "macro F1": float(metrics.f1_score(y, p, average="macro", zero_division=0)),
+            "macro F1": macro,
             "weighted F1": float(metrics.f1_score(y, p, average="weighted", zero_division=0)),
         },
+    )
+    return _hinted(
+        ex,
+        "Micro pools the counts of all classes before dividing. With one label per row, each "
+        "wrong row is one FP (of the class it was given) and one FN (of its true class).",
+        (
+            macro,
+            "That is the macro average (the mean of the classes' F1); micro pools the "
+            "counts first.",
+        ),
     )
 
 
@@ -839,6 +1113,8 @@ def _samples_exercise(y, p, metric: str, zero_division: int, context: str) -> Ex
     terms = " + ".join(num(v) for v in row_values)
     lines.append(rf"\text{{samples}} = \frac{{{terms}}}{{{len(y)}}} = {num(value)}")
     other = 1 - zero_division
+    other_value = float(score(y, p, average="samples", zero_division=other))
+    micro = float(metrics.f1_score(y, p, average="micro", zero_division=0))
     table = pd.DataFrame(
         {
             "row": np.arange(1, len(y) + 1),
@@ -846,7 +1122,7 @@ def _samples_exercise(y, p, metric: str, zero_division: int, context: str) -> Ex
             "predicted labels": [_label_set(r, names) for r in p],
         }
     )
-    return Exercise(
+    ex = Exercise(
         table=table,
         context=context,
         question=f"What is the samples-averaged {metric} with zero_division={zero_division} "
@@ -861,11 +1137,20 @@ def _samples_exercise(y, p, metric: str, zero_division: int, context: str) -> Ex
         "sklearn.metrics.precision_recall_fscore_support).",
         facts={
             f"samples {metric}, zero_division={zero_division}": value,
-            f"samples {metric}, zero_division={other}": float(
-                score(y, p, average="samples", zero_division=other)
-            ),
-            "micro F1": float(metrics.f1_score(y, p, average="micro", zero_division=0)),
+            f"samples {metric}, zero_division={other}": other_value,
+            "micro F1": micro,
         },
+    )
+    return _hinted(
+        ex,
+        f"Score each row's label set on its own, then average the rows. A row whose {metric} "
+        f"is 0/0 scores zero_division = {zero_division}; a row with a prediction but no true "
+        "label has precision and F1 0 whatever zero_division says.",
+        (
+            other_value,
+            f"That is the value with zero_division={other}: here a 0/0 row scores {zero_division}.",
+        ),
+        (micro, "That pools all labels (micro); samples averages the rows' own values."),
     )
 
 
@@ -995,6 +1280,8 @@ def _class_thresholds(seed: int) -> Exercise:
             derivation=tuple(lines),
             note=note,
             facts=facts,
+            hint=f"Try each candidate t: count class {c}'s TP, FP and FN when score_{c} ≥ t, "
+            "then F1 = 2·TP / (2·TP + FP + FN). Only this class's column matters.",
         )
     shared_pred = (s >= choice.shared_threshold).astype(int)
     shared_f1 = metrics.f1_score(y, shared_pred, average=None, zero_division=0)
@@ -1023,6 +1310,17 @@ def _class_thresholds(seed: int) -> Exercise:
         derivation=tuple(lines),
         note=note,
         facts=facts,
+        hint="Two macro-F1s to subtract: with each label at its own best threshold, and with "
+        "the one threshold that is best for all three together (try each score as t).",
+        traps=_traps(
+            float(choice.gain),
+            DEFAULT_TOLERANCE,
+            (
+                choice.macro,
+                "That is the macro-F1 with a threshold per label; subtract the "
+                "macro-F1 of the best shared threshold.",
+            ),
+        ),
     )
 
 
@@ -1049,10 +1347,13 @@ def _cost_lesson_figure(pc, nec, fpr, fnr, threshold, x, answer) -> go.Figure:
     fig.add_vline(x=x, line=dict(color="#9a9a9a", width=1))
     fig.add_trace(
         go.Scatter(
-            x=[x], y=[answer], mode="markers", name=f"the answer at PC(+) = {x:g}",
+            x=[x],
+            y=[answer],
+            mode="markers",
+            name=f"the answer at PC(+) = {x:g}",
             marker=dict(size=11, color="#111111", symbol="x"),
         )
-    )  # fmt: skip
+    )
     fig.update_yaxes(range=[0, 1])
     fig.update_layout(title=dict(text="Cost curve", x=0, xanchor="left", font=dict(size=14)))
     return fig
@@ -1102,6 +1403,18 @@ def _cost_curve(seed: int) -> Exercise:
             f"Operating at threshold {t:g} (a score at least {t:g} is positive), what is the "
             f"normalized expected cost at probability cost PC(+) = {x:g}?"
         )
+        hint = (
+            f"At threshold {t:g} find FPR (negatives at or above it, over all negatives) and "
+            f"FNR (positives below it, over all positives); then NEC = FNR·PC(+) + "
+            "FPR·(1 − PC(+)): FNR is the line's height at PC(+) = 1."
+        )
+        traps = [
+            (
+                fpr[i] * x + fnr[i] * (1 - x),
+                "FPR and FNR are swapped: the line runs "
+                "from FPR at PC(+) = 0 to FNR at PC(+) = 1, so FNR is multiplied by PC(+).",
+            )
+        ]
     else:
         answer, shown = envelope, best
         lines.append(
@@ -1112,7 +1425,20 @@ def _cost_curve(seed: int) -> Exercise:
             f"What is the cost curve's value at probability cost PC(+) = {x:g}: the lowest "
             "normalized expected cost any threshold reaches there?"
         )
-    return Exercise(
+        hint = (
+            "Every threshold gives a line NEC = FNR·PC(+) + FPR·(1 − PC(+)); evaluate each at "
+            f"PC(+) = {x:g} (predicting none costs {x:g}, predicting all {1 - x:g}) and take "
+            "the lowest."
+        )
+        swapped = fpr * x + fnr * (1 - x)
+        traps = [
+            (
+                float(swapped.min()),
+                "FPR and FNR are swapped: FNR is the line's height at "
+                "PC(+) = 1, so it is multiplied by PC(+).",
+            )
+        ]
+    ex = Exercise(
         table=_rows(y, s),
         context="A threshold's ROC point (FPR, FNR) becomes a straight line of normalized "
         "expected cost over the probability cost PC(+), from FPR at 0 to FNR at 1. Predicting "
@@ -1134,6 +1460,7 @@ def _cost_curve(seed: int) -> Exercise:
             "cost of predicting all": 1 - x,
         },
     )
+    return _hinted(ex, hint, *traps)
 
 
 # --- calibration ----------------------------------------------------------------------------
@@ -1178,6 +1505,17 @@ def _calibration_exercise(y, p, n_bins: int, what: str, context: str) -> Exercis
             rf"\frac{{{terms}}}{{{n}}} = {num(answer)}"
         )
         question = f"What is the expected calibration error (ECE) over {n_bins} equal bins?"
+        hint = (
+            "For each bin: its positive rate minus its mean probability, as a size; weight each "
+            "gap by the bin's share of the rows (n_b / n) and add them up."
+        )
+        traps = [
+            (
+                float(gaps.mean()),
+                "Each bin's gap is weighted by its rows (n_b / n), not averaged plainly.",
+            ),
+            (mce, "That is the largest gap (MCE); the ECE weights every bin's gap by its rows."),
+        ]
     elif what == "MCE":
         answer = mce
         lines.append(
@@ -1185,6 +1523,11 @@ def _calibration_exercise(y, p, n_bins: int, what: str, context: str) -> Exercis
             rf"\max({', '.join(num(g) for g in gaps)}) = {num(answer)}"
         )
         question = f"What is the maximum calibration error (MCE) over {n_bins} equal bins?"
+        hint = (
+            "For each bin: the gap between its positive rate and its mean probability; the MCE "
+            "is the largest gap, whatever the bin's size."
+        )
+        traps = [(ece, "That is the ECE (the gaps weighted by rows); the MCE is the largest.")]
     else:
         answer = float(decomposition.reliability)
         terms = " + ".join(rf"{int(m)} \cdot {num(g)}^2" for m, g in zip(sizes, gaps, strict=True))
@@ -1201,6 +1544,18 @@ def _calibration_exercise(y, p, n_bins: int, what: str, context: str) -> Exercis
             f"What is the reliability term of the Brier score's decomposition over {n_bins} "
             "equal bins?"
         )
+        hint = (
+            "Square each bin's gap between its mean probability and its positive rate, weight "
+            "the squares by the bins' share of rows (n_b / n) and add them."
+        )
+        traps = [
+            (ece, "That is the ECE: square each bin's gap before weighting."),
+            (
+                float(decomposition.brier),
+                "That is the whole Brier score; the reliability term "
+                "only sums the bins' squared gaps, weighted by rows.",
+            ),
+        ]
     figure = calibration_charts.reliability_figure(
         [
             calibration_charts.Reliability(
@@ -1215,7 +1570,7 @@ def _calibration_exercise(y, p, n_bins: int, what: str, context: str) -> Exercis
         height=420,
         title="Reliability diagram",
     )
-    return Exercise(
+    ex = Exercise(
         table=_rows(y, p).rename(columns={"score": "probability"}),
         figure=figure,
         context=context,
@@ -1236,6 +1591,7 @@ def _calibration_exercise(y, p, n_bins: int, what: str, context: str) -> Exercis
             "uncertainty": float(decomposition.uncertainty),
         },
     )
+    return _hinted(ex, hint, *traps)
 
 
 def _calibration(seed: int) -> Exercise:
@@ -1311,7 +1667,13 @@ LESSONS: tuple[Lesson, ...] = (
         "auc_pairs",
         "AUC 0.75 by counting pairs (no ties)",
         T[1],
-        _fixed_auc([0, 0, 1, 1], [0.1, 0.4, 0.35, 0.8], "Two positives, two negatives, no ties."),
+        _fixed_auc(
+            [0, 0, 1, 1],
+            [0.1, 0.4, 0.35, 0.8],
+            "Two positives, two negatives, no ties.",
+            "No ties here: there are P·N = 2·2 = 4 pairs of one positive and one negative; "
+            "count those where the positive scores higher.",
+        ),
         source="scikit-learn documentation, sklearn.metrics.roc_auc_score",
         worked=True,
     ),
@@ -1320,7 +1682,11 @@ LESSONS: tuple[Lesson, ...] = (
         "AUC 0.875: a tied pair counts one half",
         T[1],
         _fixed_auc(
-            [0, 0, 1, 1], [0.1, 0.4, 0.4, 0.8], "The negative and a positive share the score 0.4."
+            [0, 0, 1, 1],
+            [0.1, 0.4, 0.4, 0.8],
+            "The negative and a positive share the score 0.4.",
+            "A tied pair counts one half: the positive and the negative that both score 0.4 "
+            "make half a win, not a whole one and not none.",
         ),
         source="Hanley & McNeil, Radiology 143 (1982): ties count one half",
         worked=True,
@@ -1333,6 +1699,9 @@ LESSONS: tuple[Lesson, ...] = (
             [0, 1, 1, 0, 0, 1, 1],
             [0.3, 0.5, 0.5, 0.5, 0.5, 0.7, 0.8],
             "Four rows tied at 0.5 share the ranks 2 to 5.",
+            "Tied rows share the average of the ranks they occupy (the four rows at 0.5 each "
+            "get (2 + 3 + 4 + 5) / 4 = 3.5); then AUC = (R − P(P+1)/2) / (P·N), R the "
+            "positives' rank sum.",
         ),
         source="Mann-Whitney U: AUC = (R − P(P+1)/2) / (P·N) with tie-averaged ranks",
         worked=True,
