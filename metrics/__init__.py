@@ -248,11 +248,14 @@ __all__ += [
 from metrics.calibration import (  # noqa: E402 (after the block above)
     RECALIBRATION_METHODS,
     BrierDecomposition,
+    CalibrationErrorInterval,
     Calibrator,
     brier_decomposition,
     calibration_error,
+    calibration_error_interval,
     fit_calibrator,
     recalibrate,
+    squared_calibration_error,
 )
 from metrics.decision_curves import (  # noqa: E402 (after the block above)
     EqualErrorRate,
@@ -279,6 +282,7 @@ from metrics.model_tests import (  # noqa: E402 (after the block above)
 __all__ += [
     "RECALIBRATION_METHODS",
     "BrierDecomposition",
+    "CalibrationErrorInterval",
     "Calibrator",
     "EqualErrorRate",
     "FriedmanResult",
@@ -290,6 +294,7 @@ __all__ += [
     "brier_curve",
     "brier_decomposition",
     "calibration_error",
+    "calibration_error_interval",
     "cost_curve",
     "det_curve",
     "equal_error_rate",
@@ -300,5 +305,11 @@ __all__ += [
     "precision_recall_gain_auc",
     "precision_recall_gain_curve",
     "recalibrate",
+    "squared_calibration_error",
     "threshold_interval",
 ]
+
+# Bands for whole curves (issue 38 §2).
+from metrics.bands import CurveBand, pr_band, roc_band, sup_t_band  # noqa: E402
+
+__all__ += ["CurveBand", "pr_band", "roc_band", "sup_t_band"]

@@ -291,7 +291,7 @@ def roc_band(
 
     Notes
     -----
-    In simulation (binormal scores, ``python -m bench.bench_coverage --bands``) the whole
+    In simulation (binormal scores, ``python -m bench.bench_coverage_bands``) the whole
     true curve lies inside the 95% simultaneous band 92.5-97.5% of the time at 1,000 rows and
     more, and inside the pointwise band far less often.
 
@@ -333,7 +333,7 @@ def pr_band(
     -----
     At the ends of the curve one row decides the precision (the top-scored positive near
     recall 0, the lowest-scored one at recall 1): there the resampled precision is far from
-    normal and the band is least reliable; ``bench/bench_coverage.py --bands`` reports the
+    normal and the band is least reliable; ``bench/bench_coverage_bands.py`` reports the
     whole-curve coverage on the default grid and on recall 0.05-0.95.
 
     Examples

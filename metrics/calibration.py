@@ -411,7 +411,7 @@ def calibration_error_interval(
     Resamples are drawn by the resampling core of :func:`metrics.fast_paired_bootstrap`
     (each row, or group, a Poisson(1) number of times; the same draws for the same seed). The
     truth it covers is the binned squared error of the population, with these bins. In
-    simulation (``python -m bench.bench_coverage --calibration``) the 95% interval covers it
+    simulation (``python -m bench.bench_coverage_calibration``) the 95% interval covers it
     for calibrated and miscalibrated scores within 92.5-97.5% at 1,000 rows and more.
 
     Examples
