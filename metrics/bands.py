@@ -26,7 +26,14 @@ import numpy as np
 
 from metrics._validation import UndefinedMetricWarning, check_binary_labels
 
-__all__ = ["CurveBand", "pr_band", "roc_band", "sup_t_band"]
+__all__ = [
+    "CurveBand",
+    "band_from_resamples",
+    "effective_positives",
+    "pr_band",
+    "roc_band",
+    "sup_t_band",
+]
 
 SUP_T = "bootstrap sup-t band (Montiel Olea & Plagborg-Møller 2019)"
 POINTWISE = "pointwise percentile bootstrap band"
@@ -169,17 +176,25 @@ def _pointwise(replicates: np.ndarray, curve: np.ndarray, alpha: float, small) -
     return low, high
 
 
-def _binomial_floor(kind: str, curve: np.ndarray, grid: np.ndarray, y_true, sample_weight):
+def effective_positives(y_true: Any, sample_weight: Any) -> float:
+    """Kish's effective number of positives, ``(sum w)^2 / sum w^2`` (their count unweighted):
+    the ``n_positive`` of :func:`band_from_resamples`.
+
+    >>> effective_positives([0, 1, 1, 1], None)
+    3.0
+    """
+    positive = check_binary_labels(y_true, None)
+    w = np.ones(positive.size) if sample_weight is None else np.asarray(sample_weight, float)
+    wp = w.reshape(-1)[positive]
+    squares = float(np.sum(wp * wp))
+    return float(wp.sum() ** 2 / squares) if squares > 0 else 0.0
+
+
+def _binomial_floor(kind: str, curve: np.ndarray, grid: np.ndarray, n_pos: float):
     """The binomial standard deviation of each point's rate, a floor for the resampled one:
     TPR over the positives (ROC), precision over the rows flagged (PR), at Agresti & Coull's
     (1998) adjusted rate (two successes and two failures added), so that a rate of 1 still has
-    a width. Weighted rows count
-    as Kish's effective number ``(sum w)^2 / sum w^2``."""
-    positive = check_binary_labels(y_true, None)
-    y = positive
-    w = np.ones(y.size) if sample_weight is None else np.asarray(sample_weight, float).ravel()
-    wp = w[positive]
-    n_pos = float(wp.sum() ** 2 / np.sum(wp * wp)) if np.sum(wp * wp) > 0 else 0.0
+    a width."""
     with np.errstate(invalid="ignore", divide="ignore"):
         if kind == "roc":
             n = np.full(curve.shape, n_pos)
@@ -187,6 +202,75 @@ def _binomial_floor(kind: str, curve: np.ndarray, grid: np.ndarray, y_true, samp
             n = np.where(curve > 0, grid * n_pos / curve, np.nan)
         rate = (curve * n + 2.0) / (n + 4.0)
         return np.where(n > 0, np.sqrt(rate * (1.0 - rate) / n), np.nan)
+
+
+def band_from_resamples(
+    kind: str,
+    grid: Any,
+    curve: Any,
+    replicates: Any,
+    *,
+    simultaneous: bool = True,
+    confidence: float = 0.95,
+    n_positive: float | None = None,
+    small_groups: Any = None,
+) -> CurveBand:
+    """The band of an ROC or PR curve from resampled curves already at hand.
+
+    :func:`roc_band` and :func:`pr_band` call this on one :func:`metrics.fast_paired_bootstrap`;
+    a page that already holds that bootstrap (with ``roc_grid`` or ``pr_grid``) calls it on
+    ``fb.original.rocs[k][0]`` and ``fb.roc_curves[k]`` and gets the same band.
+
+    Parameters
+    ----------
+    kind : {"roc", "pr"}
+    grid : array-like of shape (n_grid,)
+        FPRs (ROC) or recalls (PR).
+    curve : array-like of shape (n_grid,)
+        The curve on all rows.
+    replicates : array-like of shape (n_resamples, n_grid)
+    simultaneous : bool, default True
+    confidence : float, default 0.95
+    n_positive : float, optional
+        The (effective) number of positives, for the binomial floor of the simultaneous band
+        (see :func:`sup_t_band`); without it, no floor.
+    small_groups : SmallGroups, optional
+        The few-groups correction of a cluster bootstrap (``fb.small_groups``).
+
+    Returns
+    -------
+    CurveBand
+    """
+    if kind not in ("roc", "pr"):
+        raise ValueError(f'kind must be "roc" or "pr", got {kind!r}.')
+    confidence = _check_confidence(confidence)
+    grid = np.asarray(grid, dtype=np.float64).reshape(-1)
+    curve = np.asarray(curve, dtype=np.float64).reshape(-1)
+    reps = np.asarray(replicates, dtype=np.float64)
+    small = small_groups
+    if simultaneous:
+        factor = 1.0 if small is None else small.factor
+        floor = None if n_positive is None else _binomial_floor(kind, curve, grid, n_positive)
+        lower, upper, k = sup_t_band(
+            curve, reps, confidence=confidence, factor=factor, sd_floor=floor
+        )
+        method = SUP_T
+    else:
+        lower, upper = _pointwise(reps, curve, 1.0 - confidence, small)
+        k, method = math.nan, POINTWISE
+    lower = np.fmin(lower, curve)
+    upper = np.fmax(upper, curve)
+    if kind == "roc":
+        # The true ROC curve never decreases: a band point below an earlier lower bound (or
+        # above a later upper one) can be raised (lowered) without losing any curve it held.
+        lower = np.fmax.accumulate(np.where(np.isfinite(lower), lower, -np.inf))
+        upper = np.fmin.accumulate(np.where(np.isfinite(upper), upper, np.inf)[::-1])[::-1]
+        lower = np.where(np.isfinite(lower), lower, np.nan)
+        upper = np.where(np.isfinite(upper), upper, np.nan)
+    return CurveBand(
+        x=grid, y=curve, lower=lower, upper=upper, simultaneous=bool(simultaneous),
+        method=method, confidence=confidence, critical_value=k, n_resamples=int(reps.shape[0]),
+    )  # fmt: skip
 
 
 def _band(
@@ -222,29 +306,9 @@ def _band(
         curve, reps = fb.original.rocs[0][0], fb.roc_curves[0]
     else:
         curve, reps = fb.original.prs[0][0], fb.pr_curves[0]
-    small = fb.small_groups
-    if simultaneous:
-        factor = 1.0 if small is None else small.factor
-        floor = _binomial_floor(kind, curve, grid, y_true, sample_weight)
-        lower, upper, k = sup_t_band(
-            curve, reps, confidence=confidence, factor=factor, sd_floor=floor
-        )
-        method = SUP_T
-    else:
-        lower, upper = _pointwise(reps, curve, 1.0 - confidence, small)
-        k, method = math.nan, POINTWISE
-    lower = np.fmin(lower, curve)
-    upper = np.fmax(upper, curve)
-    if kind == "roc":
-        # The true ROC curve never decreases: a band point below an earlier lower bound (or
-        # above a later upper one) can be raised (lowered) without losing any curve it held.
-        lower = np.fmax.accumulate(np.where(np.isfinite(lower), lower, -np.inf))
-        upper = np.fmin.accumulate(np.where(np.isfinite(upper), upper, np.inf)[::-1])[::-1]
-        lower = np.where(np.isfinite(lower), lower, np.nan)
-        upper = np.where(np.isfinite(upper), upper, np.nan)
-    return CurveBand(
-        x=grid, y=curve, lower=lower, upper=upper, simultaneous=bool(simultaneous),
-        method=method, confidence=confidence, critical_value=k, n_resamples=n_resamples,
+    return band_from_resamples(
+        kind, grid, curve, reps, simultaneous=simultaneous, confidence=confidence,
+        n_positive=effective_positives(y_true, sample_weight), small_groups=fb.small_groups,
     )  # fmt: skip
 
 

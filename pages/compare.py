@@ -661,10 +661,16 @@ if same_labels:
 
     if wanted:
         _section("How sure are the curves?", "curve-bands")
+        band_kind = st.radio(
+            "Bands", list(uncertainty.BAND_KINDS), format_func=uncertainty.BAND_KINDS.get,
+            key="compare_band_kind", horizontal=True, help=uncertainty.BAND_HELP,
+        )  # fmt: skip
+        band_name = "95% simultaneous band" if band_kind == "simultaneous" else "95% band"
+        st.caption(uncertainty.band_words(band_kind) + ".")
 
-        def _with_bands(original: list, resampled: list) -> dict[str, tuple]:
+        def _with_bands(curve: str) -> dict[str, tuple]:
             """Per model: (the curve on all rows, band low, band high)."""
-            return {m: (original[k][0], *fb.band(resampled[k])) for k, m in enumerate(models)}
+            return uncertainty.curve_bands(fb, curve, y_all, ds.weight, band_kind, models)
 
         roc_tab, pr_tab, rate_tab, stable_tab = st.tabs(
             ["ROC", "Precision-recall", "Rates vs threshold", "Threshold stability"]
@@ -672,49 +678,47 @@ if same_labels:
         with roc_tab:
             chart(
                 band_charts.roc_band_figure(
-                    fb.roc_grid,
-                    _with_bands(fb.original.rocs, fb.roc_curves),
-                    max_fpr or None,
+                    fb.roc_grid, _with_bands("roc"), max_fpr or None, band_name
                 ),
                 key="compare_roc_band",
                 name="roc-bands",
             )
             st.caption(
-                f"Shaded: where the middle 95% of {curve_resamples} resampled ROC curves pass "
-                f"({resampled}), "
-                "at each FPR (vertical averaging). Where two bands overlap at an FPR, the "
-                "data cannot tell those models apart there."
+                f"Shaded: the {band_name} of the ROC curve from {curve_resamples} resampled "
+                f"curves ({resampled}), TPR at each FPR (vertical averaging). Where two bands "
+                "overlap at an FPR, the data cannot tell those models apart there."
             )
         with pr_tab:
             chart(
                 band_charts.pr_band_figure(
                     fb.pr_grid,
-                    _with_bands(fb.original.prs, fb.pr_curves),
+                    _with_bands("pr"),
                     float(np.average(y_all, weights=ds.weight)),
+                    band_name,
                 ),
                 key="compare_pr_band",
                 name="pr-bands",
             )
             st.caption(
                 "Precision where each resample's recall first reaches the value on the x axis, "
-                "its middle 95% shaded. Precision at low recall rests on few rows and spreads "
+                f"its {band_name} shaded. Precision at low recall rests on few rows and spreads "
                 "widely."
             )
         with rate_tab:
             band_model = st.selectbox("Model", models, key="compare_band_model")
             k = models.index(band_model)
-            grid_k, rate_curves = uncertainty.rate_bands(fb, k)
+            grid_k, rate_curves = uncertainty.rate_bands(fb, k, band_kind)
             chart(
                 band_charts.threshold_band_figure(
-                    grid_k, rate_curves, thresholds.current(ds, band_model)
+                    grid_k, rate_curves, thresholds.current(ds, band_model), band_name
                 ),
                 key="compare_rate_band",
                 name="rates-vs-threshold-bands",
             )
             st.caption(
                 f"Each rate at {len(grid_k)} thresholds spread over the score "
-                "quantiles, with its middle 95% over the resamples; the dashed line is the "
-                "model's current threshold."
+                f"quantiles, with its {band_name} over the resamples (each rate's own); the "
+                "dashed line is the model's current threshold."
             )
         with stable_tab:
             rule = st.radio("Rule", ["max F1", "Youden"], horizontal=True, key="compare_rule",

@@ -105,9 +105,29 @@ def test_bands_and_threshold_stability_equal_the_library(compare_page):
     band = decode_arrays(
         roc["data"][1]
     )  # the first model's band polygon: high forwards, low backwards
+    # By default the band is simultaneous: metrics.roc_band's on the same draws (a row's
+    # Poisson counts do not depend on how many models are scored).
+    sim = metrics.roc_band(ds.y, ds.score(models[0]), n_resamples=200, seed=0)
+    assert sim.simultaneous
+    assert sim.critical_value > 2.0
+    np.testing.assert_allclose(np.asarray(band["y"][:101], dtype=float), sim.upper)
+    np.testing.assert_allclose(np.asarray(band["y"][101:], dtype=float), sim.lower[::-1])
+    assert "simultaneous" in roc["data"][1]["name"]
+    captions = " ".join(c.value for c in at.caption)
+    assert "Montiel Olea & Plagborg-Møller 2019" in captions
+    # Pointwise: the percentile band of the same resamples (held to contain the curve).
+    at.radio(key="compare_band_kind").set_value("pointwise").run()
+    assert not at.exception
+    roc = next(f for f in figures(at) if f["layout"]["xaxis"]["title"]["text"] == "false "
+               "positive rate")  # fmt: skip
+    band = decode_arrays(roc["data"][1])
     low, high = fb.band(fb.roc_curves[0])
-    np.testing.assert_allclose(np.asarray(band["y"][:101], dtype=float), high)
-    np.testing.assert_allclose(np.asarray(band["y"][101:], dtype=float), low[::-1])
+    curve = fb.original.rocs[0][0]
+    np.testing.assert_allclose(np.asarray(band["y"][:101], dtype=float), np.fmax(high, curve))
+    np.testing.assert_allclose(np.asarray(band["y"][101:], dtype=float),
+                               np.fmin(low, curve)[::-1])  # fmt: skip
+    assert np.all(sim.upper - sim.lower >= np.fmax(high, curve) - np.fmin(low, curve) - 1e-12)
+    at.radio(key="compare_band_kind").set_value("simultaneous").run()
     stability = next(d.value for d in at.dataframe if "on all rows" in d.value.columns)
     for k, m in enumerate(models):
         row = stability.set_index("model").loc[m]

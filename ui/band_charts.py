@@ -1,5 +1,8 @@
-"""Plotly figures of bootstrap uncertainty: curves with pointwise bands, and how far a chosen
-threshold moves across resamples. Plain functions, no streamlit."""
+"""Plotly figures of bootstrap uncertainty: curves with pointwise or simultaneous bands, and how
+far a chosen threshold moves across resamples. Plain functions, no streamlit.
+
+``band`` names the band in the legend and the hover text ("95% band", "95% simultaneous
+band"): the figures draw whatever lower and upper curves they are given."""
 
 from __future__ import annotations
 
@@ -15,31 +18,39 @@ def _rgba(hex_color: str, alpha: float) -> str:
     return f"rgba({r},{g},{b},{alpha})"
 
 
-def _add_band(fig: go.Figure, x, mid, low, high, name: str, color: str, hover: str) -> None:
+def _add_band(
+    fig: go.Figure, x, mid, low, high, name: str, color: str, hover: str, band: str = "95% band"
+) -> None:
     ok = np.isfinite(low) & np.isfinite(high)
     fig.add_trace(
         go.Scatter(
             x=np.concatenate((x[ok], x[ok][::-1])), y=np.concatenate((high[ok], low[ok][::-1])),
             fill="toself", fillcolor=_rgba(color, 0.18), line=dict(width=0), hoverinfo="skip",
-            name=f"{label(name)} 95% band", showlegend=False, legendgroup=name,
+            name=f"{label(name)} {band}", showlegend=False, legendgroup=name,
         )
     )  # fmt: skip
     fig.add_trace(
         go.Scatter(
             x=x, y=mid, mode="lines", name=label(name), line=dict(color=color, width=2),
             legendgroup=name, customdata=np.column_stack((low, high)),
-            hovertemplate=f"<b>{label(name)}</b><br>{hover}<extra></extra>",
+            hovertemplate=f"<b>{label(name)}</b><br>{hover.replace('95% band', band)}"
+            "<extra></extra>",
         )
     )  # fmt: skip
 
 
 def _curve_bands(
-    grid: np.ndarray, curves: dict[str, tuple], reference: go.Scatter, hover: str, axes: tuple
+    grid: np.ndarray,
+    curves: dict[str, tuple],
+    reference: go.Scatter,
+    hover: str,
+    axes: tuple,
+    band: str = "95% band",
 ) -> go.Figure:
     fig = go.Figure()
     fig.add_trace(reference)
     for i, (name, (mid, low, high)) in enumerate(curves.items()):
-        _add_band(fig, grid, mid, low, high, name, PALETTE[i % len(PALETTE)], hover)
+        _add_band(fig, grid, mid, low, high, name, PALETTE[i % len(PALETTE)], hover, band)
     fig.update_layout(
         **_BASE_LAYOUT,
         height=420,
@@ -54,18 +65,21 @@ _BAND_HOVER = "<br>95% band [%{customdata[0]:.3f}, %{customdata[1]:.3f}]"
 
 
 def roc_band_figure(
-    grid: np.ndarray, curves: dict[str, tuple], max_fpr: float | None = None
+    grid: np.ndarray,
+    curves: dict[str, tuple],
+    max_fpr: float | None = None,
+    band: str = "95% band",
 ) -> go.Figure:
-    """TPR against FPR per model: the curve of the original rows and its 95% pointwise band
-    (TPR at each FPR over the resamples: vertical averaging); the partial AUC's FPR range
-    shaded when ``max_fpr`` is given."""
+    """TPR against FPR per model: the curve of the original rows and its band (TPR at each
+    FPR over the resamples: vertical averaging; pointwise or simultaneous, as given); the
+    partial AUC's FPR range shaded when ``max_fpr`` is given."""
     chance = go.Scatter(
         x=[0, 1], y=[0, 1], mode="lines", name="chance", hoverinfo="skip",
         line=dict(color="#bbbbbb", dash="dot"),
     )  # fmt: skip
     fig = _curve_bands(
         grid, curves, chance, "FPR %{x:.2f}: TPR %{y:.3f}" + _BAND_HOVER,
-        ("false positive rate", "true positive rate (recall)"),
+        ("false positive rate", "true positive rate (recall)"), band,
     )  # fmt: skip
     if max_fpr:
         fig.add_vrect(
@@ -75,16 +89,18 @@ def roc_band_figure(
     return fig
 
 
-def pr_band_figure(grid: np.ndarray, curves: dict[str, tuple], prevalence: float) -> go.Figure:
-    """Precision against recall per model with its 95% pointwise band (precision where each
-    resample's recall first reaches the grid value)."""
+def pr_band_figure(
+    grid: np.ndarray, curves: dict[str, tuple], prevalence: float, band: str = "95% band"
+) -> go.Figure:
+    """Precision against recall per model with its band (precision where each resample's
+    recall first reaches the grid value; pointwise or simultaneous, as given)."""
     chance = go.Scatter(
         x=[0, 1], y=[prevalence, prevalence], mode="lines", hoverinfo="skip",
         name="chance (prevalence)", line=dict(color="#bbbbbb", dash="dot"),
     )  # fmt: skip
     return _curve_bands(
         grid, curves, chance, "recall %{x:.2f}: precision %{y:.3f}" + _BAND_HOVER,
-        ("recall", "precision"),
+        ("recall", "precision"), band,
     )  # fmt: skip
 
 
@@ -92,15 +108,18 @@ RATE_COLORS = {"precision": "#1f77b4", "recall": "#d62728", "F1": "#2ca02c", "FP
 
 
 def threshold_band_figure(
-    thresholds: np.ndarray, rates: dict[str, tuple], chosen: float | None = None
+    thresholds: np.ndarray,
+    rates: dict[str, tuple],
+    chosen: float | None = None,
+    band: str = "95% band",
 ) -> go.Figure:
-    """Rates against the threshold for one model, each with its 95% pointwise band; the
-    model's current threshold as a vertical line."""
+    """Rates against the threshold for one model, each with its band (pointwise or
+    simultaneous, as given); the model's current threshold as a vertical line."""
     fig = go.Figure()
     for name, (mid, low, high) in rates.items():
         _add_band(
             fig, thresholds, mid, low, high, name, RATE_COLORS.get(name, "#555555"),
-            "threshold %{x:.4g}: %{y:.3f}" + _BAND_HOVER,
+            "threshold %{x:.4g}: %{y:.3f}" + _BAND_HOVER, band,
         )  # fmt: skip
     if chosen is not None and np.isfinite(chosen):
         fig.add_vline(x=chosen, line=dict(color="#555555", dash="dash"))

@@ -104,17 +104,76 @@ def curves(
         )  # fmt: skip
 
 
-def rate_bands(fast: metrics.FastBootstrap, k: int) -> tuple[np.ndarray, dict[str, tuple]]:
-    """Model ``k``'s thresholds and, per rate, (value on all rows, band low, band high)."""
+BAND_KINDS = {
+    "simultaneous": "simultaneous (whole curve)",
+    "pointwise": "pointwise (each point)",
+}
+BAND_HELP = (
+    "Simultaneous: the whole true curve lies inside the band with 95% probability (bootstrap "
+    "sup-t band, Montiel Olea & Plagborg-Møller 2019). Pointwise: each point's band holds the "
+    "truth at that point 95% of the time, but somewhere along the curve some point usually "
+    "falls out, so the whole curve is inside far less often."
+)
+
+
+def band_words(kind: str) -> str:
+    """How a caption names the band: what it promises, and whose method it is."""
+    if kind == "simultaneous":
+        return (
+            "95% simultaneous band: the whole true curve lies inside it with 95% probability "
+            "(bootstrap sup-t band, Montiel Olea & Plagborg-Møller 2019: every point widened by "
+            "one common factor, the 95th percentile over resamples of the largest standardised "
+            "deviation along the curve)"
+        )
+    return (
+        "95% pointwise band: at each point, the middle 95% of the resampled values; the true "
+        "curve leaves it somewhere far more often than 5% of the time"
+    )
+
+
+def curve_bands(
+    fast: metrics.FastBootstrap, curve: str, y: np.ndarray, weight, kind: str, models
+) -> dict[str, tuple]:
+    """Per model: (the curve on all rows, band low, band high) of the ROC (``curve="roc"``)
+    or precision-recall curve of ``fast``, pointwise or simultaneous (``kind``), as
+    :func:`metrics.roc_band` and :func:`metrics.pr_band` make them from the same resamples."""
+    from metrics.bands import band_from_resamples, effective_positives
+
+    grid = fast.roc_grid if curve == "roc" else fast.pr_grid
+    originals = fast.original.rocs if curve == "roc" else fast.original.prs
+    resampled = fast.roc_curves if curve == "roc" else fast.pr_curves
+    n_pos = effective_positives(y, weight)
+    out = {}
+    for k, m in enumerate(models):
+        b = band_from_resamples(
+            curve, grid, originals[k][0], resampled[k], simultaneous=kind == "simultaneous",
+            confidence=1.0 - fast.alpha, n_positive=n_pos, small_groups=fast.small_groups,
+        )  # fmt: skip
+        out[m] = (b.y, b.lower, b.upper)
+    return out
+
+
+def rate_bands(
+    fast: metrics.FastBootstrap, k: int, kind: str = "pointwise"
+) -> tuple[np.ndarray, dict[str, tuple]]:
+    """Model ``k``'s thresholds and, per rate, (value on all rows, band low, band high).
+
+    ``kind="simultaneous"``: each rate's sup-t band over the thresholds
+    (:func:`metrics.sup_t_band`), widened like the pointwise bands for few groups; thresholds
+    where no resample moves the rate keep its value."""
     cut = fast.threshold_grid[k].size - DECISION_GRID.size
     names = {"precision": "precision", "recall": "recall", "f1": "F1", "fpr": "FPR"}
-    return fast.threshold_grid[k][:cut], {
-        label: (
-            fast.original.curves[name][k][0][:cut],
-            *fast.band(fast.threshold_curves[name][k][:, :cut]),
-        )
-        for name, label in names.items()
-    }
+    out = {}
+    for name, label in names.items():
+        mid = fast.original.curves[name][k][0][:cut]
+        reps = fast.threshold_curves[name][k][:, :cut]
+        if kind == "simultaneous":
+            factor = 1.0 if fast.small_groups is None else fast.small_groups.factor
+            low, high, _ = metrics.sup_t_band(mid, reps, confidence=1.0 - fast.alpha, factor=factor)
+        else:
+            low, high = fast.band(reps)
+        out[label] = (mid, low, high)
+    return fast.threshold_grid[k][:cut], out
 
 
 def decision_bands(fast: metrics.FastBootstrap, models) -> dict[str, tuple[np.ndarray, ...]]:
