@@ -313,3 +313,18 @@ __all__ += [
 from metrics.bands import CurveBand, pr_band, roc_band, sup_t_band  # noqa: E402
 
 __all__ += ["CurveBand", "pr_band", "roc_band", "sup_t_band"]
+
+# Whole multi-class / multi-label models compared, never their classes (issue 31 §2).
+from metrics.multiclass_compare import (  # noqa: E402
+    MulticlassComparison,
+    MulticlassMetric,
+    MulticlassPair,
+    compare_multiclass_models,
+)
+
+__all__ += [
+    "MulticlassComparison",
+    "MulticlassMetric",
+    "MulticlassPair",
+    "compare_multiclass_models",
+]
