@@ -46,6 +46,12 @@ from metrics.gains import (
     net_benefit,
 )
 from metrics.groups import WEIGHTINGS, GroupAUC, group_auc_score, group_auc_table
+from metrics.guarantees import (
+    GUARANTEE_METRICS,
+    GuaranteedThreshold,
+    OperatingChoice,
+    threshold_with_guarantee,
+)
 from metrics.multiclass import multiclass_confusion_matrix, top_k_accuracy_score
 from metrics.multilabel import label_binarize
 from metrics.operating import (
@@ -88,6 +94,7 @@ from metrics.teaching import (
 __all__ = [
     "AP_METHODS",
     "AP_METHOD_SOURCES",
+    "GUARANTEE_METRICS",
     "WEIGHTINGS",
     "APBreakdown",
     "APStepTable",
@@ -104,7 +111,9 @@ __all__ = [
     "FastBootstrap",
     "FlipTable",
     "GroupAUC",
+    "GuaranteedThreshold",
     "KSResult",
+    "OperatingChoice",
     "OperatingPoint",
     "RankingReport",
     "ScoreGridAP",
@@ -160,6 +169,7 @@ __all__ = [
     "score_grid_average_precision",
     "small_groups_correction",
     "threshold_counts",
+    "threshold_with_guarantee",
     "top_k_accuracy_score",
     "top_k_precision_recall",
     "tpr_at_fpr",
