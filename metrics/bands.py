@@ -240,6 +240,8 @@ def band_from_resamples(
     Returns
     -------
     CurveBand
+        Simultaneous: the sup-t band, widened to the pointwise percentile band wherever that
+        is wider (a simultaneous band must hold each point at least as often).
     """
     if kind not in ("roc", "pr"):
         raise ValueError(f'kind must be "roc" or "pr", got {kind!r}.')
@@ -254,6 +256,11 @@ def band_from_resamples(
         lower, upper, k = sup_t_band(
             curve, reps, confidence=confidence, factor=factor, sd_floor=floor
         )
+        # A band that holds the whole curve with 95% probability holds each point with at
+        # least 95%: where the resampled values are far from normal (few rows decide the
+        # point) the percentile band can be the wider one, and then it is kept.
+        low_p, high_p = _pointwise(reps, curve, 1.0 - confidence, small)
+        lower, upper = np.fmin(lower, low_p), np.fmax(upper, high_p)
         method = SUP_T
     else:
         lower, upper = _pointwise(reps, curve, 1.0 - confidence, small)

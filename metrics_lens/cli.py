@@ -18,6 +18,11 @@ from metrics_lens.inputs import NONE, BadInput
 
 __all__ = ["main"]
 
+# Bounds every command enforces before it works (issue 32): a bad value exits 2 with a sentence.
+MIN_RESAMPLES, MAX_RESAMPLES = 100, 100_000  # 1e9 resamples asked for 15 GiB at once
+MAX_SEED = 2**32 - 1
+MAX_SLICES = 200  # --slice: one row mask and one bootstrap per value
+
 CHECK_EPILOG = """\
 How the gate decides. Both models are scored on the same bootstrap resamples (Poisson counts per
 row; with --group, per whole group, since rows of one user or query are not independent; gauc
@@ -33,7 +38,33 @@ skipped. Exit status: 0 passed, 1 failed, 2 bad input.
 
 Metrics: auc, ap, gauc (needs --group), f1@T (F1 predicting positive when score >= T),
 recall@precision=P (the highest recall at precision >= P).
+
+Bounds, checked before any work (exit 2 beyond them): --resamples 100 to 100,000; --seed 0 to
+4,294,967,295; --slice on a column of at most 200 distinct values; FILE a regular file of at
+most a quarter of METRICS_LENS_BUDGET_MB (default 1024 MB) on disk and decompressed, at most
+1,000 columns and a header row of at most 100,000 characters.
 """
+
+FILE_HELP = (
+    "a CSV or Parquet predictions table: exactly that file (never a glob), a regular file of at "
+    "most a quarter of METRICS_LENS_BUDGET_MB (default 1024 MB) on disk and decompressed, "
+    "1,000 columns and a 100,000-character header"
+)
+
+
+def _bounded(flag: str, low: int, high: int):
+    """An argparse type: a whole number from ``low`` to ``high`` (an error names the bounds)."""
+
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"takes a whole number, got {text!r}") from None
+        if not low <= value <= high:
+            raise argparse.ArgumentTypeError(f"must be from {low:,} to {high:,}, got {value:,}")
+        return value
+
+    return parse
 
 
 class _Parser(argparse.ArgumentParser):
@@ -106,7 +137,10 @@ def _parser() -> argparse.ArgumentParser:
         "files",
         nargs="*",
         metavar="FILE",
-        help="CSV or Parquet files (or .npz summaries of python -m metrics.sql)",
+        help="CSV or Parquet files (or .npz summaries of python -m metrics.sql), each exactly "
+        "that file, never a glob. The first opens at the printed address: as rows, as if "
+        "uploaded, when it fits a quarter of the uploads' share of METRICS_LENS_BUDGET_MB "
+        "(192 MB by default); a larger CSV or Parquet file through the engine (DuckDB)",
     )
     a.add_argument("--port", type=int, help="port (default: 8501 or the next free one)")
     a.add_argument(
@@ -125,8 +159,10 @@ def _parser() -> argparse.ArgumentParser:
         "confusion matrices at each threshold, AP methods, GAUC, verdicts, "
         "settings.",
     )
-    r.add_argument("file", nargs="?", metavar="FILE", help="a CSV or Parquet predictions table")
-    r.add_argument("-o", "--output", required=True, metavar="report.html")
+    r.add_argument("file", nargs="?", metavar="FILE", help=FILE_HELP)
+    r.add_argument(
+        "-o", "--output", required=True, metavar="report.html", help="never the input file"
+    )
     r.add_argument(
         "--threshold",
         action="append",
@@ -134,8 +170,15 @@ def _parser() -> argparse.ArgumentParser:
         metavar="MODEL=T",
         help="a model's threshold (repeat); default per the score's scale",
     )
-    r.add_argument("--resamples", type=int, default=1000, help="bootstrap resamples (1000)")
-    r.add_argument("--seed", type=int, default=0)
+    r.add_argument(
+        "--resamples",
+        type=_bounded("--resamples", MIN_RESAMPLES, MAX_RESAMPLES),
+        default=1000,
+        help="bootstrap resamples, 100 to 100,000 (1000)",
+    )
+    r.add_argument(
+        "--seed", type=_bounded("--seed", 0, MAX_SEED), default=0, help="0 to 4,294,967,295 (0)"
+    )
     r.add_argument("--max-fpr", type=float, default=0.1, help="partial AUC's FPR limit (0.1)")
     _table_options(r)
 
@@ -147,7 +190,7 @@ def _parser() -> argparse.ArgumentParser:
         epilog=CHECK_EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    c.add_argument("file", nargs="?", metavar="FILE", help="a CSV or Parquet predictions table")
+    c.add_argument("file", nargs="?", metavar="FILE", help=FILE_HELP)
     c.add_argument("--baseline", required=True, metavar="A", help="the baseline's score column")
     c.add_argument("--candidate", required=True, metavar="B", help="the candidate's score column")
     c.add_argument(
@@ -169,7 +212,11 @@ def _parser() -> argparse.ArgumentParser:
         default=0.05,
         help="one-sided bounds at confidence 1 - alpha (default 0.05)",
     )
-    c.add_argument("--slice", metavar="COL", help="also gate every value of this column")
+    c.add_argument(
+        "--slice",
+        metavar="COL",
+        help=f"also gate every value of this column (at most {MAX_SLICES} distinct values)",
+    )
     c.add_argument(
         "--strict",
         action="store_true",
@@ -180,13 +227,22 @@ def _parser() -> argparse.ArgumentParser:
         action="store_true",
         help="with --group: resample rows, not groups, for all but gauc",
     )
-    c.add_argument("--resamples", type=int, default=1000, help="bootstrap resamples (1000)")
-    c.add_argument("--seed", type=int, default=0)
+    c.add_argument(
+        "--resamples",
+        type=_bounded("--resamples", MIN_RESAMPLES, MAX_RESAMPLES),
+        default=1000,
+        help="bootstrap resamples, 100 to 100,000 (1000)",
+    )
+    c.add_argument(
+        "--seed", type=_bounded("--seed", 0, MAX_SEED), default=0, help="0 to 4,294,967,295 (0)"
+    )
     c.add_argument("--json", action="store_true", help="print one JSON object on stdout")
     _table_options(c)
 
     sub.add_parser(
-        "sql", help="exact metrics of large tables (python -m metrics.sql)", add_help=False
+        "sql",
+        help="exact metrics of large tables (python -m metrics.sql); takes a glob",
+        add_help=False,
     )
     return p
 
@@ -264,6 +320,7 @@ def _report(args, argv: list[str]) -> int:
     if not out.parent.exists():
         raise BadInput(f"-o {args.output}: the directory {out.parent} does not exist.")
     thresholds = _thresholds(args.threshold)
+    _not_the_input(out, args.file)
     with tempfile.TemporaryDirectory(prefix="metrics-lens-") as tmp:
         table, path = _table(args, Path(tmp))
         settings = ReportSettings(
@@ -289,6 +346,30 @@ def _report(args, argv: list[str]) -> int:
     return 0
 
 
+def _not_the_input(out: Path, source: str | None) -> None:
+    """-o is never the file read (nor a symbolic or hard link to it): the data would be gone."""
+    from metrics_lens.inputs import same_file
+
+    if source and same_file(source, out):
+        raise BadInput(
+            f"-o {out} is the input file {source}: writing the report would destroy the data; "
+            "give another file name, such as report.html."
+        )
+
+
+def _slices_bounded(table, column: str | None) -> None:
+    """--slice on at most ``MAX_SLICES`` values, counted before any mask or resample is made."""
+    if column is None or column not in table.frame.columns:
+        return  # the gate names a missing column
+    n = int(table.frame[column].nunique(dropna=True))
+    if n > MAX_SLICES:
+        raise BadInput(
+            f"--slice {column} has {n:,} distinct values; the gate slices at most {MAX_SLICES} "
+            "(one bootstrap each). Slice by a column of categories (country, device), or bin "
+            "this one first."
+        )
+
+
 def _check(args) -> int:
     from metrics_lens.check import gate, parse_metric, text_report
 
@@ -296,6 +377,7 @@ def _check(args) -> int:
     with tempfile.TemporaryDirectory(prefix="metrics-lens-") as tmp:
         flags = {args.baseline: "--baseline", args.candidate: "--candidate"}
         table, _ = _table(_with_scores(args), Path(tmp), flags)
+    _slices_bounded(table, args.slice)
     result = gate(
         table,
         args.baseline,
@@ -325,29 +407,50 @@ def _with_scores(args):
 
 def _app(args) -> int:
     from metrics_lens.dashboard import SERVER_SUFFIXES, serve
+    from ui import budget
+    from ui.loading import LoadError, TooLarge, mapping_with, read_path, regular_file
 
     run_dir = Path(tempfile.mkdtemp(prefix="metrics-lens-app-"))
     try:
         files: list[Path] = []
+        first = None  # the first file's table, when it opens as rows
         if args.mlflow_run:
             if args.files:
                 raise BadInput("Give FILE(s) or --mlflow-run, not both.")
             args.file = None
             frame, _, _, local = _source(args, run_dir / "download")
             files.append(_as_server_file(frame, local, run_dir))
-        for f in args.files:
+        for k, f in enumerate(args.files):
             p = Path(f)
-            if not p.is_file():
-                raise BadInput(f"{f}: no such file." if not p.exists() else f"{f} is not a file.")
-            if p.suffix.lower() not in SERVER_SUFFIXES:
-                from metrics_lens.inputs import load_frame
-
-                frame, _ = load_frame(p)
+            try:
+                regular_file(p)  # never a device, a pipe or a glob: exactly this file
+                if p.suffix.lower() == ".npz":
+                    files.append(p.resolve())
+                    continue
+                frame = None
+                if k == 0 or p.suffix.lower() not in SERVER_SUFFIXES:
+                    frame, _ = read_path(p, max_bytes=budget.rows_limit())
+            except TooLarge as exc:
+                if p.suffix.lower() not in SERVER_SUFFIXES:
+                    raise BadInput(str(exc)) from None
+                frame = None  # the engine reads it out of core
+            except LoadError as exc:
+                raise BadInput(str(exc)) from None
+            if k == 0 and frame is not None:
+                first = frame
+            if frame is not None and p.suffix.lower() not in SERVER_SUFFIXES:
                 p = _as_server_file(frame, p, run_dir)
             files.append(p.resolve())
-        mapping = _validate_for_server(files[0], args) if files else {}
-        from metrics_lens.dashboard import serve as _serve  # noqa: F401  (imported above)
-
+        if first is not None and not args.mlflow_run:
+            roles = {"label": args.label, "scores": args.score, "group": args.group,
+                     "weight": args.weight, "pos_label": args.pos_label}  # fmt: skip
+            try:
+                mapping_with(first, **roles)  # what the dashboard opens it with
+            except LoadError as exc:
+                raise BadInput(str(exc)) from None
+            mapping = {**roles, "scores": args.score or (), "rows": True}
+        else:
+            mapping = _validate_for_server(files[0], args) if files else {}
         return serve(
             files,
             port=args.port,
@@ -383,14 +486,16 @@ def _validate_for_server(path: Path, args) -> dict:
         except ValueError as exc:
             raise BadInput(str(exc)) from None
         return {}
-    import duckdb
-
     from metrics.sql import SQLInputError, summarize
+    from metrics.sql._engine import DuckDBEngine
     from ui.loading import guess_mapping
 
-    reader = "read_csv_auto" if path.suffix.lower() == ".csv" else "read_parquet"
     try:
-        head = duckdb.sql(f"SELECT * FROM {reader}(?) LIMIT 20000", params=[str(path)]).df()
+        # Exactly this file: the engine reads it through a link when its name holds a glob
+        # character (a[1].csv beside a1.csv), as the Server dataset source does.
+        eng = DuckDBEngine("2GB")
+        eng.register([str(path)])
+        head = eng.con.execute("SELECT * FROM src LIMIT 20000").df()
     except Exception as exc:  # duckdb raises several types for an unreadable file
         raise BadInput(f"Cannot read {path.name}: {str(exc).splitlines()[0]}") from None
     columns = [str(c) for c in head.columns]
@@ -423,14 +528,16 @@ def _validate_for_server(path: Path, args) -> dict:
     if pos is None and guess.graded and label == guess.label:
         pos = ">0"  # graded relevance (LETOR grades): every grade above 0 is positive
     try:
-        summarize(str(path), label, scores, group=args.group, weight=args.weight, pos_label=pos)
+        summarize([str(path)], label, scores, group=args.group, weight=args.weight, pos_label=pos)
     except SQLInputError as exc:
         guessed = guess.pos_label if label == guess.label else None
         if pos is not None or guessed is None or isinstance(guessed, (bool, int, float)):
             raise BadInput(str(exc)) from None
         pos = str(guessed)
         try:
-            summarize(str(path), label, scores, group=args.group, weight=args.weight, pos_label=pos)
+            summarize(
+                [str(path)], label, scores, group=args.group, weight=args.weight, pos_label=pos
+            )
         except SQLInputError as again:
             raise BadInput(str(again)) from None
     return {
@@ -470,6 +577,13 @@ def main(argv: list[str] | None = None) -> int:
         if getattr(args, "json", False):
             print(json.dumps({"passed": False, "exit_code": 2, "error": message}))
         print(f"metrics-lens {args.command}: error: {message}", file=sys.stderr)
+        return 2
+    except MemoryError:  # a bound above should have stopped it: still a sentence, not a trace
+        print(
+            f"metrics-lens {args.command}: error: the input needs more memory than this machine "
+            "has; give a smaller file or fewer --resamples.",
+            file=sys.stderr,
+        )
         return 2
     except KeyboardInterrupt:
         return 130

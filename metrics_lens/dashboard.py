@@ -1,8 +1,10 @@
 """``metrics-lens app``: the dashboard from the installed package, with files already loaded.
 
 The files reach the dashboard through its "Server dataset" source (:mod:`ui.server_source`):
-they are linked (or copied) into a fresh directory that ``METRICS_LENS_DATA_DIR`` points at,
-and the browser opens a link that picks the source, the file and its columns::
+they are linked (or copied) into a fresh directory that ``METRICS_LENS_DATA_DIR`` points at.
+``METRICS_LENS_APP_FILE`` names the first one, which every new session opens at the bare
+address: as rows, exactly as if uploaded, when it fits the memory budget; otherwise through the
+engine, and the command prints the Server dataset link that picks the file and its columns::
 
     http://127.0.0.1:8501/?source=server&dataset=scores.csv&label=y&score=a&score=b&group=user&model=a
 
@@ -18,6 +20,7 @@ hold from any directory, ``runner.postScriptGC = false`` among them.
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import signal
@@ -36,6 +39,7 @@ from pathlib import Path
 __all__ = ["config_flags", "config_path", "link", "main", "prepare_run_dir", "serve"]
 
 HERE = Path(__file__).resolve().parent
+APP_FILE_ENV = "METRICS_LENS_APP_FILE"  # the file the bare address opens (ui.sources.server)
 SERVER_SUFFIXES = (".parquet", ".pq", ".csv", ".npz")  # what the Server dataset source reads
 
 
@@ -180,11 +184,17 @@ def serve(
     group: str | None = None,
     weight: str | None = None,
     pos_label: str | None = None,
+    rows: bool = False,
     open_browser: bool = True,
     run_dir: Path | None = None,
     out=sys.stdout,
 ) -> int:
-    """Run the dashboard until interrupted; the exit status of the server."""
+    """Run the dashboard until interrupted; the exit status of the server.
+
+    The first file is what every new session opens, at the bare address as at the printed one
+    (``APP_FILE_ENV`` names it to the server): with ``rows``, as rows exactly as if uploaded
+    (a file that fits the memory budget); otherwise on the Server dataset source, read by the
+    engine, and the printed address is that source's link."""
     own = run_dir is None
     run_dir = Path(tempfile.mkdtemp(prefix="metrics-lens-app-")) if own else run_dir
     try:
@@ -193,8 +203,12 @@ def serve(
         names = place_files(files, data_dir) if files else []
         port = port or free_port(8501, host)
         env = dict(os.environ)
+        env.pop(APP_FILE_ENV, None)
         if names:
             env["METRICS_LENS_DATA_DIR"] = str(data_dir)
+            roles = {"label": label, "scores": list(scores), "group": group, "weight": weight,
+                     "pos_label": None if pos_label is None else str(pos_label)}  # fmt: skip
+            env[APP_FILE_ENV] = json.dumps({"file": names[0], "rows": bool(rows), **roles})
         # The child imports metrics_lens, ui and metrics from where this process found them.
         env["PYTHONPATH"] = os.pathsep.join(
             [str(HERE.parent), *filter(None, [env.get("PYTHONPATH")])]
@@ -210,7 +224,7 @@ def serve(
                 weight=weight,
                 pos_label=pos_label,
             )
-            if names
+            if names and not rows
             else base
         )
         proc = subprocess.Popen(streamlit_command(script, port, host), cwd=run_dir, env=env)

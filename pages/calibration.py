@@ -1,5 +1,6 @@
-"""Calibration: reliability diagrams with bootstrap bands, ECE, MCE and the Brier decomposition
-with intervals, and cross-fitted recalibration shown before and after."""
+"""Calibration: reliability diagrams with bootstrap bands (pointwise or simultaneous), the
+debiased calibration error with an interval that covers the truth, ECE, MCE and the Brier
+decomposition, and cross-fitted recalibration shown before and after."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ import pandas as pd
 import streamlit as st
 
 import metrics
-from ui import calibration_charts, decision_compute, shell, thresholds
+from ui import calibration_charts, decision_compute, shell, thresholds, uncertainty
 from ui.explain import explain, num, tex_name
 from ui.safe import md
 from ui.show import chart
@@ -101,6 +102,17 @@ def _table(stats: dict[str, decision_compute.CalibrationStats]) -> pd.DataFrame:
     )
 
 
+band_kind = "pointwise"
+BAND_LABEL = {"simultaneous": "95% simultaneous band", "pointwise": "95% band"}
+
+
+def _band(s: decision_compute.CalibrationStats) -> tuple[np.ndarray, np.ndarray]:
+    """The band the page shows: the bins' pointwise or simultaneous band."""
+    if band_kind == "simultaneous" and s.sim_low is not None:
+        return s.sim_low, s.sim_high
+    return s.band_low, s.band_high
+
+
 def _panels(lines, key: str, name: str, *, pairs: bool = False) -> None:
     """One reliability diagram per model (with its "before" line when ``pairs``), up to three
     side by side: overlaid bands of several models hide each other."""
@@ -112,7 +124,9 @@ def _panels(lines, key: str, name: str, *, pairs: bool = False) -> None:
         title = models[color] + (" before and after" if pairs and len(group) > 1 else "")
         with columns[i % len(columns)]:
             chart(
-                calibration_charts.reliability_figure(group, title=title),
+                calibration_charts.reliability_figure(
+                    group, title=title, band_label=BAND_LABEL[band_kind]
+                ),
                 key=f"{key}_{i}",
                 name=f"{name}-{models[color]}",
             )
@@ -131,11 +145,20 @@ for m in others:
 
 # --- reliability ----------------------------------------------------------------------------
 st.subheader("Reliability")
+if probabilistic and n_resamples:
+    band_kind = st.radio(
+        "Bands", list(uncertainty.BAND_KINDS), format_func=uncertainty.BAND_KINDS.get,
+        key="calibration_band_kind", horizontal=True,
+        help="Simultaneous: every bin's true rate lies inside its band at once with 95% "
+        "probability (bootstrap sup-t band, Montiel Olea & Plagborg-Møller 2019). Pointwise: "
+        "each bin's band holds its own rate 95% of the time; with ten bins, some bin's usually "
+        "misses.",
+    )  # fmt: skip
 if probabilistic:
     before = _stats(None, probabilistic)
     lines = [
         calibration_charts.Reliability(
-            m, s.prob_pred, s.prob_true, s.band_low, s.band_high, s.size, color=models.index(m)
+            m, s.prob_pred, s.prob_true, *_band(s), s.size, color=models.index(m)
         )
         for m, s in before.items()
     ]
@@ -144,13 +167,29 @@ if probabilistic:
     st.caption(
         f"Each dot is a bin: its mean predicted probability against the share of positives in "
         f"it; the shaded band is the 95% {resampled} interval of that share "
-        f"({n_resamples} resamples; bin edges fixed)."
+        f"({n_resamples} resamples; bin edges fixed), "
+        + (
+            "simultaneous: every bin's true share inside at once with 95% probability "
+            "(bootstrap sup-t band, Montiel Olea & Plagborg-Møller 2019)."
+            if band_kind == "simultaneous"
+            else "pointwise: each bin's true share inside 95% of the time, one bin at a time."
+        )
         if n_resamples
         else "Each dot is a bin: its mean predicted probability against the share of positives "
         "in it. Set resamples above 0 for bands and intervals."
     )
     st.caption(
-        "Brackets: 95% intervals. ECE (expected calibration error): the gap between each "
+        "Brackets: 95% intervals. **RMS calibration error**: the root of the debiased squared "
+        'calibration error of Kumar, Liang & Ma (2019, "Verified uncertainty calibration"): '
+        "each bin's squared gap minus the part its sampling noise adds, so a calibrated model "
+        "is not shown miscalibrated by noise (0 means the gaps are no larger than noise "
+        "makes them). Its interval keeps every error the data do not reject at 5% (a "
+        "bootstrap test inverted over worlds whose error is known), and always contains the "
+        "estimate; in simulation it covers the true error 93-97% of the time at 1,000 rows "
+        "and more. ECE, MCE, reliability and resolution are binned plug-in values, biased "
+        "upwards (most for small bins), so they are shown without intervals: a percentile "
+        "interval of theirs can lie wholly above the value itself. "
+        "ECE (expected calibration error): the gap between each "
         "bin's observed rate and mean prediction, averaged with the bins' shares of rows; MCE: "
         "the largest gap. Brier = reliability − resolution + uncertainty (+ two small "
         "within-bin terms): reliability is miscalibration (lower is better), resolution how "
@@ -163,6 +202,10 @@ if probabilistic:
         ds.labels_for(m0), ds.score(m0), n_bins=n_bins, strategy=strategy,
         sample_weight=ds.weight,
     )  # fmt: skip
+    sq0 = metrics.squared_calibration_error(
+        ds.labels_for(m0), ds.score(m0), n_bins=n_bins, strategy=strategy,
+        sample_weight=ds.weight,
+    )  # fmt: skip
     share = s0.size / s0.size.sum()
     gaps = np.abs(s0.prob_true - s0.prob_pred)
     terms = " + ".join(
@@ -171,6 +214,13 @@ if probabilistic:
     explain(
         "ECE, MCE and the Brier decomposition",
         [
+            r"\widehat{\text{CE}^2} = \sum_b \frac{n_b}{n}\Big[\big(\bar y_b - \bar p_b\big)^2 "
+            r"- \frac{s_b^2}{n_b}\Big],\quad s_b^2 = \text{the variance of } y - p "
+            r"\text{ in bin } b",
+            rf"\widehat{{\text{{CE}}^2}}_{{\text{{{tex_name(m0)}}}}} = "
+            rf"{num(sq0, 6)}"
+            rf" \ (\text{{plug-in}}\ {num(d0.reliability, 6)}), \qquad \text{{RMS}} = "
+            rf"{num(s0.stats['RMS calibration error'].estimate)}",
             r"\text{ECE} = \sum_b \frac{n_b}{n}\,\big|\bar y_b - \bar p_b\big|, \qquad "
             r"\text{MCE} = \max_b \big|\bar y_b - \bar p_b\big|",
             rf"\text{{ECE}}_{{\text{{{tex_name(m0)}}}}} = {terms}"
@@ -184,12 +234,16 @@ if probabilistic:
             rf"{num(d0.uncertainty)} + {num(d0.within_bin_variance)} - "
             rf"{num(d0.within_bin_covariance)}",
         ],
-        note='Sources: A. H. Murphy (1973), "A new vector partition of the probability '
-        'score", Journal of Applied Meteorology 12 (the decomposition), with the within-bin '
+        note='Sources: A. Kumar, P. Liang and T. Ma (2019), "Verified uncertainty '
+        'calibration", NeurIPS (the debiased squared calibration error); A. H. Murphy '
+        '(1973), "A new vector partition of the probability score", Journal of Applied '
+        "Meteorology 12 (the decomposition), with the within-bin "
         "terms of D. B. Stephenson, C. A. S. Coelho and I. T. Jolliffe (2008), Weather and "
         'Forecasting 23; M. P. Naeini, G. F. Cooper and M. Hauskrecht (2015), "Obtaining well '
-        'calibrated probabilities using Bayesian binning", AAAI (ECE and MCE). Binned '
-        "estimates: small bins inflate ECE even for a perfectly calibrated model.",
+        'calibrated probabilities using Bayesian binning", AAAI (ECE and MCE); J. L. Montiel Olea '
+        'and M. Plagborg-Møller (2019), "Simultaneous confidence bands: theory, implementation, '
+        'and an application to SVARs", Journal of Applied Econometrics 34 (the sup-t band). '
+        "Binned estimates: small bins inflate ECE even for a perfectly calibrated model.",
     )
 else:
     st.info("None of the chosen models has probability scores: recalibrate them below.")
@@ -223,14 +277,14 @@ if after:
             b = before[m]
             lines.append(
                 calibration_charts.Reliability(
-                    f"{m} before", b.prob_pred, b.prob_true, b.band_low, b.band_high, b.size,
+                    f"{m} before", b.prob_pred, b.prob_true, *_band(b), b.size,
                     color=models.index(m), dash=True,
                 )
             )  # fmt: skip
         lines.append(
             calibration_charts.Reliability(
-                f"{m} after ({method})", s.prob_pred, s.prob_true, s.band_low, s.band_high,
-                s.size, color=models.index(m),
+                f"{m} after ({method})", s.prob_pred, s.prob_true, *_band(s), s.size,
+                color=models.index(m),
             )
         )  # fmt: skip
     _panels(lines, "calibration_recalibrated", "reliability-before-after", pairs=True)

@@ -1,5 +1,6 @@
 """The Calibration page runs headless (AppTest) and shows the library's numbers: reliability
-bins, ECE, MCE and the Brier decomposition with intervals, and cross-fitted recalibration; on
+bins with pointwise or simultaneous bands, the debiased calibration error with its interval,
+ECE, MCE and the Brier decomposition, and cross-fitted recalibration; on
 the bundled sample data, on grouped data (whole users resampled) and on an upload whose score
 is no probability."""
 
@@ -12,8 +13,8 @@ import pandas as pd
 import pytest
 
 import metrics
-from tests.apptest_utils import open_page, upload_frame
-from ui import data
+from tests.apptest_utils import decode_arrays, open_page, upload_frame
+from ui import data, decision_compute
 from ui.safe import md
 
 PAGE = "pages/calibration.py"
@@ -48,22 +49,40 @@ def test_sample_data_reliability_numbers_equal_the_library(sample_page):
         ece = metrics.calibration_error(y, p)
         mce = metrics.calibration_error(y, p, norm="max")
         d = metrics.brier_decomposition(y, p)
-        for column, value in (("ECE", ece), ("MCE", mce), ("Brier", d.brier),
-                              ("reliability", d.reliability), ("resolution", d.resolution),
+        # Binned plug-ins, biased upwards: values without intervals (issue 31).
+        for column, value in (("ECE", ece), ("MCE", mce), ("reliability", d.reliability),
+                              ("resolution", d.resolution)):  # fmt: skip
+            assert before[column][i] == f"{value:.4f}", (column, before[column][i], value)
+        ce = metrics.calibration_error_interval(y, p, n_resamples=500, seed=0)
+        assert before["RMS calibration error"][i] == (
+            f"{ce.rms:.4f}  [{ce.rms_low:.4f}, {ce.rms_high:.4f}]"
+        )
+        for column, value in (("RMS calibration error", ce.rms), ("Brier", d.brier),
                               ("uncertainty", d.uncertainty)):  # fmt: skip
             cell = before[column][i]
             assert cell.startswith(f"{value:.4f}  ["), (column, cell, value)
             low, high = _interval(cell)
-            assert low <= high
+            assert low <= _estimate(cell) <= high, (column, cell)
     figs = [json.loads(c.proto.spec) for c in at.get("plotly_chart")]
     assert len(figs) == 2 * len(ds.models)  # a diagram per model, then one after recalibration
+    stats = decision_compute.calibration_stats(
+        ds.labels_for(ds.models[0]), {m: ds.score(m) for m in ds.models}, n_resamples=500
+    )
     for m, fig in zip(ds.models, figs, strict=False):
         bands = [t for t in fig["data"] if t.get("fill") == "toself"]
         assert len(bands) == 1
         assert [t["name"] for t in fig["data"] if t.get("mode") == "lines+markers"] == [m]
+        # simultaneous by default: the sup-t band of the bins' rates
+        assert bands[0]["name"] == f"{m} 95% simultaneous band"
+        k = stats[m].sim_high.size
+        high = np.asarray(decode_arrays(bands[0])["y"][:k], dtype=float)
+        np.testing.assert_allclose(high, stats[m].sim_high)
+        assert np.all(stats[m].sim_high >= stats[m].band_high - 1e-12)
     assert any("95% bootstrap, rows resampled interval" in c.value for c in at.caption)
     notes = " ".join(c.value for c in at.caption)
     assert "Murphy (1973)" in notes
+    assert "Kumar, Liang & Ma (2019" in notes
+    assert "Montiel Olea & Plagborg-Møller 2019" in notes
     assert "Naeini" in notes
     assert "Platt (1999)" in notes
     assert ".py" not in notes

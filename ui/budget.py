@@ -628,7 +628,14 @@ def decompressed_limit() -> int:
     not be sent uncompressed either), and no more than a parse that the uploads' share of the
     budget can make room for (``PARSE_FACTOR`` times the file). Default settings (1 GB budget,
     a 500 MB cap): 192 MB."""
-    return min(upload_cap_bytes(), _uploads_limit() // PARSE_FACTOR)
+    return min(upload_cap_bytes(), rows_limit())
+
+
+def rows_limit() -> int:
+    """The largest table (on disk and decompressed) a session holds as rows: what the uploads'
+    share of the budget can make room for (``PARSE_FACTOR`` times the file); ``metrics-lens
+    app`` opens a larger file through the engine instead. Default: 192 MB."""
+    return _uploads_limit() // PARSE_FACTOR
 
 
 def file_limit() -> int:

@@ -24,7 +24,10 @@ from ui.data import UPLOAD_TTL, Dataset, binary_rows
 # Per-row values the bootstrap holds at once (rows x models x (3 x bins + 1) row means): above
 # this the calibration intervals are not computed (the values still are).
 MAX_BOOTSTRAP_CELLS = 30_000_000
-STATS = ("ECE", "MCE", "Brier", "reliability", "resolution", "uncertainty")
+STATS = ("RMS calibration error", "ECE", "MCE", "Brier", "reliability", "resolution", "uncertainty")
+# Binned plug-ins biased upwards under resampling: a percentile interval of theirs can lie wholly
+# above the estimate (issue 31), so they are shown without one; the debiased error has its own.
+BIASED = ("ECE", "MCE", "reliability", "resolution")
 
 
 @dataclass(frozen=True)
@@ -40,9 +43,13 @@ class CalibrationStats:
 
     ``prob_true``, ``prob_pred``, ``size``: :func:`metrics.calibration_curve` (non-empty bins).
     ``band_low``, ``band_high``: the percentile interval of each bin's observed rate over the
-    resamples (the bins' edges fixed at the original rows'); NaN without resamples. ``stats``:
-    ECE, MCE (:func:`metrics.calibration_error`) and the Brier decomposition
-    (:func:`metrics.brier_decomposition`), each an :class:`Interval`.
+    resamples (the bins' edges fixed at the original rows'); NaN without resamples.
+    ``sim_low``, ``sim_high``: the simultaneous (sup-t) band of the bins' rates, every bin's
+    true rate inside at once with 95% probability (:func:`metrics.sup_t_band`). ``stats``:
+    the debiased RMS calibration error (:func:`metrics.calibration_error_interval`), ECE, MCE
+    (:func:`metrics.calibration_error`) and the Brier decomposition
+    (:func:`metrics.brier_decomposition`), each an :class:`Interval`; the binned plug-ins of
+    ``BIASED`` have none (NaN). ``squared``: the debiased squared error with its interval.
     """
 
     prob_true: np.ndarray
@@ -51,6 +58,9 @@ class CalibrationStats:
     band_low: np.ndarray
     band_high: np.ndarray
     stats: dict[str, Interval]
+    sim_low: np.ndarray | None = None
+    sim_high: np.ndarray | None = None
+    squared: metrics.CalibrationErrorInterval | None = None
 
 
 def is_probability(score: np.ndarray) -> bool:
@@ -137,7 +147,25 @@ def calibration_stats(
         kw = dict(n_bins=n_bins, strategy=strategy, sample_weight=sample_weight)
         prob_true, prob_pred, size = metrics.calibration_curve(y, p, **kw)
         d = metrics.brier_decomposition(y, p, **kw)
+        ce = (
+            metrics.calibration_error_interval(
+                y,
+                p,
+                n_bins=n_bins,
+                strategy=strategy,
+                confidence=1.0 - alpha,
+                n_resamples=n_resamples,
+                seed=seed,
+                sample_weight=sample_weight,
+                groups=groups,
+            )
+            if n_resamples
+            else None
+        )
+        squared = metrics.squared_calibration_error(y, p, **kw)
+        rms = math.sqrt(squared) if squared > 0 else 0.0
         values = {
+            "RMS calibration error": rms,
             "ECE": metrics.calibration_error(y, p, norm="l1", **kw),
             "MCE": metrics.calibration_error(y, p, norm="max", **kw),
             "Brier": d.brier,
@@ -151,6 +179,7 @@ def calibration_stats(
             out[name] = CalibrationStats(
                 prob_true, prob_pred, size, nan, nan.copy(),
                 {k: Interval(v, math.nan, math.nan) for k, v in values.items()},
+                nan.copy(), nan.copy(),
             )  # fmt: skip
             continue
         t = np.column_stack([replicates[f"n{b}"][:, m] for b in range(n_bins)])
@@ -173,11 +202,49 @@ def calibration_stats(
         ok = np.isfinite(t.sum(axis=1)) & (t.sum(axis=1) > 0)
         stats = {}
         for k, v in values.items():
-            low, high = _quantile(np.where(ok, per[k], np.nan)[:, None], alpha)
-            stats[k] = Interval(float(v), float(low[0]), float(high[0]))
+            if k in BIASED:
+                stats[k] = Interval(float(v), math.nan, math.nan)
+            elif k == "RMS calibration error":
+                stats[k] = Interval(ce.rms, ce.rms_low, ce.rms_high)
+            elif k == "uncertainty":
+                # ybar (1 - ybar) peaks at ybar = 1/2: map the base rate's interval through it
+                # (a percentile interval of the product excludes 0.25 at a balanced sample).
+                lo, hi = (float(x[0]) for x in _quantile(ybar[ok][:, None], alpha))
+                ends = (lo * (1 - lo), hi * (1 - hi))
+                top = 0.25 if lo <= 0.5 <= hi else max(ends)
+                stats[k] = Interval(float(v), min(min(ends), float(v)), max(top, float(v)))
+            else:
+                low, high = _quantile(np.where(ok, per[k], np.nan)[:, None], alpha)
+                stats[k] = Interval(float(v), float(low[0]), float(high[0]))
         band_low, band_high = _quantile(rate[ok][:, used], alpha)
-        out[name] = CalibrationStats(prob_true, prob_pred, size, band_low, band_high, stats)
+        sim_low, sim_high = reliability_band(
+            prob_true, rate[ok][:, used], size, alpha, fb.small_groups
+        )
+        out[name] = CalibrationStats(
+            prob_true, prob_pred, size, band_low, band_high, stats, sim_low, sim_high, ce
+        )
     return out
+
+
+def reliability_band(
+    rate: np.ndarray, replicates: np.ndarray, size: np.ndarray, alpha: float, small=None
+) -> tuple[np.ndarray, np.ndarray]:
+    """The simultaneous (sup-t) band of the bins' observed rates: every bin's true rate inside
+    at once with probability ``1 - alpha``. A bin's resampled rate stops moving when all its
+    rows agree, so its spread is floored at the binomial standard deviation of its rows
+    (Agresti & Coull's adjusted rate); and where the percentile band is wider (a bin of few
+    rows), the band is widened to it."""
+    n = np.asarray(size, dtype=float)
+    adjusted = (rate * n + 2.0) / (n + 4.0)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        floor = np.where(n > 0, np.sqrt(adjusted * (1 - adjusted) / n), np.nan)
+    factor = 1.0 if small is None else small.factor
+    low, high, _ = metrics.sup_t_band(
+        rate, replicates, confidence=1.0 - alpha, factor=factor, sd_floor=floor
+    )
+    # Never narrower than the pointwise band: holding every bin at once holds each bin.
+    p_low, p_high = _quantile(replicates, alpha)
+    return np.fmin(low, p_low), np.fmax(high, p_high)
 
 
 def bootstrap_cells(n_rows: int, n_models: int, n_bins: int) -> int:

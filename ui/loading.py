@@ -32,6 +32,7 @@ __all__ = [
     "Prepared",
     "Problem",
     "guess_mapping",
+    "mapping_with",
     "prepare",
     "read_path",
     "read_table",
@@ -69,6 +70,11 @@ class LoadError(ValueError):
     """The file cannot be read as a score table; the message says why and what to do."""
 
 
+class TooLarge(LoadError):
+    """The file would take more memory than the budget allows (on disk, decompressed or
+    decoded): an engine reading it out of core may still take it."""
+
+
 def _rows(mask: np.ndarray) -> str:
     where = np.flatnonzero(mask) + 1
     listed = ", ".join(str(i) for i in where[:MAX_LISTED])
@@ -89,7 +95,7 @@ def _too_large(name: str, limit: int) -> LoadError:
     from ui.budget import MB, upload_cap_bytes
 
     cap = upload_cap_bytes()
-    return LoadError(
+    return TooLarge(
         f"{name} decompresses to more than {limit / MB:,.0f} MB, the most this server reads "
         "from a compressed file (set by its memory budget, METRICS_LENS_BUDGET_MB, and its "
         "upload limit), so it was not read. Upload a smaller table, or the file uncompressed "
@@ -179,11 +185,10 @@ def _is_text(t) -> bool:
 def _over(name: str, what: str, limit: int) -> LoadError:
     from ui.budget import MB
 
-    return LoadError(
-        f"{name} {what} more than {limit / MB:,.0f} MB once read, the most this server reads "
-        "from one file (set by its memory budget, METRICS_LENS_BUDGET_MB, and its upload limit), "
-        "so it was not read. Upload a smaller table, or only the columns the dashboard needs "
-        "(the label, the scores, an id)."
+    return TooLarge(
+        f"{name} {what} more than {limit / MB:,.0f} MB once read, the most read from one file "
+        "(a share of the memory budget, METRICS_LENS_BUDGET_MB), so it was not read. Give a "
+        "smaller table, or only the columns needed (the label, the scores, an id)."
     )
 
 
@@ -433,8 +438,8 @@ def read_table(
         first = next((line for line in text.splitlines() if line.strip()), "")
         if len(first) > MAX_HEADER_CHARS:
             raise LoadError(
-                f"{name} has a header row of {len(first):,} characters or more; the dashboard "
-                f"reads at most {MAX_HEADER_CHARS:,}. Give the columns short names."
+                f"{name} has a header row of {len(first):,} characters or more; at most "
+                f"{MAX_HEADER_CHARS:,} are read. Give the columns short names."
             )
         # Before sniffing, which is slow on very long lines: the widest reading of the header.
         _check_width(name, max(len(next(csv.reader([first], delimiter=d), [])) for d in DELIMITERS))
@@ -500,7 +505,10 @@ def regular_file(path: str | os.PathLike) -> os.stat_result:
 
 
 def read_path(
-    path: str | os.PathLike, *, max_bytes: int | None = None
+    path: str | os.PathLike,
+    *,
+    max_bytes: int | None = None,
+    lane: Callable[[int], contextlib.AbstractContextManager] = _no_lane,
 ) -> tuple[pd.DataFrame, list[str]]:
     """A table file on disk, read with every check an upload gets: a regular file (never a
     device, pipe or socket), at most ``max_bytes`` on disk and decompressed (default
@@ -525,13 +533,13 @@ def read_path(
         data = f.read(limit + 1)
     if len(data) > limit:  # it grew since the check
         raise _file_too_large(name, len(data), limit)
-    return read_table(name, data, max_bytes=limit)
+    return read_table(name, data, max_bytes=limit, lane=lane)
 
 
 def _file_too_large(name: str, size: int, limit: int) -> LoadError:
     from ui.budget import ENV_VAR, MB
 
-    return LoadError(
+    return TooLarge(
         f"{name} is {size / MB:,.0f} MB, more than the {limit / MB:,.0f} MB read from one file "
         f"(a quarter of the memory budget, {ENV_VAR}): raise {ENV_VAR}, or read it out of core "
         "with metrics-lens sql."
@@ -1106,3 +1114,76 @@ def column_summary(frame: pd.DataFrame, mapping: ColumnMapping | None = None) ->
             }
         )
     return pd.DataFrame(rows)
+
+
+def _value_of(series: pd.Series, text: str) -> Any:
+    """The label value written as ``text`` (``"1"`` is the number 1 of a numeric column)."""
+    values = pd.unique(series.dropna())
+    for v in values:
+        try:
+            same_number = float(text) == float(v)
+        except (TypeError, ValueError):
+            same_number = False
+        if str(v) == text or same_number:
+            return v.item() if hasattr(v, "item") else v
+    shown = ", ".join(repr(v.item() if hasattr(v, "item") else v) for v in values[:6])
+    raise LoadError(
+        f"--pos-label {text!r} is not a value of {series.name!r} (its values: {shown})."
+    )
+
+
+def mapping_with(
+    frame: pd.DataFrame,
+    *,
+    label: str | None = None,
+    scores: list[str] | tuple[str, ...] | None = None,
+    group: str | None = None,
+    weight: str | None = None,
+    pos_label: str | None = None,
+) -> ColumnMapping:
+    """The mapping an upload of ``frame`` starts with (:func:`guess_mapping`), with the roles
+    named (as ``metrics-lens app`` takes them: ``"none"`` for no group or weight, a positive
+    class as text, ``">0"`` for graded relevance). :class:`LoadError` names a column or value
+    that is not in the table."""
+    from dataclasses import replace
+
+    columns = [str(c) for c in frame.columns]
+    named = [(label, "--label"), (group, "--group"), (weight, "--weight")]
+    for column, flag in [*named, *((c, "--score") for c in scores or ())]:
+        if column is not None and column != "none" and column not in columns:
+            shown = ", ".join(repr(c) for c in columns[:12]) + (
+                ", ..." if len(columns) > 12 else ""
+            )
+            raise LoadError(f"No column named {column!r} ({flag}); the table has {shown}.")
+    guess = guess_mapping(frame)
+    changes: dict[str, Any] = {}
+    if group is not None:
+        changes["group"] = None if group == "none" else group
+    if weight is not None:
+        changes["weight"] = None if weight == "none" else weight
+    if label is not None and label != guess.label:
+        changes.update(label=label, labels=(), classes=(), graded=False,
+                       pos_label=guess_pos_label(frame[label]))  # fmt: skip
+    chosen_label = changes.get("label", guess.label)
+    if pos_label is not None:
+        if chosen_label is None:
+            raise LoadError("--pos-label needs a label column: name it with --label.")
+        if pos_label.replace(" ", "") == ">0":
+            changes.update(graded=True, pos_label=1, classes=(), labels=())
+        elif pos_label.startswith(">"):
+            raise LoadError(
+                f"--pos-label {pos_label!r}: the dashboard counts every grade above 0 as "
+                "relevant (--pos-label '>0'); report and check take other cuts."
+            )
+        else:
+            changes.update(pos_label=_value_of(frame[chosen_label], pos_label), graded=False,
+                           classes=(), labels=())  # fmt: skip
+    taken = {chosen_label, changes.get("group", guess.group), changes.get("weight", guess.weight)}
+    if scores:
+        changes["scores"] = tuple(scores)
+    elif changes:
+        changes["scores"] = tuple(c for c in guess.scores if c not in taken)
+    mapping = replace(guess, **changes)
+    if mapping.label in mapping.scores:
+        raise LoadError(f"{mapping.label!r} is the label; it cannot also be a score (--score).")
+    return replace(mapping, slices=tuple(c for c in mapping.slices if c not in taken))

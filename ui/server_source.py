@@ -100,12 +100,15 @@ def sandboxed(pattern: str, root: Path | None = None) -> list[Path]:
         literal = os.path.isfile(full)
         globbed = any(c in text for c in "*?[") and not literal
         matches = sorted(glob.glob(_pattern(text, root))) if globbed else [full]
-        files = []
+        files, hidden = [], False
         for m in matches:
             real = Path(m).resolve()
+            if _hidden(Path(m), root) or _hidden(real, root):
+                hidden = True  # a dotfile (or a link to one) is not offered, as in listed()
+                continue
             if real != root and root not in real.parents:
                 raise OutsideRoot(
-                    f"{text} leads outside the data directory {root}: only files under it can "
+                    f"{text} leads outside the data directory: only files under it can "
                     f"be opened (the operator sets it with {ROOT_ENV})."
                 )
             if real.is_file():
@@ -114,10 +117,16 @@ def sandboxed(pattern: str, root: Path | None = None) -> list[Path]:
         if isinstance(exc, OutsideRoot):
             raise
         raise OutsideRoot(
-            f"Cannot look for {text[:200]} under {root}: {getattr(exc, 'strerror', None) or exc}."
+            f"Cannot look for {text[:200]} in the data directory: "
+            f"{getattr(exc, 'strerror', None) or exc}."
         ) from None
     if not files:
-        raise OutsideRoot(f"No file under {root} matches {text}.")
+        if hidden:
+            raise OutsideRoot(
+                f"{text} is a hidden file (a name starting with a dot): hidden files are not "
+                "offered. Pick a listed file."
+            )
+        raise OutsideRoot(f"No file in the data directory matches {text}.")
     if len({f.suffix.lower() for f in files}) > 1:
         raise OutsideRoot(f"{text} mixes file types; pick Parquet or CSV files only.")
     if files[0].suffix.lower() not in SUFFIXES:
@@ -125,11 +134,24 @@ def sandboxed(pattern: str, root: Path | None = None) -> list[Path]:
     return files
 
 
+def _hidden(path: Path, root: Path) -> bool:
+    """A file or directory under ``root`` whose name starts with a dot (``.hidden.csv``,
+    ``.cache/x.csv``): not offered to students (an operator's working files)."""
+    try:
+        parts = path.relative_to(root).parts
+    except ValueError:
+        parts = path.parts[-1:]
+    return any(p.startswith(".") for p in parts)
+
+
 def listed(root: Path | None = None) -> list[str]:
-    """Data files under the root, relative to it (at most ``MAX_LISTED``)."""
+    """Data files under the root, relative to it (at most ``MAX_LISTED``), hidden ones left
+    out."""
     root = root or data_root()
     found = []
     for path in sorted(root.rglob("*")):
+        if _hidden(path, root):
+            continue
         if path.suffix.lower() in SUFFIXES and path.is_file():
             found.append(str(path.relative_to(root)))
             if len(found) >= MAX_LISTED:
@@ -317,11 +339,24 @@ def server_dataset() -> data.Dataset | None:
 
     root = data_root()
     files_here = listed(root)
-    st.caption(f"Files under {md(str(root))} ({ROOT_ENV} sets the directory).")
+    st.caption(f"Files in the server's data directory ({ROOT_ENV} sets it).")
+    missing = st.session_state.get("server_missing")
+    if missing is not None and st.session_state.get("server_file") is not None:
+        missing = st.session_state["server_missing"] = None  # a file was picked since
     choice = st.selectbox(
         "Server file", [*files_here, "a glob..."], key="server_file",
+        index=None if missing is not None else 0, placeholder="Pick a file",
         help="Parquet or CSV files, or a summary written by python -m metrics.sql --out.",
     )  # fmt: skip
+    if missing is not None:
+        st.error(
+            md(
+                f"The file in the link, {missing}, is not available on this server (not a "
+                "listed file, or no longer there). Pick a file above.",
+                limit=600,
+            )
+        )
+        return None
     pattern = choice
     if choice == "a glob...":
         pattern = st.text_input("Glob under the directory", key="server_glob",

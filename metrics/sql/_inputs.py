@@ -34,7 +34,8 @@ _UNITS = {
     "TIB": 1024**4,
 }
 _SPELLING = {u.upper(): u for u in ("B", "KB", "MB", "GB", "TB", "KiB", "MiB", "GiB", "TiB")}
-_MEMORY = re.compile(r"^\s*(\d{1,15}(?:\.\d{1,6})?)\s*([A-Za-z]{1,3})\s*$")
+# ASCII digits only: Python's \d also takes "１GB" (full-width), which DuckDB refuses.
+_MEMORY = re.compile(r"^\s*([0-9]{1,15}(?:\.[0-9]{1,6})?)\s*([A-Za-z]{1,3})\s*$", re.ASCII)
 MIN_MEMORY = 16 * 1000**2  # below it DuckDB fails on its first 2 MiB block of a real query
 MAX_MEMORY = 1000**5  # 1 PB: past any machine, and far below where DuckDB's parser overflows
 

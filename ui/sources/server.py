@@ -4,7 +4,10 @@
 
 from __future__ import annotations
 
+import json
+import os
 from collections.abc import Mapping
+from pathlib import Path
 
 import streamlit as st
 
@@ -13,7 +16,9 @@ from ui.data import Dataset
 from ui.numbers import plural
 from ui.sources import Source
 
-__all__ = ["SOURCE", "link_mapping"]
+__all__ = ["APP_FILE_ENV", "SOURCE", "link_mapping"]
+
+APP_FILE_ENV = "METRICS_LENS_APP_FILE"  # set by metrics-lens app (metrics_lens.dashboard)
 
 
 def link_mapping(q: Mapping) -> dict:
@@ -32,25 +37,81 @@ def link_mapping(q: Mapping) -> dict:
     return mapping
 
 
+class _Link(dict):
+    """A link's parameters, read as ``st.query_params`` reads them (``get_all`` for a key that
+    repeats)."""
+
+    def get_all(self, key: str) -> list:
+        value = self.get(key)
+        return [] if value is None else list(value) if isinstance(value, list) else [value]
+
+
+def _open_app_file() -> bool:
+    """The bare address of ``metrics-lens app FILE`` (``METRICS_LENS_APP_FILE`` names the
+    file under the data directory): a file that fits the memory budget opens as rows, exactly
+    as if uploaded (the same reader and the same guess, with the roles the command was given);
+    a larger one, or one the reader refuses now, on this source as the command's link opens
+    it."""
+    try:
+        spec = json.loads(os.environ[APP_FILE_ENV])
+        name = str(spec["file"])
+    except (KeyError, TypeError, ValueError):
+        return False
+    roles = {k: spec.get(k) for k in ("label", "scores", "group", "weight", "pos_label")}
+    if spec.get("rows"):
+        from ui import budget
+        from ui.loading import LoadError, mapping_with, read_path
+        from ui.sources import upload
+
+        path = server_source.data_root() / name
+        try:
+            budget.make_room(path.stat().st_size)
+            frame, notes = read_path(path, max_bytes=budget.rows_limit(), lane=budget.parsing)
+            mapping = mapping_with(frame, **roles)
+        except (OSError, LoadError):
+            pass  # the engine's path below says what is wrong with it
+        else:
+            upload.preload(Path(name).name, frame, notes, mapping)
+            return True
+    link = _Link(source="server", dataset=name)
+    for key, value in (("label", roles["label"]), ("group", roles["group"]),
+                       ("weight", roles["weight"]), ("pos", roles["pos_label"])):  # fmt: skip
+        if value is not None:
+            link[key] = value
+    if roles["scores"]:
+        link["score"] = list(roles["scores"])
+        link["model"] = roles["scores"][0]
+    return read_link(link)
+
+
 def read_link(q: Mapping) -> bool:
     """A ``source=server`` link: the file, its columns and the model. The source keeps a
     mapping per file (``server_mappings``, keyed by the file's id) and restores it over the
     widgets when a file is first shown, so the link's columns go there as well as into the
-    widgets' state."""
+    widgets' state. A link naming a file that is not offered says so (the source shows no
+    other file in its place). Without a link, the file ``metrics-lens app`` was given."""
+    if not q.get("source") and os.environ.get(APP_FILE_ENV):
+        return _open_app_file()
     if q.get("source") != "server" or not q.get("dataset"):
         return False
     st.session_state["source"] = SOURCE.label
-    st.session_state["server_file"] = q["dataset"]
+    dataset = str(q["dataset"])
+    try:
+        files = server_source.sandboxed(dataset)
+    except server_source.OutsideRoot:
+        st.session_state["server_missing"] = dataset
+        st.session_state.pop("server_file", None)
+        return True
+    if dataset in server_source.listed():
+        st.session_state["server_file"] = dataset
+    else:  # a glob, or a path the list does not spell that way
+        st.session_state["server_file"] = "a glob..."
+        st.session_state["server_glob"] = dataset
     mapping = link_mapping(q)
     st.session_state.update(mapping)
     if mapping:
-        try:
-            files = server_source.sandboxed(q["dataset"])
-        except server_source.OutsideRoot:
-            files = []  # the source says why when it draws the file picker
-        if files:
-            key = server_source.file_id(tuple(str(f) for f in files))
-            st.session_state.setdefault("server_mappings", {})[key] = mapping
+        key = server_source.file_id(tuple(str(f) for f in files))
+        st.session_state.setdefault("server_mappings", {})[key] = mapping
     if q.get("model"):
         st.session_state["server_model"] = q["model"]
     return True

@@ -17,7 +17,7 @@ from ui.roles import NONE, ROLES
 from ui.safe import md
 from ui.sources import Source
 
-__all__ = ["SOURCE", "Upload", "apply_role_edits"]
+__all__ = ["SOURCE", "Upload", "apply_role_edits", "preload"]
 
 UPLOAD_TYPES = ["csv", "tsv", "txt", "gz", "parquet"]
 MAX_GUESSED_SCORES = 50  # score columns mapped as models at first (a wide table: features)
@@ -81,6 +81,23 @@ def _upload_widget() -> None:
 
 
 def _file_key(upload: Upload) -> tuple:
+def preload(name: str, frame, notes: list[str], mapping: ColumnMapping) -> None:
+    """Open a table handed over by ``metrics-lens app FILE`` exactly as if it had been uploaded
+    (the same reader, :func:`ui.loading.read_path`), with ``mapping`` (the roles the command
+    was given over the guess) as its starting mapping. Call on a session's first run."""
+    uploads: dict[str, Upload] = budget.session_store()
+    st.session_state["uploads"] = uploads
+    file_id = f"upload:{name}:app"
+    with uploads.lock:
+        for key in [k for k in uploads if k != "last_good"]:
+            del uploads[key]
+    uploads[file_id] = Upload(name, frame, notes, mapping)
+    budget.set_size(budget.nbytes(uploads))
+    st.session_state["upload_current"] = file_id
+    st.session_state["source"] = SOURCE.label
+    _show_mapping(mapping, frame)
+
+
     """What identifies a table across uploads of it: its name and its columns."""
     return (upload.name, tuple(str(c) for c in upload.frame.columns))
 

@@ -1,0 +1,113 @@
+"""Builders of the hostile files of issue 32, each small on disk and built without ever holding
+what it decodes to (so a test can make one in a few kB of memory).
+
+- :func:`dictionary_bomb`: a Parquet file whose dictionary-encoded text column repeats one long
+  value over many rows (226 kB on disk, 2 GB of text decoded, for 1M rows of 2,000 characters).
+- :func:`delta_bomb`: the same text written with DELTA_BYTE_ARRAY (each value shares the whole
+  previous one as its prefix: nothing repeats on disk either).
+- :func:`list_bomb`: a Parquet file with a ``list<int8>`` column of 50,000 elements a row (3 kB
+  compressed; the loader used to write every element out as JSON text, for minutes).
+- :func:`scores_csv`: an ordinary small score table (a student's 16 kB upload).
+- :func:`wide_header_csv`: a CSV whose header holds one cell of 200,000 characters.
+- :func:`many_values_csv`: a score table with a slice column of one distinct value a row.
+"""
+
+from __future__ import annotations
+
+import io
+import os
+from pathlib import Path
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+__all__ = [
+    "delta_bomb",
+    "dictionary_bomb",
+    "list_bomb",
+    "many_values_csv",
+    "scores_csv",
+    "wide_header_csv",
+]
+
+
+def _columns(rows: int) -> dict[str, pa.Array]:
+    """A label of both classes and a score, periodic so that they compress to nothing."""
+    return {
+        "label": pa.array((np.arange(rows) % 2).astype(np.int8)),
+        "score": pa.array((np.arange(rows) % 4 / 4).astype(np.float32)),
+    }
+
+
+def _write(table: pa.Table, **options) -> bytes:
+    buf = io.BytesIO()
+    # No Arrow schema in the file: a reader takes the column as plain text, as any other
+    # writer's file would be read (with it, pyarrow would keep the dictionary).
+    pq.write_table(table, buf, compression="zstd", store_schema=False, **options)
+    return buf.getvalue()
+
+
+def dictionary_bomb(rows: int = 1_000_000, length: int = 2_000) -> bytes:
+    """One ``length``-character value repeated over ``rows`` rows, dictionary-encoded: the file
+    holds the value once and a run of zeros."""
+    indices = pa.array(np.zeros(rows, np.int32))
+    text = pa.DictionaryArray.from_arrays(indices, pa.array(["x" * length]))
+    return _write(pa.table({**_columns(rows), "note": text}))
+
+
+def delta_bomb(rows: int = 100_000, length: int = 2_000) -> bytes:
+    """One ``length``-character value over ``rows`` rows, DELTA_BYTE_ARRAY-encoded (each value
+    stored as "the previous one's first ``length`` characters, then nothing"). Built a block
+    at a time: the block of repeated values is made once and written as row groups."""
+    block = min(rows, 10_000)
+    text = pa.array(["y" * length]).take(pa.array(np.zeros(block, np.int32)))
+    table = pa.table({**_columns(block), "note": text})
+    buf = io.BytesIO()
+    with pq.ParquetWriter(
+        buf, table.schema, compression="zstd", store_schema=False, use_dictionary=False,
+        column_encoding={"note": "DELTA_BYTE_ARRAY"},
+    ) as writer:  # fmt: skip
+        for _ in range(rows // block):
+            writer.write_table(table)
+    return buf.getvalue()
+
+
+def list_bomb(rows: int = 200, elements: int = 50_000) -> bytes:
+    """A ``list<int8>`` column of ``elements`` zeros a row beside a label and a score."""
+    values = pa.array(np.zeros(rows * elements, np.int8))
+    offsets = pa.array(np.arange(0, rows * elements + 1, elements, dtype=np.int32))
+    lists = pa.ListArray.from_arrays(offsets, values)
+    return _write(pa.table({**_columns(rows), "pixels": lists}))
+
+
+def scores_csv(target_bytes: int = 16 * 1024, seed: int = 1) -> bytes:
+    """A binary score table of about ``target_bytes`` (two models)."""
+    rng = np.random.default_rng(seed)
+    rows = max(target_bytes // 26, 4)
+    y = rng.integers(0, 2, rows)
+    a = np.clip(0.3 * y + rng.random(rows) * 0.7, 0, 1)
+    b = rng.random(rows)
+    lines = ["label,model_a,model_b"] + [f"{y[i]},{a[i]:.6f},{b[i]:.6f}" for i in range(rows)]
+    return ("\n".join(lines) + "\n").encode()
+
+
+def wide_header_csv(cell: int = 200_000) -> bytes:
+    return b"label,model_a," + b"x" * cell + b"\n1,0.9,0.1\n0,0.2,0.3\n"
+
+
+def many_values_csv(path: Path, rows: int = 200_000) -> Path:
+    """A table whose ``row_id`` column has one value a row (``rows`` distinct values)."""
+    rng = np.random.default_rng(2)
+    y = rng.integers(0, 2, rows)
+    with open(path, "w", encoding="utf-8") as f:
+        f.write("label,model_a,model_b,row_id\n")
+        a, b = rng.random(rows), rng.random(rows)
+        f.writelines(f"{y[i]},{a[i]:.4f},{b[i]:.4f},r{i}\n" for i in range(rows))
+    return path
+
+
+def fifo(path: Path) -> Path:
+    """A named pipe: opening it for reading waits for a writer that never comes."""
+    os.mkfifo(path)
+    return path
