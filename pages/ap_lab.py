@@ -44,9 +44,10 @@ def _lab(key: tuple, model: str, _ds) -> ap_charts.APLab:
 
 
 @st.cache_data(max_entries=8, show_spinner=False)
-def _per_class(key: tuple, _ds):
+def _per_class(key: tuple, class_model: str | None, _ds):
     names = _ds.mapping.classes or _ds.mapping.scores
-    scores = np.column_stack([_ds.score(m) for m in _ds.mapping.scores])
+    columns = _ds.mapping.class_columns(class_model)  # several models' columns: this one's
+    scores = np.column_stack([_ds.score(m) for m in columns])
     return ap_charts.per_class_frame(_ds.y, scores, _ds.weight, tuple(str(c) for c in names))
 
 
@@ -77,8 +78,7 @@ preset = PRESETS.get(preset_name)
 if preset is None:
     y, scores, weight = data.binary_rows(ds, model)
     if ds.mapping.per_class:
-        classes = ds.mapping.classes or ds.mapping.scores
-        name = classes[ds.mapping.scores.index(model)]
+        name = ds.mapping.classes[ds.mapping.class_of(model)]
         what = f"class **{md(name)}** (scores {md(model)}) against the rest"
     else:
         what = f"model **{md(model)}**"
@@ -170,7 +170,11 @@ if top is None:  # (presentation mode shows the values in a table beside the cha
     )
 if preset is None and ds.mapping.per_class:
     with st.expander("Every class, every method"):
-        st.dataframe(_per_class(ds.key, ds), hide_index=True, key="aplab_classes")
+        st.dataframe(
+            _per_class(ds.key, ds.mapping.class_model_of(model), ds),
+            hide_index=True,
+            key="aplab_classes",
+        )
         st.caption(
             "Each class one-vs-rest; macro is the mean over classes (mAP), weighted uses each "
             "class's share of the positives."

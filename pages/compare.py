@@ -16,6 +16,7 @@ from ui import (
     charts,
     compare_compute,
     compare_many,
+    compare_multiclass,
     data,
     shell,
     summaries,
@@ -29,6 +30,9 @@ from ui.show import chart, csv_download, rows_behind
 ds, model = shell.page_context()
 st.header("Compare models")
 if shell.drawn_by_source(ds, "compare"):  # a server dataset: from the engine's sums
+    st.stop()
+if ds.mapping.per_class:  # whole multi-class / multi-label models; a table's classes never
+    compare_multiclass.render(ds)
     st.stop()
 
 # A table of contents of the sections this run draws (the page is long): each section

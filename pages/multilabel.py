@@ -49,7 +49,7 @@ if preset == CURRENT:
         "above work here.",
     ):  # fmt: skip
         st.stop()
-    problem = mc.problem_from_dataset(ds)
+    problem = mc.problem_from_dataset(ds, model)  # several models: the sidebar's
     if problem is None:
         st.info(
             f"{ds.name} has one score column per model, not one per class. Pick the sample "
@@ -502,7 +502,8 @@ st.caption(
 
 st.markdown("**Each class's 2 × 2 confusion matrix** (rows: truth; columns: prediction)")
 chart(dr.class_matrices_figure(ev), key="multilabel_rule_matrices")
-if preset == CURRENT and all(m in ds.models for m in ds.mapping.scores):
+_columns = ds.mapping.class_columns(ds.mapping.class_model_of(model))  # the model shown
+if preset == CURRENT and all(m in ds.models for m in _columns):
 
     def _pick_model(model_name: str) -> None:
         st.session_state["model"] = model_name  # the sidebar's model: Threshold shows it
@@ -519,12 +520,12 @@ if preset == CURRENT and all(m in ds.models for m in ds.mapping.scores):
                 key=f"multilabel_open_{c}",
                 icon=":material/tune:",
                 on_click=_pick_model,
-                args=(ds.mapping.scores[c],),
+                args=(_columns[c],),
                 width="stretch",
-                type="primary" if model == ds.mapping.scores[c] else "secondary",
+                type="primary" if model == _columns[c] else "secondary",
             )
-    if model in ds.mapping.scores:
-        picked = problem.classes[list(ds.mapping.scores).index(model)]
+    if model in _columns:
+        picked = problem.classes[list(_columns).index(model)]
         st.page_link(
             "pages/threshold.py",
             label=f"Open {picked} on the Threshold page",

@@ -217,7 +217,7 @@ class Dataset:
     def labels_for(self, model: str) -> np.ndarray:
         """The binary labels that go with a model's scores (its class, for multi-label data)."""
         if self.mapping.per_class:
-            return self.y[:, self.mapping.scores.index(model)]
+            return self.y[:, self.mapping.class_of(model)]
         return self.y
 
     @functools.cached_property

@@ -558,6 +558,10 @@ class ColumnMapping:
       query-grouped ranking data; the grades are kept for NDCG;
     * multi-class: ``label`` holds one of ``classes`` per row, ``scores`` one column per class;
     * multi-label: ``labels`` are 0/1 columns, one per class in ``classes``, with ``scores``.
+
+    The two per-class layouts hold one model's ``score_<class>`` columns, or, with
+    ``class_models``, every model's ``<model>__<class>`` columns: ``scores`` then lists them
+    model by model, each model's in the order of ``classes``.
     """
 
     label: str | None
@@ -569,6 +573,7 @@ class ColumnMapping:
     classes: tuple[str, ...] = ()
     graded: bool = False
     slices: tuple[str, ...] = ()  # categories to break results down by; unused by the metrics
+    class_models: tuple[str, ...] = ()  # per-class layouts: the <model> of <model>__<class>
 
     @property
     def is_multilabel(self) -> bool:
@@ -582,6 +587,26 @@ class ColumnMapping:
     def per_class(self) -> bool:
         """One score column per class (multi-class or multi-label), not one per model."""
         return bool(self.classes)
+
+    def class_columns(self, model: str | None = None) -> tuple[str, ...]:
+        """One per-class model's score columns, in the order of ``classes``: ``model``'s, by
+        default the first model's (all of ``scores`` when the table holds one model)."""
+        if not self.class_models:
+            return self.scores
+        k = 0 if model is None else self.class_models.index(model)
+        n = len(self.classes)
+        return self.scores[k * n : (k + 1) * n]
+
+    def class_of(self, column: str) -> int:
+        """Where a per-class score column's class sits in ``classes``."""
+        return self.scores.index(column) % len(self.classes)
+
+    def class_model_of(self, column: str | None) -> str | None:
+        """The model a per-class score column belongs to (None: one unnamed model, or not a
+        score column)."""
+        if not self.class_models or column not in self.scores:
+            return None
+        return self.class_models[self.scores.index(column) // len(self.classes)]
 
 
 def _numeric(series: pd.Series) -> bool:
@@ -643,7 +668,7 @@ def _fallback_scores(frame: pd.DataFrame, roles: dict) -> tuple[str, ...]:
 def guess_mapping(frame: pd.DataFrame) -> ColumnMapping:
     """A first guess at the column roles (see :func:`ui.roles.infer_roles`), for the user to
     correct. Ids, timestamps, constants and categories are never guessed as models."""
-    from ui.roles import infer_roles
+    from ui.roles import infer_roles, nested_columns, per_class_layout
 
     roles = infer_roles(frame)
     columns = [str(c) for c in frame.columns]
@@ -652,36 +677,23 @@ def guess_mapping(frame: pd.DataFrame) -> ColumnMapping:
     weight = next((c for c in columns if roles[c].role == "weight"), None)
     slices = tuple(c for c in columns if roles[c].role == "slice")
     labels = by_role["label"]
-    if len(labels) >= 2:  # label_<class> / score_<class> pairs
-        classes = tuple(c[len("label_") :] for c in labels)
+    nested = set(nested_columns(frame))  # as infer_roles reads the table: without them
+    layout = per_class_layout(frame.loc[:, [str(c) not in nested for c in frame.columns]])
+    if layout is not None:  # label_<class> columns, or a label naming the class columns
         return ColumnMapping(
-            label=None,
-            scores=tuple(f"score_{c}" for c in classes),
-            labels=tuple(labels),
-            classes=classes,
+            label=layout.label,
+            scores=layout.scores,
+            pos_label=None if layout.label is not None else 1,
+            labels=layout.labels,
+            classes=layout.classes,
             group=group,
             weight=weight,
             slices=slices,
+            class_models=layout.models,
         )
     if not labels:  # no column can be a label (every one is a list or a struct)
         return ColumnMapping(label=None, scores=(), group=group, weight=weight, slices=slices)
     label = labels[0]
-    values = [str(v) for v in pd.unique(frame[label].dropna())]
-    if len(values) > 2 and all(f"score_{v}" in columns for v in values):
-        # In the file's order of the score columns (score_0 ... score_11, or as the author
-        # put the named classes), never sorted as text ('0', '1', '10', '11', '2', ...).
-        present = set(values)
-        classes = tuple(c[len("score_") :] for c in columns if c[len("score_") :] in present
-                        and c.startswith("score_"))  # fmt: skip
-        return ColumnMapping(
-            label=label,
-            scores=tuple(f"score_{c}" for c in classes),
-            pos_label=None,
-            classes=classes,
-            group=group,
-            weight=weight,
-            slices=slices,
-        )
     scores = tuple(by_role["score"]) or _fallback_scores(frame, roles)
     # Relevance grades 0, 1, 2, ... in query-grouped data.
     graded = (

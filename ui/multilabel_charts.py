@@ -93,17 +93,23 @@ PRESETS = {
 }
 
 
-def problem_from_dataset(ds: Any) -> ClassScores | None:
-    """The page's problem from a :class:`ui.data.Dataset` with one score column per class."""
+def problem_from_dataset(ds: Any, column: str | None = None) -> ClassScores | None:
+    """The page's problem from a :class:`ui.data.Dataset` with one score column per class; of
+    a table of several models' ``<model>__<class>`` columns, the model ``column`` (a score
+    column, say the sidebar's) belongs to, by default the first."""
     mapping = ds.mapping
-    if not mapping.per_class or ds.prepared.y is None or len(mapping.scores) < 2:
+    model = mapping.class_model_of(column) if mapping.per_class else None
+    columns = mapping.class_columns(model) if mapping.per_class else ()
+    if not mapping.per_class or ds.prepared.y is None or len(columns) < 2:
         return None
-    if any(m not in ds.prepared.scores for m in mapping.scores):
+    if any(m not in ds.prepared.scores for m in columns):
         return None
     return ClassScores(
-        name=ds.name,
+        name=ds.name
+        if not mapping.class_models
+        else f"{ds.name} · {model or mapping.class_models[0]}",
         y=np.asarray(ds.prepared.y, dtype=bool),
-        scores=np.column_stack([ds.score(m) for m in mapping.scores]),
+        scores=np.column_stack([ds.score(m) for m in columns]),
         classes=tuple(mapping.classes),
         weight=ds.weight,
         multiclass=bool(mapping.is_multiclass),

@@ -22,15 +22,20 @@ import numpy as np
 import pandas as pd
 
 __all__ = [
+    "CLASS_SEP",
     "ROLES",
     "SCALES",
     "ColumnRole",
+    "PerClassLayout",
     "Scale",
+    "class_models",
+    "class_score_columns",
     "default_threshold",
     "default_threshold_rule",
     "infer_roles",
     "infer_scale",
     "nested_columns",
+    "per_class_layout",
 ]
 
 ROLES = ("label", "score", "group", "weight", "slice", "ignore")
@@ -95,6 +100,12 @@ MIN_ROWS_FOR_UNIQUE = 20  # below this, distinct values say little about ids
 MAX_SLICE_VALUES = 20  # categories offered per slice column, the most common first
 NONE = "(none)"  # the choice of no column, for an optional role
 MIN_FEATURES = 3  # unnamed numeric columns beside named scores that make them features
+# Whole numbers that repeat this much (rows per distinct value, at most MAX_CODE_VALUES values)
+# are codes shared by rows (a district, a store, a clinic), not a model's scores.
+MIN_ROWS_PER_CODE = 10
+MAX_CODE_VALUES = 100
+MAX_CLASSES = 200  # distinct values a multi-class label may hold
+CLASS_SEP = "__"  # <model>__<class>: one model's score of one class
 _EPOCH_SECONDS = (1e9, 2.2e9)  # 2001 to 2039
 _EPOCH_MILLIS = (1e12, 2.2e12)
 
@@ -235,6 +246,118 @@ def _id_reason(name: str, series: pd.Series, numbers: np.ndarray | None) -> str 
     return None
 
 
+@dataclass(frozen=True)
+class PerClassLayout:
+    """A table with one score column per class (and per model), as :func:`per_class_layout`
+    reads it: the label column (multi-class) or ``label_<class>`` columns (multi-label), the
+    classes, and the models: none for ``score_<class>`` columns (one model), else the
+    ``<model>`` of ``<model>__<class>`` columns."""
+
+    label: str | None
+    labels: tuple[str, ...]
+    classes: tuple[str, ...]
+    models: tuple[str, ...] = ()
+
+    @property
+    def scores(self) -> tuple[str, ...]:
+        return class_score_columns(self.classes, self.models)
+
+
+def class_score_columns(classes, models=()) -> tuple[str, ...]:
+    """The score columns of ``classes``: ``score_<class>`` for one unnamed model, else
+    ``<model>__<class>`` for every model, model by model (all of a model's classes together)."""
+    if not models:
+        return tuple(f"score_{c}" for c in classes)
+    return tuple(f"{m}{CLASS_SEP}{c}" for m in models for c in classes)
+
+
+def class_models(columns: list[str], classes: list[str]) -> tuple[list[str], list[str]]:
+    """(models, classes): the ``<model>`` prefixes of ``<model>__<class>`` columns with a
+    column for each of the classes the widest of them covers, in the file's order."""
+    present = set(columns)
+    wanted = set(classes)
+    coverage: dict[str, list[str]] = {}
+    for col in columns:
+        head, sep, tail = col.rpartition(CLASS_SEP)
+        # A class may itself contain the separator: try every split, the longest class first.
+        while sep:
+            if head and tail in wanted:
+                coverage.setdefault(head, [])
+                if tail not in coverage[head]:
+                    coverage[head].append(tail)
+            head, sep, rest = head.rpartition(CLASS_SEP)
+            tail = rest + CLASS_SEP + tail
+    if not coverage:
+        return [], []
+    widest = max(coverage.values(), key=len)  # the first of the widest on a tie
+    models = [m for m, covered in coverage.items() if set(widest) <= set(covered)]
+    models = [m for m in models if all(f"{m}{CLASS_SEP}{c}" in present for c in widest)]
+    return models, widest
+
+
+def _class_names(columns: list[str]) -> set[str]:
+    """Every name a class could have here: the ``<class>`` of ``score_<class>`` and of
+    ``<model>__<class>`` columns."""
+    names = {c[len("score_") :] for c in columns if c.startswith("score_")}
+    for col in columns:
+        parts = col.split(CLASS_SEP)
+        names.update(CLASS_SEP.join(parts[i:]) for i in range(1, len(parts)))
+    return names - {""}
+
+
+def per_class_layout(frame: pd.DataFrame) -> PerClassLayout | None:
+    """The per-class layout of ``frame``, when it has one; else None.
+
+    * multi-label: ``label_<class>`` columns with ``score_<class>`` (one model) or
+      ``<model>__<class>`` columns (one per model and class), for two or more classes;
+    * multi-class: a column whose values name the class score columns (``vote`` holding A, N,
+      U and Y beside ``score_A`` ... ``score_Y``, or ``lr__A`` ... ``hgb__Y``), whatever the
+      column is called: that is the label. With ``score_<class>`` columns a label of more than
+      two values (two are a binary label with two score columns); with ``<model>__<class>``
+      columns two or more.
+    """
+    columns = [str(c) for c in frame.columns]
+    label_classes = [c[len("label_") :] for c in columns if c.lower().startswith("label_")]
+    if len(label_classes) >= 2:
+        models, classes = class_models(columns, label_classes)
+        if models and len(classes) >= 2:
+            order = [c for c in label_classes if c in classes]
+            labels = tuple(next(x for x in columns if x.lower() == f"label_{c}".lower())
+                           for c in order)  # fmt: skip
+            return PerClassLayout(None, labels, tuple(order), tuple(models))
+        pairs = [c for c in label_classes if f"score_{c}" in columns]
+        if len(pairs) >= 2:
+            labels = tuple(x for x in columns if x.lower().startswith("label_")
+                           and x[len("label_") :] in pairs)  # fmt: skip
+            return PerClassLayout(None, labels, tuple(pairs))
+    names = _class_names(columns)
+    if not names:
+        return None
+    # Conventional label names first, then the file's order.
+    named = [c for n in LABEL_NAMES for c in columns if c.lower() == n]
+    for col in dict.fromkeys([*named, *columns]):
+        series = frame[col]
+        present = series.dropna()
+        if present.empty or str(present.iloc[0]) not in names:
+            continue  # cheap: a label's first value names a class
+        values = [str(v) for v in pd.unique(present)[: MAX_CLASSES + 1]]
+        if len(values) < 2 or len(values) > MAX_CLASSES or not set(values) <= names:
+            continue
+        models, classes = class_models(columns, values)
+        if models and set(classes) == set(values):
+            prefix = models[0] + CLASS_SEP
+            order = [c[len(prefix) :] for c in columns if c.startswith(prefix)]
+            order = [c for c in order if c in set(values)]  # the file's order
+            return PerClassLayout(col, (), tuple(order), tuple(models))
+        if len(values) > 2 and all(f"score_{v}" in columns for v in values):
+            # In the file's order of the score columns (score_0 ... score_11, or as the author
+            # put the named classes), never sorted as text ('0', '1', '10', '11', '2', ...).
+            order = [c[len("score_") :] for c in columns if c.startswith("score_")]
+            order = [c for c in order if c in set(values)]
+            return PerClassLayout(col, (), tuple(order))
+    return None
+
+
 def _label_candidates(frame: pd.DataFrame) -> list[str]:
     """Columns that could be a binary label: exactly two values, not named like an id."""
     out = []
@@ -262,7 +385,16 @@ def pick_label(frame: pd.DataFrame) -> str:
         values = {str(v).strip().lower() for v in frame[col].dropna().unique()}
         if values <= {"0", "1", "-1", "true", "false", "yes", "no", "0.0", "1.0", "-1.0"}:
             return col
-    return candidates[0] if candidates else columns[0]
+    if candidates:
+        return candidates[0]
+    # No two-valued column: the first that is not a row number or an id (a row number is never
+    # a label), so the message about its values names a column that could be one.
+    for col in columns:
+        numbers = _as_numbers(frame[col])
+        row_number = numbers is not None and _is_row_number(numbers, len(frame))
+        if not row_number and not _looks_like_id_name(col):
+            return col
+    return columns[0]
 
 
 def pick_group(frame: pd.DataFrame, taken: set[str]) -> str | None:
@@ -323,6 +455,33 @@ def _other_role(name: str, series: pd.Series) -> ColumnRole:
     return ColumnRole("score", f"numbers from {_number_range(numbers)}: a model's score")
 
 
+def _code_role(name: str, series: pd.Series) -> ColumnRole | None:
+    """A whole-number column guessed as a score whose values repeat heavily (a district code
+    1-61 of about 32 rows each): a group or slice candidate, never a model; None otherwise."""
+    if _SCORE_NAME.search(name.lower()) or re.search(r"pct|percent|%", name.lower()):
+        return None
+    numbers = _as_numbers(series)
+    if numbers is None or not _integral(numbers):
+        return None
+    distinct = int(np.unique(numbers).size)
+    if distinct > MAX_CODE_VALUES or numbers.size < MIN_ROWS_PER_CODE * distinct:
+        return None
+    per_value = numbers.size / distinct
+    if distinct <= MAX_SLICE_VALUES:
+        return ColumnRole(
+            "slice",
+            f"{distinct} whole-number codes, about {per_value:,.0f} rows each: a category to "
+            "slice results by, not a model's score",
+        )
+    return ColumnRole(
+        "ignore",
+        f"whole numbers from {_number_range(numbers)}, {distinct} values of about "
+        f"{per_value:,.0f} rows each: a code rows share (a district, a store), not a model's "
+        "score. Map it as the user/query id if rows of one value are not independent "
+        "(intervals then resample whole values), or as a slice",
+    )
+
+
 def infer_roles(frame: pd.DataFrame) -> dict[str, ColumnRole]:
     """Every column's guessed role, with the reason.
 
@@ -338,26 +497,37 @@ def infer_roles(frame: pd.DataFrame) -> dict[str, ColumnRole]:
         return {col: roles[col] for col in all_columns}
     columns = all_columns
     roles: dict[str, ColumnRole] = {}
-    pairs = [
-        c[len("label_") :]
-        for c in columns
-        if c.lower().startswith("label_") and f"score_{c[len('label_') :]}" in columns
-    ]
-    if len(pairs) >= 2:
-        for cls in pairs:
-            roles[f"label_{cls}"] = ColumnRole("label", f"0/1 label of class {cls!r}")
-            roles[f"score_{cls}"] = ColumnRole("score", f"score of class {cls!r}")
+    layout = per_class_layout(frame)
+    if layout is not None:
+        for col, cls in zip(layout.labels, layout.classes, strict=False):  # () if multi-class
+            roles[col] = ColumnRole("label", f"0/1 label of class {cls!r}")
+        if layout.label is not None:
+            shown = ", ".join(layout.classes[:6]) + (", ..." if len(layout.classes) > 6 else "")
+            roles[layout.label] = ColumnRole(
+                "label",
+                f"its values ({shown}) name the class score columns: the multi-class label",
+            )
+        for k, col in enumerate(layout.scores):
+            cls = layout.classes[k % len(layout.classes)]
+            model = layout.models[k // len(layout.classes)] if layout.models else None
+            roles[col] = ColumnRole(
+                "score",
+                f"score of class {cls!r}"
+                if model is None
+                else f"model {model!r}: score of class {cls!r}",
+            )
     else:
         label = pick_label(frame)
         named = label.lower() in LABEL_NAMES
+        two = frame[label].nunique(dropna=True) == 2
         roles[label] = ColumnRole(
             "label",
-            f"named like a label ({label!r})" if named else "two values: the first such column",
+            f"named like a label ({label!r})"
+            if named
+            else "two values: the first such column"
+            if two
+            else "no column has two values: the first that is not a row number or an id",
         )
-        values = [str(v) for v in pd.unique(frame[label].dropna())]
-        if len(values) > 2 and all(f"score_{v}" in columns for v in values):
-            for v in values:
-                roles[f"score_{v}"] = ColumnRole("score", f"score of class {v!r}")
     taken = set(roles)
     group = pick_group(frame, taken)
     if group is not None:
@@ -382,6 +552,12 @@ def infer_roles(frame: pd.DataFrame) -> dict[str, ColumnRole]:
                     + ", ".join(repr(c) for c in named[:3])
                     + " are: looks like a feature",
                 )
+    # Whole numbers that repeat heavily are codes (districts, stores), never models; per-class
+    # score columns keep their role whatever their values.
+    per_class = set() if layout is None else set(layout.scores)
+    for col in columns:
+        if roles[col].role == "score" and col not in per_class:
+            roles[col] = _code_role(col, frame[col]) or roles[col]
     return {col: roles[col] for col in columns}
 
 

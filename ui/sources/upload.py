@@ -13,7 +13,7 @@ import streamlit as st
 
 from ui import budget, data, slice_picker
 from ui.loading import ColumnMapping, LoadError, guess_mapping, guess_pos_label, read_table
-from ui.roles import NONE, ROLES
+from ui.roles import NONE, ROLES, class_models, class_score_columns
 from ui.safe import md
 from ui.sources import Source
 
@@ -38,7 +38,8 @@ def _upload_widget() -> None:
         key="upload_file",
         help="CSV, TSV or semicolon-separated text (optionally .gz), or Parquet. One row per "
         "example: a label column and one score column per model; optionally a user/query id "
-        "and a sample weight. Multi-label: label_<class> and score_<class> column pairs.",
+        "and a sample weight. Multi-label: label_<class> and score_<class> column pairs. Several "
+        "multi-class or multi-label models: <model>__<class> columns (lr__A, hgb__A, ...).",
     )
     # The memory budget (ui.budget) owns the uploads: it may empty this dict to make room.
     uploads: dict[str, Upload] = budget.session_store()
@@ -124,6 +125,8 @@ def _show_mapping(mapping: ColumnMapping, frame) -> None:
         "map_group": mapping.group or NONE,
         "map_weight": mapping.weight or NONE,
     }
+    if mapping.per_class:
+        state["map_class_models"] = list(mapping.class_models)
     if layout == "multilabel":
         state["map_classes"] = list(mapping.classes)
     elif mapping.label is not None:
@@ -191,18 +194,22 @@ def _mapping_widgets(upload: Upload) -> ColumnMapping:
     group = None if group == NONE else group
     weight = None if weight == NONE else weight
     if layout == "multilabel":
-        classes = [c[6:] for c in columns if c.startswith("label_") and f"score_{c[6:]}" in columns]
+        label_classes = [c[6:] for c in columns if c.startswith("label_")]
+        found, covered = class_models(columns, label_classes)  # <model>__<class> columns
+        classes = covered if found else [c for c in label_classes if f"score_{c}" in columns]
         _keep_options("map_classes", classes)
         chosen = st.multiselect(
             "Classes", classes, default=_unset("map_classes", classes), key="map_classes"
         )
+        models = _class_models_widget(found)
         return ColumnMapping(
             label=None,
-            scores=tuple(f"score_{c}" for c in chosen),
+            scores=class_score_columns(chosen, models),
             labels=tuple(f"label_{c}" for c in chosen),
             classes=tuple(chosen),
             group=group,
             weight=weight,
+            class_models=models,
         )
     label = st.selectbox(
         "Label column",
@@ -212,19 +219,29 @@ def _mapping_widgets(upload: Upload) -> ColumnMapping:
     )
     if layout == "multiclass":
         classes = sorted(str(v) for v in frame[label].dropna().unique()[:200])
-        with_scores = [c for c in classes if f"score_{c}" in columns]
+        if label == guess.label and set(guess.classes) == set(classes):
+            classes = list(guess.classes)  # the file's order of the score columns
+        found, covered = class_models(columns, classes)  # <model>__<class> columns
+        with_scores = (
+            [c for c in classes if c in covered]
+            if found
+            else [c for c in classes if f"score_{c}" in columns]
+        )
         if len(with_scores) < 2:
             st.error(
-                f"Multi-class needs a score_<class> column for each class of {label!r} "
-                f"(its classes: {', '.join(classes[:8])}{', ...' if len(classes) > 8 else ''})."
+                f"Multi-class needs a score_<class> column (or <model>__<class> columns) for each "
+                f"class of {label!r} (its classes: {', '.join(classes[:8])}"
+                f"{', ...' if len(classes) > 8 else ''})."
             )
+        models = _class_models_widget(found)
         return ColumnMapping(
             label=label,
-            scores=tuple(f"score_{c}" for c in with_scores),
+            scores=class_score_columns(with_scores, models),
             pos_label=None,
             classes=tuple(with_scores),
             group=group,
             weight=weight,
+            class_models=models,
         )
     graded = st.checkbox(
         "Graded relevance (label > 0 is relevant)",
@@ -281,6 +298,23 @@ def _mapping_widgets(upload: Upload) -> ColumnMapping:
         weight=weight,
         graded=graded,
         slices=tuple(slices),
+    )
+
+
+def _class_models_widget(found: list[str]) -> tuple[str, ...]:
+    """The models of a per-class table of <model>__<class> columns (none: score_<class>)."""
+    if not found:
+        return ()
+    _keep_options("map_class_models", found)
+    return tuple(
+        st.multiselect(
+            "Models (<model>__<class> columns)",
+            found,
+            default=_unset("map_class_models", found),
+            key="map_class_models",
+            help="Each model scores every class in columns named <model>__<class> (lr__A, "
+            "hgb__A, ...). Compare puts two or more of them side by side.",
+        )
     )
 
 
