@@ -81,7 +81,6 @@ def _upload_widget() -> None:
     _show_mapping(_mapping_for(upload), frame)
 
 
-def _file_key(upload: Upload) -> tuple:
 def preload(name: str, frame, notes: list[str], mapping: ColumnMapping) -> None:
     """Open a table handed over by ``metrics-lens app FILE`` exactly as if it had been uploaded
     (the same reader, :func:`ui.loading.read_path`), with ``mapping`` (the roles the command
@@ -99,6 +98,7 @@ def preload(name: str, frame, notes: list[str], mapping: ColumnMapping) -> None:
     _show_mapping(mapping, frame)
 
 
+def _file_key(upload: Upload) -> tuple:
     """What identifies a table across uploads of it: its name and its columns."""
     return (upload.name, tuple(str(c) for c in upload.frame.columns))
 
