@@ -9,7 +9,7 @@ import metrics
 from metrics.significance import format_p
 from ui import data, gauc_charts, shell, uncertainty
 from ui.explain import explain, num
-from ui.numbers import count, plural
+from ui.numbers import count, decimals, plural
 from ui.safe import md
 from ui.show import chart, csv_download
 
@@ -59,7 +59,7 @@ n_counted = int(table.defined.sum())
 
 
 def _fmt(x: float) -> str:
-    return f"{x:.4f}" if np.isfinite(x) else "undefined"
+    return decimals(x) if np.isfinite(x) else "undefined"
 
 
 cards = st.columns(4)
@@ -159,7 +159,7 @@ explain(
     "literature's group AUC): each user's AUC weighted by the user's rows, users with only "
     "clicks or only non-clicks not counted. Users a, b and c are the classic AUC examples "
     f"(0.75 without ties, 0.875 with a tie counted one half, 10/12 by the rank formula); "
-    f"GAUC = {ex_gauc:.4f}.",
+    f"GAUC = {decimals(ex_gauc)}.",
 )
 
 st.subheader(f"Per-user AUC of {md(model)}")
@@ -180,7 +180,7 @@ if len(users) > MAX_SHOWN:
     shown = users.iloc[np.argsort(-users["rows"].to_numpy(), kind="stable")[:MAX_SHOWN]]
 # A skipped user has no AUC: say so in the cell, not "None" (the CSV keeps the number empty).
 shown = shown.assign(
-    AUC=["skipped" if np.isnan(a) else f"{a:.4f}" for a in shown["AUC"].to_numpy(dtype=float)]
+    AUC=["skipped" if np.isnan(a) else decimals(a) for a in shown["AUC"].to_numpy(dtype=float)]
 )
 st.dataframe(
     shown,
@@ -246,7 +246,7 @@ if not shell.needs(
         col.metric(
             f"{'Global AUC' if name == 'global AUC' else f'GAUC ({weighting})'}, shifted",
             _fmt(now[name]),
-            delta="unchanged" if delta == 0 else f"{delta:+.4f} vs no offset",
+            delta="unchanged" if delta == 0 else f"{decimals(delta, plus=True)} vs no offset",
             delta_color="off" if delta == 0 else "normal",
             delta_arrow="off" if delta == 0 else "auto",
         )
@@ -306,7 +306,8 @@ if len(results) > 1:
         real = d.ci_low > 0 or d.ci_high < 0
         st.markdown(
             f"**GAUC ({weighting}) of {md(name_a)} − {md(name_b)}: "
-            f"{d.estimate:+.4f} [{d.ci_low:+.4f}, {d.ci_high:+.4f}]**, cluster bootstrap "
+            f"{decimals(d.estimate, plus=True)} [{decimals(d.ci_low, plus=True)}, "
+            f"{decimals(d.ci_high, plus=True)}]**, cluster bootstrap "
             + format_p(p, floor=1 / boot.n_resamples)
             + (
                 f": {md(name_a if d.estimate > 0 else name_b)} is better."

@@ -15,6 +15,7 @@ import streamlit as st
 
 from ui import lessons, presentation, shell, stepper
 from ui.explain import explain
+from ui.numbers import decimals, with_fraction
 from ui.safe import md
 from ui.show import chart
 
@@ -23,7 +24,7 @@ shell.page_context(require_usable=False)  # lessons bring their own tables
 
 def _answer(answer) -> None:
     st.info(
-        f"The answer: **{answer if isinstance(answer, str) else f'{answer:.4f}'}**.",
+        f"The answer: **{answer if isinstance(answer, str) else with_fraction(answer)}**.",
         icon=":material/lightbulb:",
     )
 
@@ -40,7 +41,7 @@ def _present_charts(where, exercise, has_curves: bool, has_figure: bool) -> None
         if not has_figure:
             pr = stepper.pr_step_figure(w, w.n_steps, pointer=False)
             # the short name: the long title runs out of half a column at the mode's size
-            pr.update_layout(title_text=f"PR · AP {w.ap:.4f}")
+            pr.update_layout(title_text=f"PR · AP {decimals(w.ap)}")
             figures.append(("lessons_pr", pr, f"pr-{key}"))
     if has_figure:
         figures.append(("lessons_figure", exercise.figure, f"{key}-{seed + 1}"))

@@ -15,6 +15,7 @@ import streamlit as st
 
 from ui import presentation, shell, stepper
 from ui.explain import auc_lines, explain
+from ui.numbers import decimals
 from ui.safe import md
 from ui.show import chart, csv_download
 
@@ -113,16 +114,22 @@ with matrix_col:
     if not presenting:  # (in presentation mode the sums box below says it, in its help)
         st.caption(legend)
     done = k == w.n_steps
+    # The AP sum's formula line keeps a gap above the AUC heading (the mode's CSS drops the
+    # captions' bottom margin, and the two ran into each other).
+    st.html(
+        "<style>.st-key-step_through_sums [data-testid='stCaptionContainer']"
+        "{padding-bottom:0.45rem}</style>"
+    )
     with st.container(border=True, key="step_through_sums"):
         st.markdown(
-            f"**AP step sum** {w.ap_running[k]:.4f}"
+            f"**AP step sum** {decimals(w.ap_running[k])}"
             + (" = library AP :material/check:" if done else ""),
             help="Each step adds (recall gained) × (precision at the new threshold); steps that "
             "find no positive add nothing." + (f" Matrix: {legend}" if presenting else ""),
         )
         st.caption(md(stepper.ap_sum_text(w, k), 300))
         st.markdown(
-            f"**AUC pair count** {w.auc_so_far(k):.4f}"
+            f"**AUC pair count** {decimals(w.auc_so_far(k))}"
             + (" = library AUC :material/check:" if done else ""),
             help="Positives crossing the line beat every negative still below it; a negative "
             "tied with them counts one half.",
@@ -147,7 +154,7 @@ if ds.weight is not None:
 explain(
     "the two running sums",
     [
-        r"\text{AP} = \sum_{k} (R_k - R_{k-1})\,P_k = " + f"{w.ap:.4f}",
+        r"\text{AP} = \sum_{k} (R_k - R_{k-1})\,P_k = " + decimals(w.ap),
         *auc_lines("ROC", w.n_pos, w.n_neg, w.auc),
     ],
     note="R_k and P_k are recall and precision after step k. A positive crossing at step k "

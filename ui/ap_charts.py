@@ -20,7 +20,7 @@ import plotly.graph_objects as go
 import metrics
 from metrics import AP_METHOD_SOURCES, AP_METHODS, APBreakdown, APStepTable, ScoreGridAP
 from ui.charts import _BASE_LAYOUT, MAX_POINTS, PALETTE, sample_indices
-from ui.numbers import difference_text, exact_fraction
+from ui.numbers import decimals, difference_text, exact_fraction
 from ui.text import num
 
 __all__ = [
@@ -102,8 +102,8 @@ def exact_text(value: float, digits: int = 4) -> str:
         return "—"
     f = exact_fraction(value)
     if f is None or f.denominator == 1:
-        return f"{value:.{digits}f}"
-    return f"{f.numerator}/{f.denominator} = {value:.{digits}f}"
+        return decimals(value, digits)
+    return f"{f.numerator}/{f.denominator} = {decimals(value, digits)}"
 
 
 def diff_text(value: float, step_value: float) -> str:

@@ -23,7 +23,7 @@ from plotly.subplots import make_subplots
 import metrics
 from ui.charts import _BASE_LAYOUT
 from ui.multilabel_charts import ClassScores, capture, count, tex
-from ui.numbers import shortest_cut
+from ui.numbers import decimals, shortest_cut
 from ui.text import num
 
 MULTICLASS_RULES = ("argmax", "argmax, abstain below a score", "top-k")
@@ -83,7 +83,7 @@ def _support_words(ev: Evaluation, support: float) -> str:
 
 def fmt(x: float) -> str:
     """A card's value: 4 decimals (no fraction, so five cards fit a row); NaN (undefined): —."""
-    return f"{x:.4f}" if np.isfinite(x) else "—"
+    return decimals(x) if np.isfinite(x) else "—"
 
 
 def rule_kind(name: str) -> str:

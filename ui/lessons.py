@@ -23,6 +23,7 @@ import plotly.graph_objects as go
 
 import metrics
 from ui import ap_charts, auc_charts, calibration_charts, decision_charts, ranking_charts
+from ui.numbers import decimals
 from ui.synthetic import SyntheticSpec, dprime_from_auc, generate
 from ui.text import fraction, num
 
@@ -145,7 +146,7 @@ def _traps(answer: float, tolerance: float, *pairs: tuple[float, str]) -> tuple:
 
 def _show(x: float) -> str:
     exact = Fraction(x).limit_denominator(100)
-    text = f"{x:.4f}".rstrip("0").rstrip(".") if abs(x) >= 1e-4 or x == 0 else f"{x:.2e}"
+    text = decimals(x).rstrip("0").rstrip(".") if abs(x) >= 1e-4 or x == 0 else f"{x:.2e}"
     if abs(float(exact) - x) < 1e-12 and exact.denominator > 1:
         return f"{text} = {exact.numerator}/{exact.denominator}"
     return text

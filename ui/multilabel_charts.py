@@ -19,7 +19,7 @@ import plotly.graph_objects as go
 import metrics
 from metrics import ThresholdCounts
 from ui.charts import _BASE_LAYOUT, PALETTE, sample_indices
-from ui.numbers import count, exact_fraction
+from ui.numbers import count, decimals, exact_fraction
 from ui.text import num
 
 MODES = ("macro", "micro", "weighted", "samples")
@@ -275,7 +275,7 @@ def fmt(x: float) -> str:
     if not np.isfinite(x):
         return "undefined"
     f = exact_fraction(x, 200, whole=False)
-    return f"{x:.4f}" + (f" = {f.numerator}/{f.denominator}" if f else "")
+    return decimals(x) + (f" = {f.numerator}/{f.denominator}" if f else "")
 
 
 def tex(x: float, digits: int = 4) -> str:

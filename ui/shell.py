@@ -321,7 +321,10 @@ def drawn_by_source(ds: data.Dataset, page: str) -> bool:
 
 def dataset_line(ds: data.Dataset) -> str:
     """The line that names the dataset a page shows, and its source (markdown)."""
-    return f":material/table_chart: {sources.of(ds).label}: **{md(ds.name)}**"
+    label = sources.of(ds).label
+    if ds.name == label:  # "Your example: Your example" says it twice
+        return f":material/table_chart: **{md(ds.name)}**"
+    return f":material/table_chart: {label}: **{md(ds.name)}**"
 
 
 def _settings_text(ds: data.Dataset) -> str:

@@ -21,6 +21,7 @@ import streamlit as st
 
 from ui import charts
 from ui.data import UPLOAD_TTL
+from ui.numbers import decimals
 from ui.safe import file_name, neutralise_csv
 
 FIGURE_FORMATS = ("png", "svg")
@@ -268,7 +269,7 @@ def _numbered(frame: pd.DataFrame, positions: np.ndarray) -> pd.DataFrame:
 @st.cache_resource(max_entries=64, ttl=UPLOAD_TTL, show_spinner=False)
 def _auc_text(value: float, digits: int) -> str:
     """An AUC for a title: undefined when the labels hold one class only."""
-    return f"{value:.{digits}f}" if np.isfinite(value) else "undefined (one class)"
+    return decimals(value, digits) if np.isfinite(value) else "undefined (one class)"
 
 
 def threshold_figures(

@@ -19,6 +19,7 @@ import plotly.graph_objects as go
 
 import metrics
 from ui.charts import confusion_matrix_figure, sample_indices
+from ui.numbers import decimals
 
 __all__ = [
     "MAX_TABLE_ROWS",
@@ -158,7 +159,7 @@ def _rows_text(numbers: np.ndarray) -> str:
 def _arrow(name: str, before: float, after: float, digits: int | None = 2) -> str:
     if digits is None:
         return f"{name} {before:,.0f} → {after:,.0f}"
-    return f"{name} {before:.{digits}f} → {after:.{digits}f}"
+    return f"{name} {decimals(before, digits)} → {decimals(after, digits)}"
 
 
 def change_text(w: Walk, k: int, *, positive_name="positive", negative_name="negative") -> str:
@@ -203,7 +204,7 @@ def change_text(w: Walk, k: int, *, positive_name="positive", negative_name="neg
     if k > 1:
         changes.append(_arrow("precision", w.precision(k - 1), w.precision(k)))
     else:
-        changes.append(f"precision {w.precision(k):.2f}")
+        changes.append(f"precision {decimals(w.precision(k), 2)}")
     text = f"{who} {verb}: " + ", ".join(changes) + "."
     if pos and neg:
         text += " A tie of both classes: the ROC moves diagonally."
@@ -213,18 +214,18 @@ def change_text(w: Walk, k: int, *, positive_name="positive", negative_name="neg
 def ap_sum_text(w: Walk, k: int, *, max_terms: int = 4) -> str:
     """The AP step sum so far, written out: the last few terms and the running total."""
     terms = [
-        f"{w.recall(i) - w.recall(i - 1):.2f}×{w.precision(i):.2f}"
+        f"{decimals(w.recall(i) - w.recall(i - 1), 2)}×{decimals(w.precision(i), 2)}"
         for i in range(1, k + 1)
         if w.tp[i] > w.tp[i - 1]
     ]
     shown = terms if len(terms) <= max_terms else ["…", *terms[-max_terms:]]
     body = " + ".join(shown) if shown else "0"
-    return f"{body} = {w.ap_running[k]:.4f}"
+    return f"{body} = {decimals(w.ap_running[k])}"
 
 
 def auc_sum_text(w: Walk, k: int) -> str:
     """Correctly ordered pairs counted so far over all pairs."""
-    return f"{_half(w.pairs_running[k])} / {w.n_pairs:,} = {w.auc_so_far(k):.4f}"
+    return f"{_half(w.pairs_running[k])} / {w.n_pairs:,} = {decimals(w.auc_so_far(k))}"
 
 
 def _half(x: float) -> str:
@@ -393,7 +394,7 @@ def roc_step_figure(w: Walk, k: int, *, height: int = 250, pointer: bool = True)
     fig.update_layout(
         **_LAYOUT,
         height=height,
-        title=dict(text=f"ROC · AUC {w.auc:.4f}", font=dict(size=13), x=0.02),
+        title=dict(text=f"ROC · AUC {decimals(w.auc)}", font=dict(size=13), x=0.02),
         xaxis=dict(title="FPR", range=[-0.02, 1.02], constrain="domain"),
         yaxis=dict(title="TPR (recall)", range=[-0.02, 1.02], scaleanchor="x"),
     )
@@ -413,7 +414,7 @@ def pr_step_figure(w: Walk, k: int, *, height: int = 250, pointer: bool = True) 
     fig.update_layout(
         **_LAYOUT,
         height=height,
-        title=dict(text=f"Precision-recall · AP {w.ap:.4f}", font=dict(size=13), x=0.02),
+        title=dict(text=f"Precision-recall · AP {decimals(w.ap)}", font=dict(size=13), x=0.02),
         xaxis=dict(title="recall", range=[-0.02, 1.02]),
         yaxis=dict(title="precision", range=[-0.02, 1.05]),
     )

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import re
 
+from ui.numbers import significant
 from ui.safe import md, tex_text
 
 __all__ = ["ap_lines", "auc_lines", "fraction", "num", "tex_name"]
@@ -29,7 +30,7 @@ def num(x: float, digits: int = 4) -> str:
     x = float(x)
     if x.is_integer() and abs(x) < 1e15:
         return f"{int(x):,}".replace(",", "\\,")
-    return f"{x:.{digits}g}"
+    return significant(x, digits)  # half up, as by hand: 0.78125 is 0.7813
 
 
 def fraction(
