@@ -383,6 +383,15 @@ def _many_models() -> None:
         compare_many.SLICES: lambda c: f"slices of {c}: each model's AUC per value",
         compare_many.RESAMPLES: lambda c: "bootstrap resamples of all rows (descriptive only)",
     }
+    # The blocks follow the data: mapping a user column moves the ranking onto users, as the
+    # banner above and McNemar's note below say (a kept pick would rank over a slice instead).
+    current = st.session_state.get(
+        "compare_many_blocks", st.session_state.get("compare_many_blocks_kept")
+    )
+    st.session_state["compare_many_blocks"] = compare_many.follow_blocks(
+        choices, st.session_state.get("compare_many_blocks_options"), current
+    )
+    st.session_state["compare_many_blocks_options"] = list(choices)
     kind, column = st.selectbox(
         "Rank the models over",
         choices,
@@ -393,6 +402,7 @@ def _many_models() -> None:
         "rows; resamples of one table share most of their rows, so they are not independent "
         "and the test's p-value over them is descriptive only.",
     )  # fmt: skip
+    st.session_state["compare_many_blocks_kept"] = (kind, column)  # outlives the page
     if kind == compare_many.RESAMPLES:
         blocks = compare_many.resample_blocks(
             fb.results["roc_auc"].replicates, models, n_rows

@@ -52,6 +52,7 @@ __all__ = [
     "cd_cliques",
     "cd_figure",
     "compact_letters",
+    "follow_blocks",
     "friedman_lines",
     "group_blocks",
     "holm_lines",
@@ -172,6 +173,22 @@ def resample_blocks(replicates: np.ndarray, models: tuple[str, ...], n_rows: int
         skipped_reason=f"{skipped:,} drew one class only" if skipped else "",
         rows=np.full(int(keep.sum()), n_rows),
     )
+
+
+def follow_blocks(choices, previous, current):
+    """What to rank over, of ``choices`` (best first: users, then slices, then resamples),
+    given the choices of the last run (``previous``, None on a first visit) and the value
+    shown then (``current``).
+
+    A setting whose options changed follows the data: when the best choice is not the one it
+    was (a user column was just mapped, or unmapped) or the shown value is no longer offered,
+    the best choice is taken; otherwise the user's pick stays, even as other choices come and
+    go (resamples set to 0 and back).
+    """
+    choices = list(choices)
+    if current not in choices or not previous or previous[0] != choices[0]:
+        return choices[0]
+    return current
 
 
 # --- Friedman, Nemenyi and the pairwise rank tests -----------------------------------------------
