@@ -58,6 +58,7 @@ if preset == CURRENT:
             "(multi-label) or one label column plus a score_<class> column per class "
             "(multi-class) and choose that layout under Columns. Or pick a worked example above."
         )
+        shell.offer_samples("digits_multilabel", "wine_multiclass")
         st.stop()
     sm = _summary((ds.key, ds.prepared.n_dropped), problem)  # dropping rows keeps ds.key
 else:

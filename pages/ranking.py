@@ -53,6 +53,7 @@ else:
     # The dataset's rows, or a server table's engine; None after saying why it cannot rank.
     data = server_ranking.for_dataset(ds, model)
     if data is None:
+        shell.offer_samples("query_ranking")  # graded relevance per query, in one click
         st.stop()
     st.caption(f"**{md(model)}** {data.caption}")
 

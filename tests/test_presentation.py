@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 
+import pytest
 from streamlit.testing.v1 import AppTest
 
 from ui import presentation
@@ -91,3 +92,105 @@ def test_presentation_grows_the_text_sizes_a_figure_sets_itself_once():
     want = (PRESENTATION_FONT, *(round(s * factor, 1) for s in (13, 10, 12, 13, 16)))
     assert sizes(grown) == want
     assert sizes(finish(grown, True)) == want  # done once: a shared figure is not grown again
+
+
+# --- changing data without leaving the mode, and a reload that keeps it ------------------------
+
+
+def _presenting(page: str | None = None):
+    from tests.apptest_utils import APP
+
+    at = AppTest.from_file(APP, default_timeout=60)
+    at.run()
+    at.toggle(key="presentation").set_value(True).run()
+    if page is not None:
+        at.switch_page(page).run()
+    assert not at.exception
+    return at
+
+
+def _data_menu(at):
+    return next(s for s in at.selectbox if s.key and s.key.startswith("presentation_data_"))
+
+
+def test_the_bar_changes_the_dataset_without_leaving_the_mode():
+    from ui import data
+
+    at = _presenting()
+    menu = _data_menu(at)
+    titles = [spec.title for spec in data.BUNDLED.values()]
+    assert menu.options[: len(titles)] == titles  # the bundled samples, then Your example
+    assert "Your example" in menu.options
+    assert menu.value == data.BUNDLED["breast_cancer"].title
+    menu.set_value(data.BUNDLED["user_impressions"].title).run()
+    assert not at.exception
+    assert at.session_state["dataset"] == "user_impressions"
+    assert at.toggle(key="presentation").value  # still presenting
+    assert _data_menu(at).value == data.BUNDLED["user_impressions"].title
+    assert at.selectbox(key="model").options == ["model_a", "model_b"]
+    _data_menu(at).set_value("Your example").run()
+    assert not at.exception
+    assert at.session_state["source"] == "Your example"
+    assert _data_menu(at).value == "Your example"
+    assert at.toggle(key="presentation").value
+
+
+def test_the_bar_offers_the_last_upload():
+    from tests.apptest_utils import upload
+
+    at = _presenting()
+    at.toggle(key="presentation").set_value(False).run()
+    upload(
+        at, "lecture.csv", b"y,model_x\n" + b"".join(b"%d,0.%d\n" % (i % 2, i) for i in range(40))
+    )
+    at.toggle(key="presentation").set_value(True).run()
+    assert _data_menu(at).value == "Upload: lecture.csv"
+    _data_menu(at).set_value("Wine: 3 cultivars (multi-class)").run()
+    assert at.session_state["dataset"] == "wine_multiclass"
+    _data_menu(at).set_value("Upload: lecture.csv").run()  # back to the upload, still kept
+    assert not at.exception
+    assert at.session_state["source"] == "Upload"
+    assert at.selectbox(key="model").value == "model_x"
+
+
+@pytest.mark.parametrize(
+    ("page", "sample", "gone"),
+    [("pages/gauc.py", "user_impressions", "needs a user or query id"),
+     ("pages/multilabel.py", "digits_multilabel", "one score column per model"),
+     ("pages/ranking.py", "query_ranking", None)],
+)  # fmt: skip
+def test_a_page_that_needs_other_data_opens_the_right_sample_in_one_click(page, sample, gone):
+    at = _presenting(page)  # on breast cancer: no groups, no classes, no graded relevance
+    button = at.button(key=f"offer_sample_{sample}")
+    button.click().run()
+    assert not at.exception
+    assert at.session_state["dataset"] == sample
+    assert at.toggle(key="presentation").value
+    assert not [b for b in at.button if b.key and b.key.startswith("offer_sample_")]
+    if gone:
+        assert not any(gone in e.value for e in at.info)
+
+
+def test_the_mode_is_in_the_url_and_a_reload_keeps_it():
+    from tests.apptest_utils import APP
+
+    at = _presenting()
+    assert at.query_params.get("present") == "1"
+    assert at.query_params.get("dataset") == "breast_cancer"  # beside the view's own link
+    again = AppTest.from_file(APP, default_timeout=60)  # a new session on the same URL
+    for name, values in at.query_params.items():
+        again.query_params[name] = values
+    again.run()
+    assert not again.exception
+    assert again.toggle(key="presentation").value
+    assert [b for b in again.button if b.key == "presentation_exit"]
+    again.button(key="presentation_exit").click().run()
+    assert "present" not in again.query_params
+
+
+def test_your_example_is_named_once():
+    at = _presenting()
+    at.toggle(key="presentation").set_value(False).run()
+    at.segmented_control(key="source").set_value("Your example").run()
+    lines = [c.value for c in at.caption if "table_chart" in c.value]
+    assert lines == [":material/table_chart: **Your example**"]

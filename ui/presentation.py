@@ -5,8 +5,9 @@ PNG / SVG choice that :func:`ui.show.chart` reads from ``st.session_state["figur
 :func:`apply` runs once per page run, after the sidebar: when presentation mode is on it injects
 CSS that enlarges every font and hides the sidebar, and shows a "Leave presentation mode"
 button (also the Esc key) at the top of the page, the way back, beside previous / next page
-buttons (PageUp / PageDown) and a menu of every page, so a lecturer never leaves the mode to
-change page.
+buttons (PageUp / PageDown), a menu of every page and a menu of datasets (the bundled samples,
+Your example, the last upload), so a lecturer never leaves the mode to change page or data.
+The mode is in the page's URL (``?present=1``), so a reload keeps it.
 """
 
 from __future__ import annotations
@@ -14,17 +15,30 @@ from __future__ import annotations
 import html
 import json
 import re
+import zlib
+from collections.abc import Mapping
 
 import streamlit as st
 
 from ui.show import FIGURE_FORMATS
 
-__all__ = ["CARDS", "CSS", "KEY", "apply", "on", "scale_chart_text", "sidebar_controls"]
+__all__ = [
+    "CARDS",
+    "CSS",
+    "KEY",
+    "QUERY",
+    "apply",
+    "on",
+    "read_link",
+    "scale_chart_text",
+    "sidebar_controls",
+]
 
 KEY = "presentation"
 CARDS = "presentation_cards"  # a container of st.metric cards drawn smaller, in one row
 LINE = "presentation_dataset"  # the bar's dataset line: one line, cut with "…" if too long
 SCALE = 1.3  # how much larger every font (and the spacing with it) gets
+QUERY = "present"  # the URL's query parameter that keeps the mode over a reload
 
 # Streamlit sizes text in rem, so a larger root font enlarges all of it (plotly draws its own
 # text in pixels: :func:`scale_chart_text`); the sidebar and its open/close control are hidden.
@@ -51,6 +65,7 @@ html {{ font-size: {16 * SCALE:.0f}px; }}
 .st-key-{LINE} [data-testid="stCaptionContainer"],
 .st-key-{LINE} [data-testid="stCaptionContainer"] p {{
   white-space: nowrap; overflow: hidden; text-overflow: ellipsis; }}
+.st-key-{LINE} [data-baseweb="select"] > div {{ min-height: 0; }}
 </style>
 """
 
@@ -89,6 +104,17 @@ def scale_chart_text(fig, factor: float) -> None:
                 grow(trace[part])
 
 
+def read_link(query: Mapping) -> None:
+    """On a session's first run: a link (or a reload) with ``?present=1`` opens in the mode."""
+    if query.get(QUERY) in ("1", "true", "on"):
+        st.session_state[_KEPT] = True
+
+
+def link() -> dict:
+    """The query parameter that keeps the mode over a reload, or none when it is off."""
+    return {QUERY: "1"} if on() else {}
+
+
 def _leave() -> None:
     st.session_state[KEY] = st.session_state[_KEPT] = False
 
@@ -117,11 +143,19 @@ def sidebar_controls() -> None:
     )
 
 
-def apply(pages: list | None = None, current=None, label: str = "") -> bool:
+def apply(
+    pages: list | None = None,
+    current=None,
+    label: str = "",
+    datasets: Mapping[str, Mapping] | None = None,
+    shown: str = "",
+) -> bool:
     """When presentation mode is on: the CSS, the way back and, given the app's ``pages`` (in
     order, ``st.Page`` objects) and the ``current`` one, a page bar that stays while the
     sidebar is hidden: previous / next (PageUp / PageDown), a menu of every page and
-    ``label`` (the dataset shown, in markdown). Returns whether the mode is on."""
+    ``label`` (the dataset shown, in markdown). Given ``datasets`` (a menu entry's name -> the
+    session state that shows it) and the entry ``shown``, the dataset's place in the bar is
+    a menu of them instead. Returns whether the mode is on."""
     if not st.session_state.get(KEY):
         return False
     st.html(CSS)
@@ -136,7 +170,9 @@ def apply(pages: list | None = None, current=None, label: str = "") -> bool:
     )
     if pages:
         _page_bar(bar, pages, current)
-    if label:
+    if datasets:
+        _data_menu(bar.container(key=LINE, width="stretch"), datasets, shown, label)
+    elif label:
         # The rest of the bar's row, never a row of its own under it: one line, a long name
         # cut with "…" and whole in the tooltip (the line's text, without the markdown).
         plain = re.sub(r"\\(.)", r"\1", re.sub(r":material/\w+:\s*", "", label).replace("**", ""))
@@ -145,6 +181,29 @@ def apply(pages: list | None = None, current=None, label: str = "") -> bool:
             unsafe_allow_html=True,
         )
     return True
+
+
+def _pick_data(key: str, datasets: Mapping[str, Mapping]) -> None:
+    st.session_state.update(datasets[st.session_state[key]])
+
+
+def _data_menu(where, datasets: Mapping[str, Mapping], shown: str, label: str) -> None:
+    """The dataset menu in the bar's row: picking an entry sets the session state its value
+    holds (the sidebar's source and sample), as the hidden sidebar would."""
+    names = list(datasets)
+    at = names.index(shown) if shown in names else 0
+    plain = re.sub(r"\\(.)", r"\1", re.sub(r":material/\w+:\s*", "", label).replace("**", ""))
+    key = f"presentation_data_{zlib.crc32(shown.encode())}"  # afresh when the data changes
+    where.selectbox(
+        "Dataset",
+        names,
+        index=at,
+        key=key,
+        label_visibility="collapsed",
+        on_change=_pick_data,
+        args=(key, datasets),
+        help=f"Shown: {plain}. Pick another dataset without leaving presentation mode.",
+    )
 
 
 def _page_bar(bar, pages: list, current) -> None:

@@ -64,6 +64,7 @@ def _read_query_params() -> None:
         return
     st.session_state["_query_read"] = True
     q = st.query_params
+    presentation.read_link(q)  # ?present=1: a reload keeps presentation mode
     any(source.read_link(q) for source in sources.REGISTRY.values())
 
 
@@ -246,7 +247,7 @@ def run_app() -> None:
     st.set_page_config(page_title="Metrics Lens", page_icon=":material/insights:", layout="wide")
     _read_query_params()
     ds = _sidebar()
-    link = sources.of(ds).link(ds)
+    link = {**(sources.of(ds).link(ds) or {}), **presentation.link()}
     if link:
         st.query_params.from_dict(link)
     else:
@@ -263,10 +264,14 @@ def run_app() -> None:
         current = st.navigation(pages, expanded=True)  # every page listed, none in "View more"
         touch.after_navigation(current.url_path)  # a phone: close the sidebar, page at its top
         _inside.page_title = current.title
+        shown = shown_dataset(ds)
+        menu, shown_name = data_menu(shown)
         presentation.apply(
             [p for section in pages.values() for p in section],
             current,
-            label=dataset_line(shown_dataset(ds)),
+            label=dataset_line(shown),
+            datasets=menu,
+            shown=shown_name,
         )
         current.run()
     finally:
@@ -308,7 +313,12 @@ def needs(
     if has(ds):
         return False
     st.info(say or sentence(ds, what) + (f" {instead}" if instead else ""))
+    if need in SAMPLE_FOR:
+        offer_samples(SAMPLE_FOR[need])
     return True
+
+
+SAMPLE_FOR = {"groups": "user_impressions"}  # the bundled sample that has what a need names
 
 
 def drawn_by_source(ds: data.Dataset, page: str) -> bool:
@@ -325,6 +335,56 @@ def dataset_line(ds: data.Dataset) -> str:
     if ds.name == label:  # "Your example: Your example" says it twice
         return f":material/table_chart: **{md(ds.name)}**"
     return f":material/table_chart: {label}: **{md(ds.name)}**"
+
+
+SAMPLE, EXAMPLE, UPLOAD = "bundled", "example", "upload"  # the sources' prefixes
+
+
+def _source_label(prefix: str) -> str:
+    return next(s.label for s in sources.REGISTRY.values() if s.prefix == prefix)
+
+
+def data_menu(shown: data.Dataset) -> tuple[dict[str, dict], str]:
+    """The presentation bar's dataset menu: each entry's name -> the session state that shows
+    it (the bundled samples, Your example, the last upload while it is kept), and the name of
+    the entry shown. A dataset of another source (a server table) is an entry of its own."""
+    menu: dict[str, dict] = {
+        spec.title: {"source": _source_label(SAMPLE), "dataset": key}
+        for key, spec in data.BUNDLED.items()
+    }
+    menu[_source_label(EXAMPLE)] = {"source": _source_label(EXAMPLE)}
+    upload = budget.session_store().get(st.session_state.get("upload_current"))
+    if upload is not None:
+        menu[f"{_source_label(UPLOAD)}: {upload.name}"] = {"source": _source_label(UPLOAD)}
+    source = sources.of(shown)
+    if source.prefix == SAMPLE:
+        name = data.BUNDLED[shown.source_id.split(":", 1)[1]].title
+    elif source.prefix == EXAMPLE:
+        name = source.label
+    else:
+        name = f"{source.label}: {shown.name}"
+        menu.setdefault(name, {"source": source.label})
+    return menu, name
+
+
+def use_sample(key: str) -> None:
+    """A button's callback: show the bundled sample ``key`` (the sidebar follows)."""
+    st.session_state["source"] = _source_label(SAMPLE)
+    st.session_state["dataset"] = key
+
+
+def offer_samples(*keys: str) -> None:
+    """A button per bundled sample that opens it in one click (in presentation mode too, where
+    the sidebar is hidden): for a page whose data lacks what it needs."""
+    row = st.container(horizontal=True)
+    for key in keys:
+        row.button(
+            f"Open the sample '{data.BUNDLED[key].title}'",
+            key=f"offer_sample_{key}",
+            icon=":material/dataset:",
+            on_click=use_sample,
+            args=(key,),
+        )
 
 
 def _settings_text(ds: data.Dataset) -> str:
