@@ -2,12 +2,28 @@
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pandas as pd
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
-from ui.loading import guess_mapping
-from ui.roles import NESTED_REASON, ColumnRole, default_threshold, infer_roles, infer_scale
+from ui.loading import guess_mapping, prepare
+from ui.roles import (
+    GROUP_NAMES,
+    LABEL_NAMES,
+    MAX_CODE_VALUES,
+    MAX_SLICE_VALUES,
+    MIN_ROWS_PER_CODE,
+    NESTED_REASON,
+    WEIGHT_NAMES,
+    ColumnRole,
+    default_threshold,
+    infer_roles,
+    infer_scale,
+)
 
 
 @pytest.fixture
@@ -219,3 +235,129 @@ def test_tables_a_new_user_brought_are_guessed_as_they_mean_them():
         infer_roles(churn.rename(columns={"tenure_months": "age_score"}))["age_score"].role
         == "score"
     )
+
+
+# --- issue 31 §3: roles guessed wrong on real exports ------------------------------------------
+
+_NAMES = st.text(alphabet="abcdefghijklmnopqrstuvwxyz", min_size=3, max_size=10).filter(
+    lambda s: (
+        s not in LABEL_NAMES
+        and s not in GROUP_NAMES
+        and s not in WEIGHT_NAMES
+        and not re.search(r"score|prob|pred|rank|model|id$", s)
+    )
+)
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    label=_NAMES,
+    classes=st.lists(st.sampled_from(list("ANUYBCDX")), min_size=3, max_size=5, unique=True),
+    models=st.sampled_from([(), ("lr", "hgb"), ("lr",), ("a_b", "c")]),
+    row_first=st.booleans(),
+    seed=st.integers(0, 2**16),
+)
+def test_a_column_naming_the_class_columns_is_the_multiclass_label(
+    label, classes, models, row_first, seed
+):
+    """Chile as exported (respondent, region, vote, score_A ... score_Y): whatever the label is
+    called and wherever it sits, the column whose values name the class score columns is the
+    label, the row number never is, and the class columns are one model's (or each model's)."""
+    rng = np.random.default_rng(seed)
+    n = 120
+    truth = rng.choice(classes, n)
+    truth[: len(classes)] = classes  # every class present
+    frame = {"respondent": np.arange(1, n + 1)} if row_first else {}
+    frame["region"] = rng.choice(["C", "M", "N", "S", "SA"], n)
+    frame[label] = truth
+    if not row_first:
+        frame["respondent"] = np.arange(1, n + 1)
+    p = rng.dirichlet(np.ones(len(classes)), (max(len(models), 1), n))
+    for k, m in enumerate(models or (None,)):
+        for j, c in enumerate(classes):
+            frame[f"score_{c}" if m is None else f"{m}__{c}"] = p[k, :, j]
+    frame = pd.DataFrame(frame)
+    roles = infer_roles(frame)
+    assert roles[label].role == "label", roles[label]
+    assert roles["respondent"].role == "ignore"
+    m = guess_mapping(frame)
+    assert m.label == label
+    assert m.is_multiclass
+    assert m.classes == tuple(classes)
+    assert m.class_models == tuple(models)
+    assert m.scores == tuple(
+        f"score_{c}" if not models else f"{mm}__{c}" for mm in (models or (None,)) for c in classes
+    )
+    assert prepare(frame, m).ok
+
+
+def test_a_row_number_is_never_the_label():
+    rng = np.random.default_rng(0)
+    n = 80
+    frame = pd.DataFrame(
+        {"row_no": np.arange(1, n + 1), "grade": rng.integers(0, 4, n), "m": rng.random(n)}
+    )
+    assert guess_mapping(frame).label == "grade"
+    assert "row number" in infer_roles(frame)["grade"].reason
+
+
+def test_several_multilabel_models_are_guessed_from_model__class_columns():
+    rng = np.random.default_rng(3)
+    n = 60
+    frame = pd.DataFrame({f"label_{c}": rng.integers(0, 2, n) for c in ("health", "limit")})
+    for m in ("lr", "nb"):
+        for c in ("health", "limit"):
+            frame[f"{m}__{c}"] = rng.random(n)
+    m = guess_mapping(frame)
+    assert m.is_multilabel
+    assert m.class_models == ("lr", "nb")
+    assert m.scores == ("lr__health", "lr__limit", "nb__health", "nb__limit")
+    assert m.class_columns("nb") == ("nb__health", "nb__limit")
+    assert m.class_of("nb__limit") == 1
+    assert m.class_model_of("nb__limit") == "nb"
+    roles = infer_roles(frame)
+    assert roles["nb__limit"] == ColumnRole("score", "model 'nb': score of class 'limit'")
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    n_values=st.integers(11, MAX_CODE_VALUES),
+    per_value=st.integers(MIN_ROWS_PER_CODE, 40),
+    start=st.sampled_from([0, 1, 100]),
+    seed=st.integers(0, 2**16),
+)
+def test_heavily_repeated_whole_numbers_are_a_group_or_slice_never_a_model(
+    n_values, per_value, start, seed
+):
+    """mlmRev Contraception's district (1-61, about 32 rows each) beside four models."""
+    rng = np.random.default_rng(seed)
+    n = n_values * per_value
+    frame = pd.DataFrame(
+        {
+            "use": rng.integers(0, 2, n),
+            "district": rng.permutation(np.repeat(np.arange(start, start + n_values), per_value)),
+            "lr": rng.random(n),
+            "rf": rng.random(n),
+        }
+    )
+    role = infer_roles(frame)["district"]
+    assert role.role == ("slice" if n_values <= MAX_SLICE_VALUES else "ignore")
+    assert "not a model's score" in role.reason
+    if role.role == "ignore":
+        assert "user/query id" in role.reason
+    assert guess_mapping(frame).scores == ("lr", "rf")
+
+
+def test_whole_number_scores_that_do_not_repeat_heavily_stay_models():
+    rng = np.random.default_rng(4)
+    n = 2000
+    frame = pd.DataFrame(
+        {
+            "label": rng.integers(0, 2, n),
+            "fico": rng.integers(300, 851, n),  # 551 values: a score, not a code
+            "risk_score": rng.integers(1, 30, n),  # named like a score: kept whatever repeats
+        }
+    )
+    roles = infer_roles(frame)
+    assert roles["fico"].role == "score"
+    assert roles["risk_score"].role == "score"
