@@ -110,10 +110,19 @@ def _table_options(p: argparse.ArgumentParser, *, file_nargs: str = "?") -> None
     p.add_argument(
         "--tracking-uri",
         metavar="URI",
-        help="MLflow tracking URI (file:, sqlite:, http:); default MLFLOW_TRACKING_URI",
+        help="MLflow tracking URI (file:, sqlite:, http:, https:), read only; default "
+        "MLFLOW_TRACKING_URI, else ./mlruns or sqlite:///mlflow.db when present",
     )
     p.add_argument(
         "--artifact", metavar="PATH", help="the run's table artifact, when it logged several"
+    )
+    p.add_argument(
+        "--mlflow-timeout",
+        type=float,
+        default=60.0,
+        metavar="SECONDS",
+        help="the most a read from a tracking server may take, every request together, with "
+        "no retries (default 60); its answers are read up to 16 MB, the table up to 1 GB",
     )
 
 
@@ -266,7 +275,11 @@ def _source(args, into: Path | None = None):
         from metrics_lens.mlflow_source import run_table
 
         frame, name, local = run_table(
-            args.mlflow_run, tracking_uri=args.tracking_uri, artifact=args.artifact, into=into
+            args.mlflow_run,
+            tracking_uri=args.tracking_uri,
+            artifact=args.artifact,
+            into=into,
+            timeout=args.mlflow_timeout,
         )
         return frame, name, [], local
     if not args.file:
