@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import functools
 import math
+from dataclasses import replace
 
 import numpy as np
 import plotly.graph_objects as go
@@ -18,6 +19,7 @@ import streamlit as st
 from metrics.thresholds import choose_threshold
 from ui import data, presentation, score_state, shell, show, thresholds
 from ui.explain import explain, fraction, num
+from ui.guarantee_text import guarantee_table, guarantee_words
 from ui.safe import md
 from ui.show import chart, csv_download, rows_behind
 
@@ -251,10 +253,15 @@ PRESETS = {
     "Youden's J": "youden",
     "Precision ≥ target": "precision_at_least",
     "Recall ≥ target": "recall_at_least",
+    "Recall ≥ target, guaranteed": "recall",
+    "Precision ≥ target, guaranteed": "precision",
     "Least cost": "min_cost",
 }
+# The presets "with a guarantee" hold the metric's 95% bound, not its value on these rows, to
+# the target (metrics.threshold_with_guarantee); the plain one beside them is the same metric's.
+GUARANTEED = {"recall": "recall_at_least", "precision": "precision_at_least"}
 with st.container(border=True):
-    preset_cols = st.columns([2, 1, 1, 1, 1, 1], vertical_alignment="bottom")
+    preset_cols = st.columns([2.4, 1, 1, 1, 1, 1], vertical_alignment="bottom")
     preset = preset_cols[0].selectbox("Jump to a preset", list(PRESETS), key="threshold_preset")
     beta = preset_cols[1].number_input(
         "F-beta: beta",
@@ -266,13 +273,37 @@ with st.container(border=True):
         help="beta > 1 weighs recall more than precision; beta = 1 is F1.",
     )
     target = preset_cols[2].number_input(
-        "Target", 0.0, 1.0, 0.9, 0.05, key="threshold_target", help="For the ≥ target presets."
+        "Target",
+        0.0,
+        1.0,
+        0.9,
+        0.05,
+        key="threshold_target",
+        help="For the ≥ target presets; "
+        "the guaranteed ones hold the metric's 95% confidence bound to it, not its value here.",
     )
     cost_fp = preset_cols[3].number_input("Cost of a FP", 0.0, value=1.0, key="threshold_cost_fp")
     cost_fn = preset_cols[4].number_input("Cost of a FN", 0.0, value=5.0, key="threshold_cost_fn")
-    choice = choose_threshold(
-        counts, PRESETS[preset], beta=beta, target=target, cost_fp=cost_fp, cost_fn=cost_fn
-    )
+    guarantee, why_not = None, ""
+    if PRESETS[preset] in GUARANTEED:
+        choice = choose_threshold(counts, GUARANTEED[PRESETS[preset]], target=target)
+        if not 0 < target < 1:
+            why_not = f"A guarantee needs a target strictly between 0 and 1, not {target:g}."
+        else:
+            try:
+                guarantee = thresholds.guaranteed(ds.key, model, PRESETS[preset], float(target), ds)
+            except ValueError as error:  # the library's one sentence (say, a missing group)
+                why_not = str(error)
+            if guarantee is None and not why_not:
+                why_not = (
+                    "A guarantee needs each row's weight (for the effective sample size), and "
+                    "this table's weights were summed by its engine: load the rows to use it."
+                )
+        choice = replace(choice, threshold=guarantee.threshold if guarantee else None)
+    else:
+        choice = choose_threshold(
+            counts, PRESETS[preset], beta=beta, target=target, cost_fp=cost_fp, cost_fn=cost_fn
+        )
     preset_cols[5].button(
         "Apply",
         key="threshold_apply",
@@ -281,7 +312,14 @@ with st.container(border=True):
         args=(model, low, high, choice.threshold if choice.threshold is not None else 0.0),
         width="stretch",
     )
-    if choice.threshold is None:
+    if PRESETS[preset] in GUARANTEED:
+        label = functools.partial(thresholds.label, ds, model)
+        if guarantee is None:
+            st.caption(md(why_not))
+        else:
+            st.markdown(guarantee_words(guarantee, label, amount, "weight" if weighted else "rows"))
+            st.dataframe(guarantee_table(guarantee, label, amount), hide_index=True)
+    elif choice.threshold is None:
         st.caption(f"No threshold reaches the target {target:g} for {preset.lower()}.")
     else:
         # What the preset maximised (or, for least cost, minimised), said by name.

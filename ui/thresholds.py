@@ -17,6 +17,7 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
+import metrics
 from ui import data
 from ui.numbers import shortest_cut
 from ui.roles import SCALES, Scale, default_threshold, default_threshold_rule, infer_scale
@@ -179,6 +180,21 @@ def slider_range(ds: data.Dataset, model: str) -> tuple[float, float, float]:
         hi = min(high + max(step, span / 100), _FLOAT_MAX)
     hi = min(math.ceil(hi / step) * step, _FLOAT_MAX)
     return lo, hi, step
+
+
+@st.cache_data(max_entries=64, show_spinner=False)
+def guaranteed(key: tuple, model: str, metric: str, target: float, _ds: data.Dataset):
+    """:func:`metrics.threshold_with_guarantee` at 95% for the model (cached: a preset's
+    target changes it, a slider move does not): users counted as clusters when the table
+    has a group column. None when the rows it needs are not held (weights summed by an engine
+    have no per-row squares for the effective sample size)."""
+    if not _ds.holds_rows and data.state(_ds, model).weighted:
+        return None
+    y, s, w = data.binary_rows(_ds, model)
+    groups = _ds.prepared.groups if _ds.holds_rows and _ds.mapping.group else None
+    return metrics.threshold_with_guarantee(
+        y, s, metric=metric, target=target, confidence=0.95, sample_weight=w, groups=groups
+    )
 
 
 def threshold_table(counts, beta: float) -> pd.DataFrame:
