@@ -18,6 +18,9 @@ when an engine is started::
 given. ``memory_limit`` is checked by :func:`memory_limit` (a number and a unit, 16MB-1000TB).
 
 DeLong's intervals and paired tests of the AUCs come from :func:`delong` (one more pass).
+``summarize(..., state=True)`` (and ``--out``) keeps the counts as a state that merges:
+:func:`merge` adds states of days or shards up to the state of all their rows, bit-identical
+to one pass (``python -m metrics.sql merge day1.npz day2.npz --out week.npz``).
 Ranking metrics per query (P@k, R@k, MAP@k, NDCG@k, MRR) come from :func:`ranking_summary`;
 :func:`query_rows` reads one query's rows in its order and :func:`relevance_values` what the
 relevance column holds.
@@ -28,6 +31,7 @@ The command line does the same: ``python -m metrics.sql --help``.
 from metrics.sql._engine import DEFAULT_CAP, SQLInputError, delong, local_spark, summarize
 from metrics.sql._inputs import memory_limit
 from metrics.sql._ranking import RankingSummary, query_rows, ranking_summary, relevance_values
+from metrics.sql._state import StateError, UserScoreTable, UserTable, merge
 from metrics.sql._summary import (
     DeLongSummary,
     ModelSummary,
@@ -43,11 +47,15 @@ __all__ = [
     "RankingSummary",
     "SQLInputError",
     "ScoreTable",
+    "StateError",
     "Summary",
+    "UserScoreTable",
+    "UserTable",
     "delong",
     "load_summary",
     "local_spark",
     "memory_limit",
+    "merge",
     "query_rows",
     "ranking_summary",
     "relevance_values",

@@ -29,6 +29,7 @@ from pathlib import Path
 
 from metrics.sql._engine import DEFAULT_BINS, DEFAULT_CAP, SQLInputError, delong, summarize
 from metrics.sql._inputs import memory_limit, resolve_files
+from metrics.sql._state import PAIRED, merge
 
 HOLD = 3.0  # seconds of progress held back, so that a quick refusal prints one line only
 
@@ -145,17 +146,39 @@ def _write(summary, path: Path) -> Path:
     return path
 
 
+def _merge_parser() -> argparse.ArgumentParser:
+    p = _Parser(
+        prog="python -m metrics.sql merge",
+        description="Merge states written by python -m metrics.sql ... --out (days, shards) "
+        "into one: the metrics of all their rows, bit-identical to one pass.",
+    )
+    p.add_argument("states", nargs="+", help="state files (.npz), or a glob such as 'days/*.npz'")
+    p.add_argument("--out", help="write the merged state to this .npz file")
+    p.add_argument("--force", action="store_true", help="let --out replace an existing file")
+    p.add_argument("--json", action="store_true", help="print one JSON object on stdout")
+    p.add_argument(
+        "--delong", action="store_true",
+        help="each AUC's DeLong interval (with a user column, Obuchowski's clustered one) from "
+        "the merged counts; tests between models need the rows and are refused",
+    )  # fmt: skip
+    return p
+
+
 def main(argv: list[str] | None = None) -> int:
-    args = _parser().parse_args(argv)
+    argv = sys.argv[1:] if argv is None else list(argv)
+    merging = bool(argv) and argv[0] == "merge"
+    args = (_merge_parser() if merging else _parser()).parse_args(argv[1:] if merging else argv)
     progress = _Progress()
     try:
-        code = _run(args, progress)
+        code = _merge(args, progress) if merging else _run(args, progress)
     except SQLInputError as exc:
         code = _fail(progress, str(exc))
     except ImportError as exc:
         code = _fail(progress, f"{exc}; install it (make test installs pyspark and Java)")
     except OSError as exc:
         code = _fail(progress, f"{exc.strerror or exc} ({exc.filename or 'no file name'})")
+    except ValueError as exc:  # a state that cannot be read or merged: one sentence
+        code = _fail(progress, str(exc))
     if code == 0:
         progress.release()
     return code
@@ -165,6 +188,52 @@ def _fail(progress: _Progress, message: str) -> int:
     progress.drop()
     print("error: " + " ".join(message.split()), file=sys.stderr, flush=True)
     return 2
+
+
+def _merge(args, progress) -> int:
+    files = []
+    for pattern in args.states:
+        files += resolve_files(pattern)
+    out = _check_out(args.out, files, args.force) if args.out else None
+    progress(f"merging {len(files)} state(s)")
+    summary = merge(files)
+    if out is not None:
+        _save(summary, out, progress)
+    tests = _state_intervals(summary) if args.delong else None
+    return _print(summary, tests, args.json, summary.group)
+
+
+def _state_intervals(s) -> dict:
+    """Each model's interval from a state: Obuchowski's clustered one when it has the
+    per-(user, score) counts, else DeLong's (refused with a sentence when it has a user column
+    but not those counts: rows of one user are not independent); tests between models are
+    refused with the reason."""
+    clustered = s.group is not None
+    models, df = {}, None
+    for name, m in s.models.items():
+        if clustered:
+            c = m.clustered_interval(small_sample=True)
+            df = c.df
+            models[name] = {"auc": c.auc_a, "std_error": c.std_error_a, "ci_low": c.ci_low_a,
+                            "ci_high": c.ci_high_a}  # fmt: skip
+        else:
+            iv = m.auc_interval()
+            models[name] = {"auc": iv.auc, "std_error": iv.std_error, "ci_low": iv.ci_low,
+                            "ci_high": iv.ci_high}  # fmt: skip
+    out = {"models": models, "pairs": [], "test": "obuchowski" if clustered else "delong"}
+    if clustered:
+        out["df"] = df
+    if len(s.models) > 1:
+        out["pairs_refused"] = "Tests between models: " + PAIRED
+    return out
+
+
+def _save(summary, out: Path, progress) -> None:
+    try:
+        _write(summary, out)
+    except OSError as exc:
+        raise SQLInputError(f"cannot write the summary to {out}: {exc.strerror or exc}.") from None
+    progress(f"summary written to {out}")
 
 
 def _run(args, progress) -> int:
@@ -187,6 +256,7 @@ def _run(args, progress) -> int:
         cap=args.cap,
         bins=args.bins,
         progress=progress,
+        state=out is not None,  # --out writes a state that merges
     )
     summary.source = args.source  # as the user named it (a glob stays a glob)
     tests = None
@@ -196,14 +266,12 @@ def _run(args, progress) -> int:
                    engine=args.engine, memory_limit=limit, progress=progress)
         )  # fmt: skip
     if out is not None:
-        try:
-            _write(summary, out)
-        except OSError as exc:
-            raise SQLInputError(
-                f"cannot write the summary to {out}: {exc.strerror or exc}."
-            ) from None
-        progress(f"summary written to {out}")
-    if args.json:
+        _save(summary, out, progress)
+    return _print(summary, tests, args.json, args.group)
+
+
+def _print(summary, tests, as_json: bool, group) -> int:
+    if as_json:
         result = summary.to_json()
         if tests is not None:
             result["delong"] = tests
@@ -219,7 +287,7 @@ def _run(args, progress) -> int:
         print(line)
     if tests is not None:
         test = (
-            f"Obuchowski, clustered by {args.group}, t with {tests['df']:.1f} df"
+            f"Obuchowski, clustered by {group}, t with {tests['df']:.1f} df"
             if tests["test"] == "obuchowski"
             else "DeLong"
         )
@@ -230,6 +298,8 @@ def _run(args, progress) -> int:
                 f"{r['a']} - {r['b']}: {r['difference']:+.6f} [{r['ci_low']:+.6f}, "
                 f"{r['ci_high']:+.6f}], z {r['z']:.3f}, p {r['p_value']:.3g} ({test})"
             )
+        if "pairs_refused" in tests:
+            print(tests["pairs_refused"])
     return 0
 
 

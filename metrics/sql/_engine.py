@@ -29,6 +29,7 @@ from metrics.sql._inputs import (
 from metrics.sql._inputs import (
     memory_limit as checked_memory_limit,
 )
+from metrics.sql._state import UserScoreTable, UserTable, finish
 from metrics.sql._summary import ClusterSums, DeLongSummary, ModelSummary, ScoreTable, Summary
 
 DEFAULT_CAP = 2_000_000  # distinct scores up to which the exact per-score table comes back
@@ -318,32 +319,36 @@ def _group_auc(eng, m: ModelSummary, k: int, weighted: bool, cap: int) -> None:
     m.groups_used, m.groups_skipped = int(used or 0), sum(skipped.values())
     m.groups_skipped_by = skipped
     if m.groups_used + m.groups_skipped <= cap:
+        # 2U exact: BIGINT while a user's 2U fits (below 2**63, 3e9 rows in one user).
+        twice_u = "twice_u" if weighted else "CAST(twice_u AS BIGINT) AS twice_u"
         a = eng.arrays(
-            "SELECT g, CAST(n AS BIGINT) AS n, pos, neg, CAST(twice_u AS DOUBLE) AS twice_u "
-            f"FROM {q.relation(per_group)} t"
+            f"SELECT g, CAST(n AS BIGINT) AS n, pos, neg, {twice_u} FROM {q.relation(per_group)} t"
         )
-        m.groups = group_table(a["g"], a["n"], a["pos"], a["neg"], a["twice_u"], weighted)
+        m.users = UserTable.from_unsorted(
+            a["g"], a["n"], a["pos"], a["neg"], a["twice_u"], weighted
+        )  # finish() makes the per-group table and GAUC of it, as a merged state's
+
+
+def _user_scores(eng, m: ModelSummary, k: int, weighted: bool, cap: int) -> bool:
+    """A state's per-(user, score) counts, when there are at most ``cap`` pairs: True if kept
+    (the per-user table and GAUC then come from them)."""
+    name = f"pairs_{k}"
+    eng.view(name, q.per_score(k, weighted, by_group=True), materialize=True)
+    try:
+        n = int(eng.rows(f"SELECT COUNT(*) FROM {name}")[0][0])
+        if n > cap:
+            return False
+        a = eng.arrays(f"SELECT g, s, CAST(n AS BIGINT) AS n, pos, neg FROM {name}")
+    finally:
+        eng.drop(name)
+    m.user_scores = UserScoreTable.combine([(a["g"], a["s"], a["n"], a["pos"], a["neg"])], weighted)
+    return True
 
 
 def group_table(ids, rows, pos, neg, twice_u, weighted: bool):
     """A :class:`metrics.groups.GroupAUC` (sorted by group id) from the engine's per-group sums,
     with the AUC and the reason a group is skipped computed as the numpy library does."""
-    from metrics.groups import GroupAUC
-
-    ids = np.asarray(ids)
-    if ids.dtype == object:
-        ids = ids.astype(str)
-    order = np.argsort(ids, kind="stable")
-    dtype = np.float64 if weighted else np.int64
-    pos, neg = np.asarray(pos, dtype)[order], np.asarray(neg, dtype)[order]
-    twice_u = np.asarray(twice_u, np.float64)[order]
-    defined = (pos > 0) & (neg > 0)
-    pairs = np.where(defined, pos * neg, 1)
-    auc = np.where(defined, twice_u / (2 * pairs), np.nan)
-    reason = np.select(
-        [defined, pos > 0, neg > 0], ["", "only positives", "only negatives"], "zero weight"
-    )
-    return GroupAUC(ids[order], np.asarray(rows, np.int64)[order], pos, neg, auc, reason)
+    return UserTable.from_unsorted(ids, rows, pos, neg, twice_u, weighted).group_auc()
 
 
 # --- the summary ---------------------------------------------------------------------------
@@ -506,6 +511,7 @@ def summarize(
     cap: int = DEFAULT_CAP,
     bins: int = DEFAULT_BINS,
     progress: Callable[[str], None] | None = None,
+    state: bool = False,
 ) -> Summary:
     """Exact AUC, step AP, GAUC and per-score tables of every score column of ``source``.
 
@@ -532,6 +538,10 @@ def summarize(
         Score ranges of the binned table returned above the cap.
     progress : callable, optional
         Called with a line of text at every step.
+    state : bool
+        Also keep, with ``group``, each model's per-(user, score) counts (at most ``cap`` pairs;
+        one more GROUP BY): the summary is then a state that merges with others of the same
+        columns (:func:`metrics.sql.merge`), and ``save`` writes it in format 2.
 
     Raises
     ------
@@ -581,8 +591,9 @@ def summarize(
         eng.drop(counts)
         if group is not None:
             say(f"{name}: GAUC over {group}")
-            _group_auc(eng, m, k, weighted, cap)
-        models[name] = m
+            if not (state and _user_scores(eng, m, k, weighted, cap)):
+                _group_auc(eng, m, k, weighted, cap)
+        models[name] = finish(m, weighted)
     say(f"done in {time.monotonic() - started:.1f} s")
     return Summary(
         source=describe(source),
@@ -595,6 +606,7 @@ def summarize(
         group=group,
         weight=weight,
         cap=cap,
+        state=state,
     )
 
 

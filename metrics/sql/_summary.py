@@ -13,6 +13,7 @@ import zipfile
 from dataclasses import dataclass, field, fields
 from fractions import Fraction
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -22,7 +23,11 @@ from metrics.compare import auc_interval_from_variance, delong_from_variances
 from metrics.curves import ThresholdCounts
 from metrics.groups import GroupAUC
 
+if TYPE_CHECKING:
+    from metrics.sql._state import UserScoreTable, UserTable
+
 FORMAT = "metrics-lens-summary/1"
+STATE_FORMAT = "metrics-lens-summary/2"  # a state that merges: metrics.sql._state
 _GROUP_COLUMNS = ("group", "rows", "positives", "negatives", "auc", "reason")
 
 
@@ -90,6 +95,23 @@ class ModelSummary:
     gauc_by: dict | None = None
     groups_skipped_by: dict | None = None
     groups: GroupAUC | None = None
+    users: UserTable | None = None  # a state's per-user sums (see metrics.sql._state)
+    user_scores: UserScoreTable | None = None  # a state's per-(user, score) counts
+
+    def auc_interval(self, alpha: float = 0.05):
+        """DeLong's interval of the AUC (:class:`metrics.AUCInterval`), from the exact per-score
+        table: a merged state gives it as one pass does."""
+        from metrics.sql._state import auc_interval
+
+        return auc_interval(self, alpha)
+
+    def clustered_interval(self, alpha: float = 0.05, *, small_sample: bool = True):
+        """Obuchowski's clustered interval of the AUC (:class:`metrics.ClusteredAUC`), from
+        the per-score and per-(user, score) tables of a state, equal to
+        ``metrics.clustered_auc_test(y, s, groups=users, small_sample=...)`` on the rows."""
+        from metrics.sql._state import cluster_sums
+
+        return cluster_sums(self).clustered(self.score, alpha=alpha, small_sample=small_sample)
 
     def ap(self, method: str = "step") -> float:
         """Average precision by any of the five methods (the exact table is needed but for
@@ -169,6 +191,14 @@ class Summary:
     weight: str | None = None
     cap: int = 0
     extra: dict = field(default_factory=dict)
+    state: bool = False  # saved as a state that merges (format 2: metrics.sql._state)
+
+    def delong_test(self, a: str, b: str, alpha: float = 0.05):
+        """Refused with the reason: DeLong's (or Obuchowski's) test of two models cannot be
+        computed from per-model counts; :func:`metrics.sql.delong` computes it from the rows."""
+        from metrics.sql._state import PAIRED, StateError
+
+        raise StateError(f"{a} against {b}: {PAIRED}")
 
     def to_json(self) -> dict:
         """``{"rows", "dropped", "models": {column: {"auc", "average_precision", "gauc"?}}}``."""
@@ -181,14 +211,20 @@ class Summary:
         return {"rows": self.rows, "dropped": self.dropped, "models": models}
 
     def save(self, path: str | Path) -> Path:
-        """Write a compact ``.npz``: the per-score tables and a JSON header."""
+        """Write a compact ``.npz``: the per-score tables and a JSON header; a state
+        (``state=True``) in format 2, which merges (:func:`metrics.sql.merge`)."""
+        if self.state:
+            from metrics.sql._state import save_state
+
+            return save_state(self, path)
         path = Path(path)
         arrays = {}
-        header = {f.name: getattr(self, f.name) for f in fields(self) if f.name != "models"}
+        header = {f.name: getattr(self, f.name) for f in fields(self)
+                  if f.name not in ("models", "state")}  # fmt: skip
         header["format"] = FORMAT
         header["models"] = {}
         for i, (name, m) in enumerate(self.models.items()):
-            meta = {k: getattr(m, k) for k in _META if k not in ("table", "binned", "groups")}
+            meta = {k: getattr(m, k) for k in _META if k not in _TABLES}
             header["models"][name] = meta
             for kind in ("table", "binned"):
                 t = getattr(m, kind)
@@ -206,6 +242,7 @@ class Summary:
 
 
 _META = [f.name for f in fields(ModelSummary)]
+_TABLES = ("table", "binned", "groups", "users", "user_scores")
 
 
 def _thin(along: np.ndarray, max_points: int) -> np.ndarray:
@@ -259,6 +296,10 @@ def load_summary(path: str | Path, *, max_bytes: int = MAX_SUMMARY_BYTES) -> Sum
         raise ValueError(
             f"{name} is not a summary written by metrics.sql --out ({reason})."
         ) from None
+    if isinstance(header, dict) and header.get("format") == STATE_FORMAT:
+        from metrics.sql._state import state_from_file
+
+        return state_from_file(name, header, arrays)
     _check_summary(name, header, arrays)
     models = {}
     for i, (name, meta) in enumerate(header.pop("models").items()):

@@ -1,0 +1,569 @@
+"""Evaluation state that merges: the ``--out`` file as exact counts that add up across files.
+
+A state (format ``metrics-lens-summary/2``) holds, for every score column, the integer counts
+the metrics are computed from, never the metrics alone:
+
+- the per-score table: each distinct score with its positives and negatives (``O(distinct
+  scores)``);
+- with a user or query column, the per-(user, score) table: each distinct (user, score) pair
+  with its rows, positives and negatives, when there are at most ``cap`` pairs; above that, the
+  per-user table: each user's rows, positives, negatives and 2U (``O(users)``), which merges
+  only with states that hold other users.
+
+Counts add up: the state of the rows of two files is the two states' tables concatenated and
+summed per score (per user and score), whatever the order and grouping. Every metric is then
+computed from the merged tables by one function (:func:`finish`), the same one that computes
+them for a single pass, so a merged state gives bit-identical AUC, AP (all five methods),
+curves, GAUC (all three weightings, per-user table), DeLong's interval of each AUC and, with
+the per-(user, score) table, Obuchowski's clustered interval of each AUC. What no state can give
+is a test between two models: it needs every row's placement under both models at once, and a
+state keeps each model's counts apart (see :meth:`metrics.sql.Summary.delong_test`).
+
+Weighted states merge with floating-point sums of weights: equal to one pass to rounding, not
+bit for bit (addition of doubles is not associative).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Sequence
+from dataclasses import dataclass, fields
+from pathlib import Path
+
+import numpy as np
+
+from metrics.average_precision import ap_breakdown
+from metrics.groups import GroupAUC
+from metrics.sql._summary import (
+    FORMAT,
+    ClusterSums,
+    DeLongSummary,
+    ModelSummary,
+    ScoreTable,
+    Summary,
+    _check_summary,
+    nan_to_none,
+)
+
+STATE_FORMAT = "metrics-lens-summary/2"
+WEIGHTINGS = ("impressions", "positives", "uniform")
+REASONS = ("only positives", "only negatives", "zero weight")
+_USER_COLUMNS = ("group", "rows", "pos", "neg", "twice_u")
+_PAIR_COLUMNS = ("group", "scores", "rows", "pos", "neg")
+_BIG = 2**62  # past it, exact sums are taken in Python integers
+
+
+class StateError(ValueError):
+    """States that cannot be merged, or a figure a state cannot give; the message says why."""
+
+
+# --- the per-user tables ---------------------------------------------------------------------
+
+
+def _starts(keys: np.ndarray) -> np.ndarray:
+    """Indices where a run of equal sorted ``keys`` begins."""
+    if keys.size == 0:
+        return np.zeros(0, np.int64)
+    return np.flatnonzero(np.concatenate(([True], keys[1:] != keys[:-1])))
+
+
+def _ids(group) -> np.ndarray:
+    """User ids as a sortable array: numbers as they are, anything else as text."""
+    g = np.asarray(group)
+    return g.astype(str) if g.dtype == object else g
+
+
+@dataclass
+class UserTable:
+    """Per user, sorted by id: rows, positives, negatives (integers, or weight sums) and 2U, the
+    Mann-Whitney numerator of the user's AUC (an integer unweighted; any value with one
+    class)."""
+
+    group: np.ndarray
+    rows: np.ndarray
+    pos: np.ndarray
+    neg: np.ndarray
+    twice_u: np.ndarray
+
+    @classmethod
+    def from_unsorted(cls, group, rows, pos, neg, twice_u, weighted: bool) -> UserTable:
+        group = _ids(group)
+        order = np.argsort(group, kind="stable")
+        kind = np.float64 if weighted else np.int64
+        return cls(
+            group[order],
+            np.asarray(rows, np.int64)[order],
+            np.asarray(pos, kind)[order],
+            np.asarray(neg, kind)[order],
+            np.asarray(twice_u, kind)[order],
+        )
+
+    def group_auc(self) -> GroupAUC:
+        """The per-group table of the numpy library (:func:`metrics.group_auc_table`)."""
+        defined = (self.pos > 0) & (self.neg > 0)
+        pairs = np.where(defined, self.pos * self.neg, 1)
+        # 2U and 2PN are exact integers: one correctly rounded division, as the library's.
+        auc = np.where(defined, np.asarray(self.twice_u, np.float64) / (2 * pairs), np.nan)
+        reason = np.select(
+            [defined, self.pos > 0, self.neg > 0], ["", REASONS[0], REASONS[1]], REASONS[2]
+        )
+        return GroupAUC(self.group, self.rows, self.pos, self.neg, auc, reason)
+
+
+@dataclass
+class UserScoreTable:
+    """Per distinct (user, score) pair, sorted by user id, then by descending score: rows,
+    positives and negatives. Everything a user's AUC needs, and it adds up across files."""
+
+    group: np.ndarray
+    scores: np.ndarray
+    rows: np.ndarray
+    pos: np.ndarray
+    neg: np.ndarray
+
+    @classmethod
+    def combine(cls, parts: Sequence[tuple], weighted: bool) -> UserScoreTable:
+        """The table of ``parts`` (tuples of group, score, rows, pos, neg arrays, each pair any
+        number of times), sorted, with the counts of equal pairs summed."""
+        group = _ids(np.concatenate([_ids(p[0]) for p in parts]))
+        scores = np.concatenate([np.asarray(p[1], np.float64) for p in parts])
+        kind = np.float64 if weighted else np.int64
+        rows, pos, neg = (
+            np.concatenate([np.asarray(p[i], t) for p in parts])
+            for i, t in ((2, np.int64), (3, kind), (4, kind))
+        )
+        order = np.lexsort((-scores, group))
+        group, scores = group[order], scores[order]
+        new = np.ones(group.size, bool)
+        new[1:] = (group[1:] != group[:-1]) | (scores[1:] != scores[:-1])
+        starts = np.flatnonzero(new)
+        if starts.size == group.size:
+            return cls(group, scores, rows[order], pos[order], neg[order])
+        return cls(
+            group[starts],
+            scores[starts],
+            *(np.add.reduceat(a[order], starts) for a in (rows, pos, neg)),
+        )
+
+    def users(self) -> UserTable:
+        """Each user's rows, positives, negatives and exact 2U: within a user, over descending
+        scores, ``2U = sum pos * (2 * negatives below + neg)``."""
+        starts = _starts(self.group)
+        if starts.size == 0:
+            z = self.rows[:0]
+            return UserTable(self.group[:0], z, self.pos[:0], self.neg[:0], self.pos[:0])
+        sizes = np.diff(np.append(starts, self.group.size))
+        rows = np.add.reduceat(self.rows, starts)
+        pos = np.add.reduceat(self.pos, starts)
+        neg_total = np.add.reduceat(self.neg, starts)
+        cum = np.cumsum(self.neg)
+        before = np.repeat(cum[starts] - self.neg[starts], sizes)  # the user's earlier rows
+        below = np.repeat(neg_total, sizes) - (cum - before)  # negatives scoring lower
+        terms = self.pos * (2 * below + self.neg)
+        twice_u = np.add.reduceat(terms, starts)
+        return UserTable(self.group[starts], rows, pos, neg_total, twice_u)
+
+
+# --- every metric from the tables -------------------------------------------------------------
+
+
+def table_areas(table: ScoreTable, weighted: bool) -> tuple:
+    """``(n_pos, n_neg, 2U)`` of a per-score table (descending scores): exact integers
+    unweighted (Python integers past int64), weight sums otherwise."""
+    pos, neg = table.pos, table.neg
+    if weighted:
+        n_pos, n_neg = float(np.sum(pos)), float(np.sum(neg))
+        below = n_neg - np.cumsum(neg)
+        return n_pos, n_neg, float(np.sum(pos * (2 * below + neg)))
+    n_pos, n_neg = int(np.sum(pos, dtype=np.int64)), int(np.sum(neg, dtype=np.int64))
+    if 2 * n_pos * n_neg >= _BIG:
+        pos, neg = pos.astype(object), neg.astype(object)
+    below = n_neg - np.cumsum(neg)
+    return n_pos, n_neg, int(np.sum(pos * (2 * below + neg)))
+
+
+def finish(m: ModelSummary, weighted: bool) -> ModelSummary:
+    """Compute ``m``'s metrics from its tables, where it has them: AUC, step AP and the distinct
+    scores from the exact per-score table; the per-user table from the per-(user, score) one;
+    GAUC in the three weightings and the skipped users from the per-user table. One function
+    for a single pass and a merge: equal tables give bit-identical metrics."""
+    t = m.table
+    if t is not None:
+        m.n_pos, m.n_neg, m.twice_u = table_areas(t, weighted)
+        m.auc = m.twice_u / (2 * m.n_pos * m.n_neg)  # exact integers divided once unweighted
+        m.auc = float(m.auc)
+        if t.scores.size:
+            m.average_precision = float(
+                ap_breakdown(np.cumsum(t.pos), np.cumsum(t.neg), "step").value
+            )
+        m.distinct_scores = int(t.scores.size)
+    if m.user_scores is not None:
+        m.users = m.user_scores.users()
+    if m.users is not None:
+        g = m.users.group_auc()
+        m.groups = g
+        if g.defined.any():
+            m.gauc_by = {w: float(g.score(w)) for w in WEIGHTINGS}
+        else:
+            m.gauc_by = dict.fromkeys(WEIGHTINGS)
+        m.gauc = nan_to_none(m.gauc_by["impressions"])
+        m.groups_skipped_by = {r: int(np.count_nonzero(g.reason == r)) for r in REASONS}
+        m.groups_used = int(np.count_nonzero(g.defined))
+        m.groups_skipped = sum(m.groups_skipped_by.values())
+    return m
+
+
+# --- intervals from a state ---------------------------------------------------------------------
+
+
+def _weighted(m: ModelSummary) -> bool:
+    return m.table is not None and np.asarray(m.table.pos).dtype.kind == "f"
+
+
+def auc_interval(m: ModelSummary, alpha: float = 0.05):
+    """DeLong's interval of ``m``'s AUC from its per-score table (rows independent)."""
+    if m.table is None:
+        raise StateError(
+            f"{m.score}: DeLong's interval needs the exact per-score table, and this state has "
+            f"{m.distinct_scores:,} distinct scores, more than its cap: write it again with a "
+            "larger --cap."
+        )
+    if _weighted(m):
+        raise StateError(f"{m.score}: DeLong's interval is unweighted; this state is weighted.")
+    return DeLongSummary.from_table(m.score, m.table).interval(m.score, alpha=alpha)
+
+
+def cluster_sums(m: ModelSummary) -> DeLongSummary:
+    """DeLong's sums of ``m`` with Obuchowski's per-user sums, from the per-score and the
+    per-(user, score) tables: a positive's placement depends on its score only, so each user's
+    sums of placements are its counts per score times the placements of the whole table."""
+    if m.user_scores is None:
+        have = "a per-user table only" if m.users is not None else "no per-user table"
+        raise StateError(
+            f"{m.score}: Obuchowski's clustered interval needs each user's counts per score "
+            f"(placements change with every row added), and this state has {have}: write the "
+            "states again with a --cap above the number of (user, score) pairs."
+        )
+    auc_interval(m)  # the same refusals
+    d = DeLongSummary.from_table(m.score, m.table)
+    t, us = m.table, m.user_scores
+    n_neg = d.n_neg
+    t10 = 2 * (n_neg - np.cumsum(t.neg)) + t.neg  # twice a positive's placement, per score
+    t01 = 2 * np.cumsum(t.pos) - t.pos
+    at = np.searchsorted(-t.scores, -us.scores)
+    if not np.array_equal(t.scores[at], us.scores):
+        raise StateError(f"{m.score}: the per-user scores are not in the per-score table.")
+    starts = _starts(us.group)
+    vectors = {
+        "m": np.add.reduceat(us.pos, starts),
+        "n": np.add.reduceat(us.neg, starts),
+        "p0": np.add.reduceat(us.pos * t10[at], starts),
+        "q0": np.add.reduceat(us.neg * t01[at], starts),
+    }
+    exact = {k: v.astype(object) for k, v in vectors.items()}  # products past int64
+    names = list(vectors)
+    products = {
+        (u, v): int(np.dot(exact[u], exact[v])) for i, u in enumerate(names) for v in names[i:]
+    }
+    d.clusters = ClusterSums(
+        clusters=int(starts.size),
+        with_pos=int(np.count_nonzero(vectors["m"])),
+        with_neg=int(np.count_nonzero(vectors["n"])),
+        products=products,
+    )
+    return d
+
+
+PAIRED = (
+    "a test between two models needs every row's placement under both models at once (their "
+    "covariance), and a state keeps each model's counts apart, per score and per user: no "
+    "state, merged or not, can give it. Run python -m metrics.sql --delong on the rows."
+)
+
+
+# --- the file ------------------------------------------------------------------------------------
+
+
+def save_state(s: Summary, path: str | Path) -> Path:
+    """Write ``s`` as a state file (see the module's description of what it holds)."""
+    path = Path(path)
+    header = {f.name: getattr(s, f.name) for f in fields(s) if f.name not in ("models", "state")}
+    header["format"] = STATE_FORMAT
+    header["models"] = {}
+    arrays = {}
+    for i, (name, m) in enumerate(s.models.items()):
+        header["models"][name] = {k: getattr(m, k) for k in _MODEL_KEYS}
+        for kind in ("table", "binned"):
+            t = getattr(m, kind)
+            if t is not None:
+                for c in ("scores", "pos", "neg"):
+                    arrays[f"{i}_{kind}_{c}"] = getattr(t, c)
+        if m.user_scores is not None:
+            for c in _PAIR_COLUMNS:
+                arrays[f"{i}_pairs_{c}"] = getattr(m.user_scores, c)
+        elif m.users is not None:
+            for c in _USER_COLUMNS:
+                arrays[f"{i}_users_{c}"] = getattr(m.users, c)
+    arrays["header"] = np.frombuffer(json.dumps(header, default=_plain).encode(), np.uint8)
+    with path.open("wb") as f:
+        np.savez_compressed(f, **arrays)
+    return path
+
+
+def _plain(value):
+    if isinstance(value, np.generic):
+        return value.item()
+    raise TypeError(f"cannot write {type(value).__name__} in a state")
+
+
+# The model fields a state's header keeps: those of a format-1 summary.
+_MODEL_KEYS = (
+    "score", "n_pos", "n_neg", "twice_u", "auc", "average_precision", "distinct_scores",
+    "bin_error", "gauc", "groups_used", "groups_skipped", "gauc_by", "groups_skipped_by",
+)  # fmt: skip
+_KINDS = {
+    "users": {"group": "iufU", "rows": "iu", "pos": "iuf", "neg": "iuf", "twice_u": "iuf"},
+    "pairs": {"group": "iufU", "scores": "f", "rows": "iu", "pos": "iuf", "neg": "iuf"},
+}
+
+
+def state_from_file(name: str, header: dict, arrays: dict[str, np.ndarray]) -> Summary:
+    """A :class:`Summary` from a state file's header and arrays (read by
+    :func:`metrics.sql.load_summary`), checked as a format-1 summary is, plus its per-user
+    tables; the metrics are computed again from the tables."""
+
+    def refuse(what: str) -> None:
+        raise ValueError(f"{name} is not a state written by metrics.sql --out: {what}.")
+
+    if not isinstance(header, dict):
+        refuse("its header is not a JSON object")
+    engine = header.get("engine")
+    if not (isinstance(engine, str) and set(engine.split("+")) <= {"duckdb", "spark"}):
+        refuse(f"'engine' is {str(engine)[:40]!r}")
+    own = {k: v for k, v in arrays.items() if k.split("_")[1:2] in (["users"], ["pairs"])}
+    _check_summary(
+        name,
+        {**header, "format": FORMAT, "engine": "duckdb"},
+        {k: v for k, v in arrays.items() if k not in own},
+    )
+    models = header["models"]
+    weighted = header["weight"] is not None
+    for key, a in own.items():
+        parts = key.split("_", 2)
+        ok = (
+            len(parts) == 3
+            and parts[0].isdigit()
+            and int(parts[0]) < len(models)
+            and parts[2] in _KINDS[parts[1]]
+        )
+        if not ok:
+            refuse(f"it holds an unknown array {key[:40]!r}")
+        if a.ndim != 1 or a.dtype.kind not in _KINDS[parts[1]][parts[2]]:
+            refuse(f"array {key[:40]} is {a.dtype} of shape {a.shape}")
+    out = {}
+    for i, (model, meta) in enumerate(models.items()):
+        tables = {}
+        for kind in ("table", "binned"):
+            if f"{i}_{kind}_scores" in arrays:
+                columns = ("scores", "pos", "neg")
+                tables[kind] = ScoreTable(*(arrays[f"{i}_{kind}_{c}"] for c in columns))
+        for kind, cls in (("users", UserTable), ("pairs", UserScoreTable)):
+            present = [c for c in _KINDS[kind] if f"{i}_{kind}_{c}" in arrays]
+            if not present:
+                continue
+            if len(present) != len(_KINDS[kind]):
+                refuse(f"model {model[:40]!r}'s {kind} lacks some of its arrays")
+            cols = [arrays[f"{i}_{kind}_{c}"] for c in _KINDS[kind]]
+            if len({c.size for c in cols}) != 1:
+                refuse(f"model {model[:40]!r}'s {kind} arrays differ in length")
+            counts = cols[1:4] if kind == "users" else cols[2:5]
+            if any(np.any(c < 0) for c in counts):
+                refuse(f"model {model[:40]!r}'s {kind} has negative counts")
+            tables["users" if kind == "users" else "user_scores"] = cls(*cols)
+        if "users" in tables and "user_scores" in tables:
+            refuse(f"model {model[:40]!r} has both a per-user and a per-(user, score) table")
+        m = ModelSummary(**meta, **tables)
+        _check_order(m, refuse)
+        out[model] = finish(m, weighted)
+    head = {k: v for k, v in header.items() if k not in ("format", "models")}
+    return Summary(**head, models=out, state=True)
+
+
+def _check_order(m: ModelSummary, refuse) -> None:
+    """Sorted tables with one row per key, and classes that add up to the per-score table's:
+    what merging relies on."""
+    if m.table is not None and m.table.scores.size > 1 and np.any(np.diff(m.table.scores) >= 0):
+        refuse(f"model {m.score[:40]!r}'s per-score table is not one row per descending score")
+    if (
+        m.users is not None
+        and m.users.group.size > 1
+        and np.any(m.users.group[1:] <= m.users.group[:-1])
+    ):
+        refuse(f"model {m.score[:40]!r}'s per-user table is not one row per increasing id")
+    us = m.user_scores
+    if us is not None and us.group.size > 1:
+        g, s = us.group, us.scores
+        ahead = (g[1:] > g[:-1]) | ((g[1:] == g[:-1]) & (s[1:] < s[:-1]))
+        if not ahead.all():
+            refuse(f"model {m.score[:40]!r}'s per-(user, score) table is not sorted")
+    if m.table is not None:
+        for part in (m.users, us):
+            if (
+                part is not None
+                and part.pos.dtype.kind in "iu"
+                and (
+                    int(part.pos.sum()) != int(m.table.pos.sum())
+                    or int(part.neg.sum()) != int(m.table.neg.sum())
+                )
+            ):
+                refuse(f"model {m.score[:40]!r}'s per-user counts do not add up to its table")
+
+
+# --- merging -------------------------------------------------------------------------------------
+
+
+def _as_state(x, i: int) -> tuple[str, Summary]:
+    from metrics.sql._summary import load_summary
+
+    if isinstance(x, Summary):
+        name = f"state {i + 1} ({x.source})"
+        s = x
+    else:
+        name = Path(os.fspath(x)).name
+        s = load_summary(x)
+    if not s.state:
+        raise StateError(
+            f"{name} is a summary without its state (format {FORMAT!r}, or summarize() without "
+            "state=True): write it again with python -m metrics.sql ... --out, which writes "
+            "states that merge."
+        )
+    return name, s
+
+
+def merge(states: Sequence) -> Summary:
+    """One state for the rows of all ``states`` (:class:`Summary` objects with ``state``, or
+    paths of files written by ``python -m metrics.sql ... --out``).
+
+    Per-score counts are summed per score, per-(user, score) counts per user and score; every
+    metric is then computed from the merged tables, bit-identical to one pass over all the rows
+    (unweighted), whatever the order and grouping of the states. The states must read the same
+    label (and positive class), score columns, user column and weight column.
+
+    Raises
+    ------
+    StateError
+        States that disagree, a model with more distinct scores than its state's cap (binned,
+        not exact), per-user tables of the same user without its per-score counts; the message
+        says what to do.
+    """
+    named = [_as_state(x, i) for i, x in enumerate(states)]
+    if not named:
+        raise StateError("give at least one state to merge.")
+    first_name, first = named[0]
+    for name, s in named[1:]:
+        for what in ("label", "positive", "group", "weight"):
+            if getattr(s, what) != getattr(first, what):
+                raise StateError(
+                    f"{name} and {first_name} differ in their {what} ({getattr(s, what)!r} and "
+                    f"{getattr(first, what)!r}): only states of the same columns merge."
+                )
+        if set(s.models) != set(first.models):
+            raise StateError(
+                f"{name} and {first_name} hold different score columns "
+                f"({', '.join(s.models)} and {', '.join(first.models)}): only states of the same "
+                "models merge."
+            )
+    weighted = first.weight is not None
+    models = {}
+    for model in first.models:
+        ms = [(name, s.models[model]) for name, s in named]
+        for name, m in ms:
+            if m.table is None:
+                raise StateError(
+                    f"{name}: {model} has {m.distinct_scores:,} distinct scores, more than its "
+                    "cap, so its state keeps score ranges, which do not merge exactly: write it "
+                    "again with a larger --cap (24 bytes per distinct score), or round the scores."
+                )
+        merged = ModelSummary(model, 0, 0, 0, 0.0, 0.0, 0)
+        parts = [(m.table.scores, m.table.pos, m.table.neg) for _, m in ms]
+        merged.table = _combine_scores(parts, weighted)
+        if first.group is not None:
+            _merge_users(merged, ms, weighted)
+        models[model] = finish(merged, weighted)
+    engines = sorted({p for _, s in named for p in s.engine.split("+")})
+    sources = sorted({p for _, s in named for p in s.source.split(" + ")})
+    return Summary(
+        source=" + ".join(sources),
+        engine="+".join(engines),
+        label=first.label,
+        positive=first.positive,
+        rows=sum(s.rows for _, s in named),
+        dropped=sum(s.dropped for _, s in named),
+        models=models,
+        group=first.group,
+        weight=first.weight,
+        cap=max(s.cap for _, s in named),
+        state=True,
+    )
+
+
+def _combine_scores(parts: list[tuple], weighted: bool) -> ScoreTable:
+    kind = np.float64 if weighted else np.int64
+    scores = np.concatenate([np.asarray(p[0], np.float64) for p in parts])
+    pos = np.concatenate([np.asarray(p[1], kind) for p in parts])
+    neg = np.concatenate([np.asarray(p[2], kind) for p in parts])
+    order = np.argsort(-scores, kind="stable")
+    scores, pos, neg = scores[order], pos[order], neg[order]
+    starts = _starts(scores)
+    if starts.size == scores.size:
+        return ScoreTable(scores, pos, neg)
+    return ScoreTable(scores[starts], np.add.reduceat(pos, starts), np.add.reduceat(neg, starts))
+
+
+def _merge_users(merged: ModelSummary, ms: list, weighted: bool) -> None:
+    """The per-(user, score) tables summed when every state has one; otherwise the per-user
+    tables put together, which is exact only when no user is in two of them (checked)."""
+    kinds = {
+        "number" if part.group.dtype.kind in "iuf" else "text"
+        for _, m in ms
+        for part in (m.users, m.user_scores)
+        if part is not None and part.group.size
+    }
+    if len(kinds) > 1:
+        raise StateError(
+            f"{merged.score}: the user ids are numbers in some states and text in others: "
+            "write every state from the same user column type."
+        )
+    for name, m in ms:
+        if m.users is None and m.user_scores is None:
+            raise StateError(
+                f"{name}: {merged.score} has no per-user table (more than its cap of users), so "
+                "its GAUC cannot be merged: write it again with a --cap above its users."
+            )
+    if all(m.user_scores is not None for _, m in ms):
+        merged.user_scores = UserScoreTable.combine(
+            [(u.group, u.scores, u.rows, u.pos, u.neg) for u in (m.user_scores for _, m in ms)],
+            weighted,
+        )
+        return
+    tables = [(name, m.users if m.users is not None else m.user_scores.users()) for name, m in ms]
+    group = _ids(np.concatenate([t.group for _, t in tables]))
+    order = np.argsort(group, kind="stable")
+    sorted_ids = group[order]
+    twice = np.flatnonzero(sorted_ids[1:] == sorted_ids[:-1])
+    if twice.size:
+        who = sorted_ids[twice[0]]
+        holders = [name for name, t in tables if np.any(t.group == who)]
+        raise StateError(
+            f"{merged.score}: user {str(who)[:40]!r} is in {holders[0]} and {holders[1]}, and "
+            "one of them keeps per-user sums only (more (user, score) pairs than its cap): a "
+            "user split across states needs its counts per score; write the states again with "
+            "a larger --cap."
+        )
+    kind = np.float64 if weighted else np.int64
+    merged.users = UserTable(
+        sorted_ids,
+        *(np.concatenate([np.asarray(getattr(t, c), k) for _, t in tables])[order]
+          for c, k in (("rows", np.int64), ("pos", kind), ("neg", kind), ("twice_u", kind))),
+    )  # fmt: skip
