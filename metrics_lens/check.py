@@ -32,7 +32,16 @@ from metrics_lens.inputs import BadInput, Table, inverted_notes
 
 __all__ = ["Gate", "GateRow", "MetricSpec", "gate", "parse_metric"]
 
-METRIC_HELP = "auc, ap, gauc (needs --group), f1@T (F1 at threshold T), recall@precision=P"
+METRIC_HELP = (
+    "auc, ap, gauc (needs --group), f1@T (F1 at threshold T), recall@precision=P, "
+    "recall@precision>=P@C% (a guaranteed threshold)"
+)
+# recall@precision>=0.9@95%: the candidate passes when some threshold holds precision >= 0.9
+# with 95% confidence (metrics.threshold_with_guarantee); the row reports recall there.
+_GUARANTEE = re.compile(
+    r"(recall|precision|specificity|fpr|npv)@(recall|precision|specificity|fpr|npv)"
+    r"(>=|<=)([0-9.eE+-]+)@([0-9.]+)%"
+)
 
 
 @dataclass(frozen=True)
@@ -42,6 +51,10 @@ class MetricSpec:
     text: str
     kind: str
     value: float | None = None
+    # kind "guarantee": the metric held to ``value`` at ``confidence``, and the one reported
+    constraint: str = ""
+    confidence: float = 0.0
+    reported: str = ""
 
 
 def parse_metric(text: str) -> MetricSpec:
@@ -49,6 +62,9 @@ def parse_metric(text: str) -> MetricSpec:
     t = text.strip().lower()
     if t in ("auc", "ap", "gauc"):
         return MetricSpec(t, t)
+    m = _GUARANTEE.fullmatch(t)
+    if m:
+        return _guarantee_spec(t, *m.groups())
     m = re.fullmatch(r"f1@([-+0-9.eE]+)", t)
     if m:
         try:
@@ -67,6 +83,57 @@ def parse_metric(text: str) -> MetricSpec:
             return MetricSpec(t, "recall@precision", value)
         raise BadInput(f"recall@precision=P needs 0 < P <= 1, got {m.group(1)!r}.")
     raise BadInput(f"Unknown metric {text!r}: use {METRIC_HELP}.")
+
+
+def _guarantee_spec(t: str, reported: str, constraint: str, op: str, target: str, conf: str):
+    want = "<=" if constraint == "fpr" else ">="
+    if op != want:
+        raise BadInput(f"{t}: {constraint} is held {want} its target; write {constraint}{want}P.")
+    try:
+        value, confidence = float(target), float(conf) / 100
+    except ValueError:
+        value = confidence = float("nan")
+    if not (0 < value < 1 and 0 < confidence < 1):
+        raise BadInput(
+            f"{t}: the target needs 0 < P < 1 and the confidence 0 < C < 100 (say "
+            f"{reported}@{constraint}{want}0.9@95%)."
+        )
+    return MetricSpec(t, "guarantee", value, constraint, confidence, reported)
+
+
+def _guarantee_row(spec: MetricSpec, name: str, y, a, b, w, g) -> GateRow:
+    """Pass when the candidate has a threshold whose ``constraint`` bound meets the target;
+    both models' ``reported`` metric at their guaranteed thresholds, for the log."""
+    if not (y.any() and not y.all()):
+        nan = float("nan")
+        return GateRow(spec.text, name, int(y.size), nan, nan, nan, nan, nan, None, "one class")
+    found, values = [], []
+    for s in (a, b):
+        r = metrics.threshold_with_guarantee(
+            y, s, metric=spec.constraint, target=spec.value, confidence=spec.confidence,
+            sample_weight=w, groups=g,
+        )  # fmt: skip
+        found.append(r)
+        if r.threshold is None:
+            values.append(float("nan"))
+            continue
+        c = metrics.confusion_at_threshold(y, s, r.threshold, sample_weight=w)
+        values.append(float(getattr(c, spec.reported)))
+    cand = found[1]
+    side = "upper" if spec.constraint == "fpr" else "lower"
+    level = f"{spec.confidence:.0%}"
+    reason = (
+        f"{spec.constraint} {level} {side} bound {cand.bound:.4f} at threshold "
+        f"{cand.threshold:.6g} ({cand.method})"
+        if cand.threshold is not None
+        else f"no threshold of the candidate holds {spec.constraint} at {spec.value:g} with "
+        f"{level} confidence"
+    )
+    nan = float("nan")
+    return GateRow(
+        spec.text, name, int(y.size), values[0], values[1], values[1] - values[0], nan, nan,
+        cand.threshold is not None, reason,
+    )  # fmt: skip
 
 
 @dataclass(frozen=True)
@@ -237,6 +304,8 @@ def _row(spec, name, mask, table: Table, baseline, candidate, *, groups, options
     b = table.scores[candidate] if mask is None else table.scores[candidate][mask]
     g = groups if groups is None or mask is None else groups[mask]
     alpha, max_drop, strict = options["alpha"], options["max_drop"], options["strict"]
+    if spec.kind == "guarantee":  # gated on the candidate's bound, not on a difference
+        return _guarantee_row(spec, name, y, a, b, w, g)
     try:
         est, reps = _replicates(
             spec, y, a, b, w, g, n_resamples=options["n_resamples"], seed=options["seed"]
@@ -376,10 +445,11 @@ def text_report(g: Gate) -> str:
         if r.passed is None:
             lines.append(f"SKIP  {r.metric:<22} {r.slice}: undefined ({r.reason}), {r.rows} rows")
             continue
+        bounds = f"[{r.lower:+.4f}, {r.upper:+.4f}]" if np.isfinite(r.lower) else r.reason
         lines.append(
             f"{'PASS' if r.passed else 'FAIL'}  {r.metric:<22} {r.slice}: baseline "
             f"{r.baseline:.4f}, candidate {r.candidate:.4f}, difference {r.difference:+.4f} "
-            f"[{r.lower:+.4f}, {r.upper:+.4f}] ({r.rows} rows)"
+            f"{bounds} ({r.rows} rows)"
         )
     if g.passed:
         lines.append("passed")

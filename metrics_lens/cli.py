@@ -207,7 +207,9 @@ def _parser() -> argparse.ArgumentParser:
         action="append",
         required=True,
         metavar="M",
-        help="auc | ap | gauc | f1@T | recall@precision=P (repeat)",
+        help="auc | ap | gauc | f1@T | recall@precision=P | 'recall@precision>=P@C%%' "
+        "(pass when a threshold holds precision >= P with C%% confidence; also precision@"
+        "recall>=P@C%%, specificity, npv, fpr<=P) (repeat)",
     )
     c.add_argument(
         "--max-drop",
