@@ -32,6 +32,14 @@ if shown is not ds:  # this table cannot be used yet: the other pages keep the l
     )
 if ds.description:
     st.caption(ds.description)
+if ds.holds_rows and ds.prepared.soft:  # a label of shares in [0, 1] (ui.loading.soft_labels)
+    st.info(
+        f"**Soft labels**: {md(ds.mapping.label)} holds shares between 0 and 1 (annotators' "
+        "votes, a judge's probability). Every page counts each row as positive with weight q "
+        "and negative with weight 1 − q, so each metric is its expected value over the label's "
+        "uncertainty (the weighted metric of the rows taken twice); counts are sums of weight.",
+        icon=":material/percent:",
+    )
 if source.data_page is not None:  # the source's own part: a typed table is edited here, wide
     source.data_page()
 

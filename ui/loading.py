@@ -760,6 +760,9 @@ class Prepared:
     n_dropped: int = 0
     relevance: np.ndarray | None = None  # graded labels, float (n,)
     kept: np.ndarray | None = None  # positions in the table of the rows used; None = all rows
+    # Soft labels (shares in [0, 1]): each table row is two rows here, positive with weight q
+    # and negative with weight 1 - q (times any weight column); see soft_labels.
+    soft: bool = False
 
     @property
     def ok(self) -> bool:
@@ -969,6 +972,8 @@ def prepare(
                     )
                 )
             y = relevance > 0
+    elif soft_labels(frame[mapping.label]) is not None:
+        y, found = soft_labels(frame[mapping.label]), []
     else:
         y, found = _binary_labels(frame, mapping)
     problems += found
@@ -991,7 +996,40 @@ def prepare(
                 )
             )
         groups = ids.astype(str).to_numpy() if ids.dtype == object else ids.to_numpy()
+    if y is not None and y.dtype.kind == "f":  # soft labels: two weighted rows per row
+        return _expand_soft(y, scores, groups, weight, problems, n_dropped, kept)
     return Prepared(y, scores, groups, weight, problems, n_dropped, relevance, kept)
+
+
+def soft_labels(series: pd.Series) -> np.ndarray | None:
+    """The label column as shares q in [0, 1] (annotators' votes, a judge's probability), or
+    None when it is not one: numeric, no missing value, every value in [0, 1] and at least
+    one strictly between (a 0/1 column is a hard label)."""
+    if not _numeric(series) or pd.api.types.is_bool_dtype(series) or series.isna().any():
+        return None
+    q = series.to_numpy(dtype=np.float64)
+    if not q.size or not np.isfinite(q).all() or q.min() < 0 or q.max() > 1:
+        return None
+    return q if ((q > 0) & (q < 1)).any() else None
+
+
+def _expand_soft(q, scores, groups, weight, problems, n_dropped, kept) -> Prepared:
+    """Each row twice: positive with weight q, negative with weight 1 - q (times its weight),
+    so every metric is its expected value over the label's uncertainty, the weighted metric of
+    the doubled rows. Both copies point at the same table row."""
+    n = q.size
+    w = np.ones(n) if weight is None else weight
+    rows = np.arange(n) if kept is None else kept
+    return Prepared(
+        y=np.r_[np.ones(n, bool), np.zeros(n, bool)],
+        scores={m: np.r_[v, v] for m, v in scores.items()},
+        groups=None if groups is None else np.r_[groups, groups],
+        weight=np.r_[w * q, w * (1 - q)],
+        problems=problems,
+        n_dropped=n_dropped,
+        kept=np.r_[rows, rows],
+        soft=True,
+    )
 
 
 def _weight(frame: pd.DataFrame, col: str) -> tuple[np.ndarray | None, list[Problem]]:

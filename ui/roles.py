@@ -65,6 +65,10 @@ LABEL_NAMES = (
     "is_fraud",
     "converted",
     "churned",
+    # soft labels: the share of annotators (or a judge's probability) saying positive
+    "soft_label",
+    "label_share",
+    "p_positive",
 )
 GROUP_NAMES = (
     "user_id",
@@ -520,9 +524,16 @@ def infer_roles(frame: pd.DataFrame) -> dict[str, ColumnRole]:
         label = pick_label(frame)
         named = label.lower() in LABEL_NAMES
         two = frame[label].nunique(dropna=True) == 2
+        from ui.loading import soft_labels  # ui.loading imports this module
+
         roles[label] = ColumnRole(
             "label",
             f"named like a label ({label!r})"
+            + (
+                "; shares in [0, 1]: a soft label (a row counts positive with weight q)"
+                if soft_labels(frame[label]) is not None
+                else ""
+            )
             if named
             else "two values: the first such column"
             if two
