@@ -9,14 +9,22 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from ui import data, decision_charts, decision_compute, shell, sources, thresholds
+from ui import data, decision_charts, decision_compute, presentation, shell, sources, thresholds
 from ui.explain import explain, num, tex_name
+from ui.numbers import decimals
 from ui.safe import md
 from ui.show import chart
 
 ds, model = shell.page_context()
-st.header("Decision curves")
-models = shell.model_picker("Models", "decisions_models", ds)
+presenting = presentation.on()
+if presenting:  # a projector's screen: the title and the models share a row
+    head_col, pick_col = st.columns([1, 2.6], vertical_alignment="bottom")
+    head_col.subheader("Decision curves", anchor=False)
+    with pick_col:
+        models = shell.model_picker("Models", "decisions_models", ds)
+else:
+    st.header("Decision curves")
+    models = shell.model_picker("Models", "decisions_models", ds)
 if not models:
     st.info("Pick at least one model.")
     st.stop()
@@ -34,6 +42,7 @@ elif ds.mapping.per_class:
 elif ds.mapping.graded:
     st.caption("Graded relevance: a row counts as positive when its relevance is above 0.")
 
+PRESENT_HEIGHT = 420  # the cost chart in presentation mode, under the bar, title and tabs
 curves = {m: decision_compute.decision_curves(ds.key, m, ds) for m in models}
 threshold = {m: thresholds.current(ds, m) for m in models}
 first = models[0]
@@ -46,7 +55,10 @@ cost_tab, brier_tab, gain_tab, det_tab = st.tabs(
 
 # --- cost curves --------------------------------------------------------------------------------
 with cost_tab:
-    ratio = st.columns([1, 2])[0].number_input(
+    # In presentation mode the cost ratio and each model's least cost stand beside the chart,
+    # so the chart is whole (axes and legend) on a 1280x720 screen.
+    chart_col, side_col = st.columns([3.4, 1]) if presenting else (st.container(), None)
+    ratio = (side_col or st.columns([1, 2])[0]).number_input(
         "Cost of a missed positive, in false alarms",
         min_value=0.001, max_value=1000.0, value=1.0, step=0.5, key="decisions_cost_ratio",
         help="C(−|+) / C(+|−): how many false positives one false negative costs. With the "
@@ -92,10 +104,21 @@ with cost_tab:
                 "area under envelope": c.cost_area,
             }
         )
-    fig = decision_charts.cost_figure(lines)
+    fig = decision_charts.cost_figure(lines, height=PRESENT_HEIGHT if presenting else 460)
     if len({round(r["PC(+)"], 9) for r in table}) == 1:
         fig.add_vline(x=table[0]["PC(+)"], line=dict(color="#555555", width=1, dash="dash"))
-    chart(fig, key="decisions_cost", name="cost-curves")
+    chart(fig, key="decisions_cost", name="cost-curves", where=chart_col)
+    if side_col is not None:
+        with side_col.container(key=presentation.CARDS):
+            st.caption("Least cost at your cost ratio")
+            for r in table[:4]:
+                st.metric(
+                    md(r["model"]),
+                    decimals(r["least cost (envelope)"]),
+                    help=f"The least normalised expected cost at PC(+) = {r['PC(+)']:.3f} "
+                    f"(your cost ratio); at its current threshold: "
+                    f"{decimals(r['cost at threshold'])}.",
+                )
     hidden = decision_charts.same_envelopes(lines)
     if hidden:
         st.caption(
