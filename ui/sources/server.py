@@ -14,6 +14,7 @@ import streamlit as st
 from ui import server_compare, server_source
 from ui.data import Dataset
 from ui.numbers import plural
+from ui.roles import NONE
 from ui.sources import Source
 
 __all__ = ["APP_FILE_ENV", "SOURCE", "link_mapping"]
@@ -117,6 +118,31 @@ def read_link(q: Mapping) -> bool:
     return True
 
 
+def link(ds: Dataset) -> dict | None:
+    """The current view as the link :func:`read_link` reads: the file (or glob), its columns
+    and the model shown, so the address bar reopens this table, not the sample (a reload, a
+    link sent to a colleague on the same server)."""
+    state = st.session_state
+    dataset = state.get("server_file")
+    if dataset == "a glob...":
+        dataset = state.get("server_glob")
+    if not dataset:
+        return None
+    params: dict = {"source": "server", "dataset": str(dataset)}
+    if state.get("server_label") is not None:
+        params["label"] = str(state["server_label"])
+    if state.get("server_scores"):
+        params["score"] = [str(s) for s in state["server_scores"]]
+    for key, name in (("server_group", "group"), ("server_weight", "weight")):
+        if state.get(key) not in (None, NONE):
+            params[name] = str(state[key])
+    if state.get("server_pos"):
+        params["pos"] = str(state["server_pos"])
+    if state.get("server_model") is not None:
+        params["model"] = str(state["server_model"])
+    return params
+
+
 def _rows(ds: Dataset) -> str:
     scores = plural(len(ds.states[ds.models[0]].counts), "distinct score")
     return (
@@ -133,7 +159,7 @@ def _compare(ds: Dataset) -> bool:
 
 SOURCE = Source(
     label="Server dataset", prefix="server", sidebar=server_source.server_dataset,
-    read_link=read_link, waits=True, own_model_picker=True, rows=_rows,
+    read_link=read_link, link=link, waits=True, own_model_picker=True, rows=_rows,
     pages={"compare": _compare, "gauc": server_source.gauc_unavailable,
            "data": server_source.data_page},
 )  # fmt: skip
