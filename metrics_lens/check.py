@@ -15,6 +15,23 @@ the difference ``candidate - baseline``:
 
 Every metric here is higher-is-better. With ``slice_column`` the gate runs on every value of
 that column as well as on all rows, and fails when any of them fails.
+
+A gate never passes on an undefined value. A metric is undefined on rows with one class only
+(or one class of zero total weight), gauc on rows where no group has both classes, and
+``recall@precision=P`` for a model whose precision never reaches ``P``:
+
+* the candidate undefined where the baseline is defined **fails** (exit 1): the candidate
+  cannot reach what the baseline reaches, a fact about the candidate, which a CI must read as
+  "worse" and never as a configuration error it might retry or ignore;
+* undefined for the baseline, or for the data, the gate cannot decide: on all rows it
+  **refuses** (exit 2, a sentence naming the model or the reason), on a slice the slice is
+  listed as skipped;
+* on a resample where only one model is undefined, it counts as worse than any defined value
+  (a difference of -inf for the candidate, +inf for the baseline); resamples where both are
+  undefined are left out, and with none left the gate refuses (all rows) or skips (a slice).
+  With infinite differences the bounds are empirical quantiles (no interpolation).
+
+Exit status: 1 when any row fails; else 2 when a metric is undefined on all rows; else 0.
 """
 
 from __future__ import annotations
@@ -167,8 +184,31 @@ class Gate:
     warnings: tuple[str, ...] = ()  # e.g. a model whose scores rank the other class higher
 
     @property
+    def exit_code(self) -> int:
+        """1 when a row fails, else 2 when a metric is undefined on all rows, else 0."""
+        if self.failing:
+            return 1
+        return 2 if self.refused else 0
+
+    @property
     def passed(self) -> bool:
-        return all(r.passed is not False for r in self.rows)
+        return self.exit_code == 0
+
+    @property
+    def refused(self) -> list[GateRow]:
+        """Rows undefined on all rows: the gate cannot decide on them."""
+        return [r for r in self.rows if r.passed is None and r.slice == ALL_ROWS]
+
+    @property
+    def error(self) -> str:
+        """The sentence a refusal prints (empty when nothing is refused)."""
+        if not self.refused:
+            return ""
+        return " ".join(
+            f"{r.metric} is undefined on all rows ({r.reason}), so the gate cannot decide on "
+            "it: pick a metric or target defined for both models on these rows."
+            for r in self.refused
+        )
 
     @property
     def failing(self) -> list[GateRow]:
@@ -177,7 +217,8 @@ class Gate:
     def to_json(self) -> dict:
         return {
             "passed": self.passed,
-            "exit_code": 0 if self.passed else 1,
+            "exit_code": self.exit_code,
+            **({"error": self.error} if self.exit_code == 2 else {}),
             "baseline": self.baseline,
             "candidate": self.candidate,
             "rule": self.rule,
@@ -191,6 +232,7 @@ class Gate:
             "seed": self.seed,
             "results": [_plain(asdict(r)) for r in self.rows],
             "failing": [{"metric": r.metric, "slice": r.slice} for r in self.failing],
+            "refused": [{"metric": r.metric, "reason": r.reason} for r in self.refused],
         }
 
     @property
@@ -205,6 +247,9 @@ class Gate:
             f"fail when the {level} one-sided upper bound of candidate - baseline is < "
             f"{-self.max_drop:g}"
         )
+
+
+ALL_ROWS = "all rows"
 
 
 def _plain(d: dict) -> dict:
@@ -252,8 +297,9 @@ def _replicates(
             seed=seed,
         )
         return np.array([iv.estimate for iv in r.models]), r.replicates
-    if not (y.any() and not y.all()):
-        raise _Undefined("one class only")
+    empty = _empty_class(y, w)
+    if empty:
+        raise _Undefined(empty)
     if groups is None or (spec.kind in FAST_KEYS and fast_bootstrap_takes_groups()):
         if spec.kind in FAST_KEYS:
             options = {"groups": groups} if groups is not None else {}
@@ -297,6 +343,47 @@ class _Undefined(Exception):
     pass
 
 
+def _empty_class(y: np.ndarray, w) -> str:
+    """Why no metric is defined on these rows ("" when one is)."""
+    for cls, rows in (("positive", y), ("negative", ~y)):
+        if not rows.any():
+            return f"one class only: no {cls} rows"
+        if w is not None and not np.sum(w[rows]) > 0:
+            return f"the {cls} rows have zero total weight"
+    return ""
+
+
+def _why_undefined(spec: MetricSpec, role: str, name: str, y, s, w) -> str:
+    """Why ``spec`` is undefined for one model on rows where the data define it."""
+    if spec.kind == "recall@precision":
+        c = metrics.threshold_counts(y, s, sample_weight=w)
+        flagged = c.tps + c.fps  # every distinct threshold flags some rows (weight, maybe 0)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            precision = np.where(flagged > 0, c.tps / np.where(flagged > 0, flagged, 1), np.nan)
+        said = f"{role} {name} never reaches precision {spec.value:g}"
+        if np.isfinite(precision).any():
+            said += f": its highest is {np.nanmax(precision):.4f}"
+        return said
+    return f"{spec.text} is undefined for {role} {name}"
+
+
+def _differences(reps: np.ndarray) -> tuple[np.ndarray, str]:
+    """candidate - baseline per resample: both undefined left out, one undefined as -inf
+    (candidate) or +inf (baseline); and a note of how many were."""
+    base, cand = reps[:, 0], reps[:, 1]
+    nb, nc = np.isnan(base), np.isnan(cand)
+    diff = np.where(nc & ~nb, -np.inf, np.where(nb & ~nc, np.inf, cand - base))[~(nb & nc)]
+    n = reps.shape[0]
+    notes = [
+        f"{k} of {n} resamples undefined for the {who} only"
+        for k, who in ((int(np.sum(nc & ~nb)), "candidate"), (int(np.sum(nb & ~nc)), "baseline"))
+        if k
+    ]
+    if (nb & nc).any():
+        notes.append(f"{int(np.sum(nb & nc))} of {n} undefined for both (left out)")
+    return diff, "; ".join(notes)
+
+
 def _row(spec, name, mask, table: Table, baseline, candidate, *, groups, options) -> GateRow:
     y = table.y if mask is None else table.y[mask]
     w = table.weight if table.weight is None or mask is None else table.weight[mask]
@@ -313,34 +400,34 @@ def _row(spec, name, mask, table: Table, baseline, candidate, *, groups, options
     except _Undefined as exc:
         nan = float("nan")
         return GateRow(spec.text, name, int(y.size), nan, nan, nan, nan, nan, None, str(exc))
-    diff = reps[:, 1] - reps[:, 0]
-    diff = diff[np.isfinite(diff)]
-    if diff.size == 0:
-        nan = float("nan")
-        return GateRow(
-            spec.text,
-            name,
-            int(y.size),
-            float(est[0]),
-            float(est[1]),
-            float(est[1] - est[0]),
-            nan,
-            nan,
-            None,
-            "undefined on every resample",
+    nan, n = float("nan"), int(y.size)
+    b_est, c_est = float(est[0]), float(est[1])
+    if not (np.isfinite(b_est) and np.isfinite(c_est)):
+        roles = ((b_est, "baseline", baseline, a), (c_est, "candidate", candidate, b))
+        why = "; ".join(
+            _why_undefined(spec, role, model, y, s, w)
+            for value, role, model, s in roles
+            if not np.isfinite(value)
         )
-    lower, upper = (float(v) for v in np.quantile(diff, [alpha, 1 - alpha]))
+        # only the candidate undefined: it fails; the baseline (or both): nothing to compare
+        fails = np.isfinite(b_est) and not np.isfinite(c_est)
+        return GateRow(
+            spec.text, name, n, b_est, c_est, nan, nan, nan, False if fails else None, why
+        )
+    diff, note = _differences(reps)
+    if diff.size == 0:
+        return GateRow(
+            spec.text, name, n, b_est, c_est, c_est - b_est, nan, nan, None,
+            "undefined on every resample",
+        )  # fmt: skip
+    if np.isinf(diff).any():  # interpolating towards an infinity is meaningless
+        q = np.quantile(diff, [alpha, 1 - alpha], method="inverted_cdf")
+    else:
+        q = np.quantile(diff, [alpha, 1 - alpha])
+    lower, upper = float(q[0]), float(q[1])
     passed = lower >= -max_drop if strict else not upper < -max_drop
     return GateRow(
-        spec.text,
-        name,
-        int(y.size),
-        float(est[0]),
-        float(est[1]),
-        float(est[1] - est[0]),
-        lower,
-        upper,
-        bool(passed),
+        spec.text, name, n, b_est, c_est, c_est - b_est, lower, upper, bool(passed), note
     )
 
 
@@ -413,7 +500,7 @@ def gate(
                   # the CI log says which columns the numbers depend on, and how to drop one
                   note=table.notes[-1] if table.guessed else "",
                   warnings=tuple(inverted_notes(table)))  # fmt: skip
-    slices: list[tuple[str, np.ndarray | None]] = [("all rows", None)]
+    slices: list[tuple[str, np.ndarray | None]] = [(ALL_ROWS, None)]
     if slice_column is not None:
         column = table.frame[slice_column]
         for value in pd.unique(column.dropna()):
@@ -443,17 +530,40 @@ def text_report(g: Gate) -> str:
     )
     for r in g.rows:
         if r.passed is None:
-            lines.append(f"SKIP  {r.metric:<22} {r.slice}: undefined ({r.reason}), {r.rows} rows")
+            word = "UNDEFINED" if r.slice == ALL_ROWS else "SKIP "
+            lines.append(f"{word} {r.metric:<22} {r.slice}: undefined ({r.reason}), {r.rows} rows")
             continue
-        bounds = f"[{r.lower:+.4f}, {r.upper:+.4f}]" if np.isfinite(r.lower) else r.reason
+        if not np.isfinite(r.candidate) and r.passed is False:
+            lines.append(
+                f"FAIL  {r.metric:<22} {r.slice}: {r.reason}; baseline {g.baseline} "
+                f"{_num(r.baseline)} ({r.rows} rows)"
+            )
+            continue
+        if np.isnan(r.lower):  # no interval (a guaranteed threshold): its reason instead
+            bounds = r.reason
+        else:
+            bounds = f"[{_num(r.lower, '+')}, {_num(r.upper, '+')}]" + (
+                f"; {r.reason}" if r.reason else ""
+            )
         lines.append(
             f"{'PASS' if r.passed else 'FAIL'}  {r.metric:<22} {r.slice}: baseline "
-            f"{r.baseline:.4f}, candidate {r.candidate:.4f}, difference {r.difference:+.4f} "
-            f"{bounds} ({r.rows} rows)"
+            f"{_num(r.baseline)}, candidate {_num(r.candidate)}, difference "
+            f"{_num(r.difference, '+')} {bounds} ({r.rows} rows)"
         )
-    if g.passed:
+    if g.exit_code == 0:
         lines.append("passed")
+    elif g.exit_code == 2:
+        lines.append(f"REFUSED: {g.error}")
     else:
         failing = ", ".join(f"{r.metric} on {r.slice}" for r in g.failing)
         lines.append(f"FAILED: {failing}")
     return "\n".join(lines)
+
+
+def _num(x: float, sign: str = "") -> str:
+    """A value for the log: never "nan" (undefined) and infinities as ∞."""
+    if np.isnan(x):
+        return "undefined"
+    if np.isinf(x):
+        return "+∞" if x > 0 else "-∞"
+    return f"{x:{sign}.4f}"

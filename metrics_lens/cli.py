@@ -34,7 +34,10 @@ always resamples groups). For each metric d = candidate - baseline on every resa
             is not worse by more than the allowed drop (give a margin with --max-drop).
 Every metric is higher-is-better. With --slice COL the gate also runs on each value of COL and
 fails when any slice fails; slices where the metric is undefined (one class) are listed as
-skipped. Exit status: 0 passed, 1 failed, 2 bad input.
+skipped. Never a pass on an undefined value: a candidate that cannot reach what the baseline
+reaches (recall@precision=P with its precision never at P) fails; undefined for the baseline or
+the data on all rows, the gate refuses (exit 2). Exit status: 0 passed, 1 failed, 2 bad input
+or undefined.
 
 Metrics: auc, ap, gauc (needs --group), f1@T (F1 predicting positive when score >= T),
 recall@precision=P (the highest recall at precision >= P).
@@ -410,7 +413,9 @@ def _check(args) -> int:
         print(json.dumps(result.to_json()))
     else:
         print(text_report(result))
-    return 0 if result.passed else 1
+    if result.exit_code == 2:  # a metric undefined on all rows: refused, as bad input is
+        print(f"metrics-lens check: error: {result.error}", file=sys.stderr)
+    return result.exit_code
 
 
 def _with_scores(args):

@@ -45,6 +45,22 @@ def _slow(spec, y, s, sample_weight=None):
     return metrics.recall_at_precision(y, s, spec.value, sample_weight=sample_weight).value
 
 
+def _ordered_differences(pairs) -> np.ndarray:
+    """candidate - baseline per resample, the gate's rule written out: both undefined left
+    out, the candidate alone undefined -inf, the baseline alone +inf."""
+    out = []
+    for base, cand in pairs:
+        if np.isnan(base) and np.isnan(cand):
+            continue
+        out.append(-np.inf if np.isnan(cand) else np.inf if np.isnan(base) else cand - base)
+    return np.array(out)
+
+
+def _quantiles(d: np.ndarray, alpha: float):
+    method = "inverted_cdf" if np.isinf(d).any() else "linear"
+    return np.quantile(d, [alpha, 1 - alpha], method=method)
+
+
 def _reference_bounds(spec, y, a, b, w, *, n, seed, alpha):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
@@ -52,9 +68,21 @@ def _reference_bounds(spec, y, a, b, w, *, n, seed, alpha):
             lambda yy, s, sample_weight=None: _slow(spec, yy, s, sample_weight),
             y, a, b, n_resamples=n, seed=seed, sample_weight=w, counts="poisson",
         )  # fmt: skip
-    d = r.replicates[:, 1] - r.replicates[:, 0]
-    d = d[np.isfinite(d)]
-    return np.quantile(d, [alpha, 1 - alpha]) if d.size else None
+    d = _ordered_differences(r.replicates)
+    return _quantiles(d, alpha) if d.size else None
+
+
+def _reference_decision(spec, y, a, b, w):
+    """None (undefined: refuse on all rows), False (the candidate alone undefined: fail) or
+    "bootstrap" (both defined: the bounds decide), from the full rows."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        base, cand = _slow(spec, y, a, w), _slow(spec, y, b, w)
+    if w is not None and not (w[y].sum() > 0 and w[~y].sum() > 0):
+        return None
+    if np.isnan(base):
+        return None
+    return False if np.isnan(cand) else "bootstrap"
 
 
 @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -81,17 +109,25 @@ def test_bounds_and_decision_match_a_slow_paired_bootstrap(data, metric, alpha, 
         max_drop=max_drop, strict=strict, n_resamples=120, seed=7,
     )  # fmt: skip
     (row,) = g.rows
+    decision = _reference_decision(spec, y, a, b, data.weights)
     bounds = _reference_bounds(spec, y, a, b, data.weights, n=120, seed=7, alpha=alpha)
-    if bounds is None:  # undefined on every resample: neither passed nor failed
-        assert row.passed is None
-        assert g.passed
+    if decision is None or (decision == "bootstrap" and bounds is None):
+        assert row.passed is None  # undefined on all rows: refused, never passed
+        assert g.exit_code == 2
+        assert g.error.startswith(f"{spec.text} is undefined on all rows (")
+        return
+    if decision is False:  # the candidate cannot reach what the baseline reaches
+        assert row.passed is False
+        assert g.exit_code == 1
+        assert np.isnan(row.candidate)
+        assert np.isfinite(row.baseline)
         return
     low, high = bounds
     assert row.lower == pytest.approx(low, abs=1e-12)
     assert row.upper == pytest.approx(high, abs=1e-12)
     expected = low >= -max_drop if strict else high >= -max_drop
     assert row.passed == expected
-    assert g.passed == expected
+    assert g.exit_code == (0 if expected else 1)
 
 
 @settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -106,19 +142,22 @@ def test_group_resampling_equals_expanded_copies_of_the_drawn_groups(data):
                   n_resamples=n, seed=seed).rows  # fmt: skip
     codes = pd.factorize(pd.Series(data.groups), sort=True)[0]
     rng = np.random.default_rng(seed)
-    diffs = []
+    decision = _reference_decision(spec, y, a, b, None)
+    if decision != "bootstrap":
+        assert row.passed is decision
+        return
+    pairs = []
     for _ in range(n):
         counts = rng.poisson(1.0, size=codes.max() + 1)
         rows = np.repeat(np.arange(y.size), counts[codes])
         yy = y[rows]
         if yy.any() and not yy.all():
-            diffs.append(_slow(spec, yy, b[rows]) - _slow(spec, yy, a[rows]))
-    diffs = np.array(diffs)
-    diffs = diffs[np.isfinite(diffs)]
+            pairs.append((_slow(spec, yy, a[rows]), _slow(spec, yy, b[rows])))
+    diffs = _ordered_differences(pairs)
     if diffs.size == 0:
         assert row.passed is None
         return
-    low, high = np.quantile(diffs, [alpha, 1 - alpha])
+    low, high = _quantiles(diffs, alpha)
     assert row.lower == pytest.approx(low, abs=1e-12)
     assert row.upper == pytest.approx(high, abs=1e-12)
 
