@@ -6,6 +6,14 @@ Import what you need from here; the submodules are an implementation detail::
 """
 
 from metrics._validation import UndefinedMetricWarning
+from metrics.agreement import (
+    AgreementReport,
+    AnnotatorScores,
+    annotator_agreement,
+    fleiss_kappa,
+    krippendorff_alpha,
+    score_against_annotators,
+)
 from metrics.areas import auc, average_precision_score, roc_auc_score
 from metrics.average_precision import AP_METHOD_SOURCES, AP_METHODS, APBreakdown, ap_breakdown
 from metrics.bootstrap import (
@@ -101,6 +109,8 @@ __all__ = [
     "AUCInterval",
     "AUCPairGrid",
     "AUCRankTable",
+    "AgreementReport",
+    "AnnotatorScores",
     "BestModel",
     "BootstrapInterval",
     "BootstrapResult",
@@ -120,6 +130,7 @@ __all__ = [
     "SmallGroups",
     "ThresholdCounts",
     "UndefinedMetricWarning",
+    "annotator_agreement",
     "ap_breakdown",
     "ap_jackknife",
     "ap_step_table",
@@ -140,10 +151,12 @@ __all__ = [
     "delong_test",
     "expected_cost",
     "fast_paired_bootstrap",
+    "fleiss_kappa",
     "flip_table",
     "group_auc_score",
     "group_auc_table",
     "holm_adjust",
+    "krippendorff_alpha",
     "ks_statistic",
     "label_binarize",
     "label_ranking_average_precision_score",
@@ -166,6 +179,7 @@ __all__ = [
     "roc_auc_ci",
     "roc_auc_score",
     "roc_curve",
+    "score_against_annotators",
     "score_grid_average_precision",
     "small_groups_correction",
     "threshold_counts",

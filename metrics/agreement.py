@@ -1,0 +1,247 @@
+"""Labels people disagree on: agreement between annotators, and what it leaves for a model.
+
+When several people (or a model judge) label the same items, their disagreement is a fact about
+the task, and it caps what any model can score against one of them. This module measures the
+agreement (Cohen's kappa for two annotators, Fleiss' kappa and Krippendorff's alpha for more),
+scores a model's predictions against every annotator, the majority and the soft label (the
+share of annotators saying positive) with bootstrap intervals over items, and gives the ceiling:
+the expected accuracy, against an annotator drawn at random, of the best possible predictions
+(the majority of each item), beside how often two different annotators agree.
+
+Ratings are an array of shape (n_items, n_annotators); NaN marks an item an annotator did not
+label (Krippendorff's alpha allows it; Fleiss' kappa needs every item rated by every annotator).
+"""
+
+from __future__ import annotations
+
+import warnings
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+__all__ = [
+    "AgreementReport",
+    "AnnotatorScores",
+    "annotator_agreement",
+    "fleiss_kappa",
+    "krippendorff_alpha",
+    "score_against_annotators",
+]
+
+
+def _ratings(ratings: Any) -> np.ndarray:
+    r = np.asarray(ratings, dtype=np.float64)
+    if r.ndim != 2 or r.shape[1] < 2:
+        raise ValueError(
+            f"ratings must be a table of shape (n_items, n_annotators) with at least two "
+            f"annotators, got shape {r.shape}."
+        )
+    return r
+
+
+def _counts(r: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(categories, counts of shape (n_items, n_categories)), missing ratings left out."""
+    cats = np.unique(r[~np.isnan(r)])
+    counts = np.stack([(r == c).sum(axis=1) for c in cats], axis=1)
+    return cats, counts
+
+
+def fleiss_kappa(ratings: Any) -> float:
+    """Fleiss' kappa (1971) for any number of annotators who each rated every item.
+
+    ``(P_bar - P_e) / (1 - P_e)``: ``P_bar`` the mean share of agreeing annotator pairs per
+    item, ``P_e`` the sum of squared category shares. Equal to statsmodels' ``fleiss_kappa``
+    on the counts table.
+
+    Examples
+    --------
+    >>> round(fleiss_kappa([[1, 1, 1], [0, 1, 1], [1, 0, 1], [0, 0, 0]]), 6)
+    0.314286
+    """
+    r = _ratings(ratings)
+    if np.isnan(r).any():
+        raise ValueError(
+            "Fleiss' kappa needs every item rated by every annotator; ratings has "
+            f"{int(np.isnan(r).sum())} missing. Use krippendorff_alpha, which allows them."
+        )
+    _, n_ij = _counts(r)
+    n = r.shape[1]
+    p_i = ((n_ij * n_ij).sum(axis=1) - n) / (n * (n - 1))
+    p_j = n_ij.sum(axis=0) / n_ij.sum()
+    p_e = float((p_j * p_j).sum())
+    if p_e == 1:
+        return float("nan")  # one category only: chance agreement is perfect
+    return float((p_i.mean() - p_e) / (1 - p_e))
+
+
+def krippendorff_alpha(ratings: Any) -> float:
+    """Krippendorff's alpha for nominal labels, missing ratings allowed (Krippendorff, 2011,
+    "Computing Krippendorff's Alpha-Reliability"): ``1 - D_o / D_e`` from the coincidence
+    matrix of pairable values (items rated by at least two annotators). Equal to the
+    ``krippendorff`` package's ``alpha(level_of_measurement="nominal")``.
+
+    Examples
+    --------
+    >>> round(krippendorff_alpha([[0, 0, 1], [1, 1, 1], [1, 0, 1], [0, 0, 0]]), 6)
+    0.388889
+    """
+    r = _ratings(ratings)
+    _, counts = _counts(r)
+    m = counts.sum(axis=1)
+    counts, m = counts[m >= 2], m[m >= 2]
+    if not m.size:
+        return float("nan")
+    # coincidences o_ck = sum over items of n_c (n_k - [c == k]) / (m - 1)
+    o = np.einsum("uc,uk->ck", counts / (m - 1)[:, None], counts) - np.diag(
+        (counts / (m - 1)[:, None]).sum(axis=0)
+    )
+    n_c = o.sum(axis=1)
+    n = n_c.sum()
+    observed = o.sum() - np.trace(o)
+    expected = (n_c.sum() ** 2 - (n_c * n_c).sum()) / (n - 1)
+    if expected == 0:
+        return float("nan")
+    return float(1 - observed / expected)
+
+
+@dataclass(frozen=True)
+class AgreementReport:
+    """Agreement between annotators on binary labels, and the ceiling it puts on a model.
+
+    ``cohen_kappa``: {(i, j): kappa} for every pair of annotators (NaN for a pair that used
+    one label only); ``share``: per item the
+    share of its annotators saying positive (the soft label); ``majority``: per item the
+    majority label (ties to positive); ``pair_agreement``: the chance that two different
+    annotators, drawn at random, agree on an item drawn at random; ``ceiling``: the expected
+    accuracy, against one annotator drawn at random, of the best possible predictions (each
+    item's majority): ``mean(max(q, 1 - q))``. No model can expect more against a random
+    annotator, however good it is.
+    """
+
+    n_items: int
+    n_annotators: int
+    cohen_kappa: dict[tuple[int, int], float]
+    fleiss_kappa: float
+    krippendorff_alpha: float
+    share: np.ndarray
+    majority: np.ndarray
+    pair_agreement: float
+    ceiling: float
+
+
+def annotator_agreement(ratings: Any) -> AgreementReport:
+    """Agreement of binary (0/1) annotator labels; see :class:`AgreementReport`.
+
+    Examples
+    --------
+    >>> a = annotator_agreement([[1, 1, 1], [0, 1, 1], [1, 0, 1], [0, 0, 0]])
+    >>> round(a.ceiling, 4), round(a.pair_agreement, 4)
+    (0.8333, 0.6667)
+    """
+    from metrics.classification import cohen_kappa_score
+
+    r = _ratings(ratings)
+    values = np.unique(r[~np.isnan(r)])
+    if not np.isin(values, (0, 1)).all():
+        raise ValueError(
+            f"Annotator labels must be 0 or 1 (missing as NaN), got {values[:6].tolist()}."
+        )
+    k = r.shape[1]
+    kappas = {}
+    for i in range(k):
+        for j in range(i + 1, k):
+            both = ~np.isnan(r[:, i]) & ~np.isnan(r[:, j])
+            with warnings.catch_warnings():  # a pair with one class: NaN, as documented
+                warnings.simplefilter("ignore")
+                kappas[(i, j)] = (
+                    float(cohen_kappa_score(r[both, i], r[both, j]))
+                    if both.any()
+                    else float("nan")
+                )
+    pos = np.nansum(r, axis=1)
+    m = (~np.isnan(r)).sum(axis=1)
+    rated = m > 0
+    share = np.where(rated, pos / np.maximum(m, 1), np.nan)
+    pairable = m >= 2
+    agree = (pos * (pos - 1) + (m - pos) * (m - pos - 1))[pairable] / (m * (m - 1))[pairable]
+    return AgreementReport(
+        n_items=int(r.shape[0]),
+        n_annotators=k,
+        cohen_kappa=kappas,
+        fleiss_kappa=fleiss_kappa(r) if not np.isnan(r).any() else float("nan"),
+        krippendorff_alpha=krippendorff_alpha(r),
+        share=share,
+        majority=np.where(rated, share >= 0.5, False),
+        pair_agreement=float(agree.mean()) if agree.size else float("nan"),
+        ceiling=float(np.nanmean(np.maximum(share, 1 - share))),
+    )
+
+
+@dataclass(frozen=True)
+class AnnotatorScores:
+    """Accuracy of predictions against each reference, with percentile bootstrap intervals
+    over items: ``rows`` are (reference, accuracy, low, high); the references are every
+    annotator, the majority, the soft label (expected accuracy against a random annotator)."""
+
+    rows: list[tuple[str, float, float, float]]
+    ceiling: float
+    confidence: float
+
+
+def score_against_annotators(
+    ratings: Any,
+    y_pred: Any,
+    *,
+    names: list[str] | None = None,
+    confidence: float = 0.95,
+    n_resamples: int = 1000,
+    seed: int = 0,
+) -> AnnotatorScores:
+    """How often binary predictions agree with each annotator, the majority and the soft label.
+
+    The soft label's row is the expected accuracy against an annotator drawn at random,
+    ``mean(q if pred else 1 - q)``, comparable with :attr:`AgreementReport.ceiling`.
+    Intervals resample items (a percentile bootstrap, seeded).
+
+    Examples
+    --------
+    >>> s = score_against_annotators([[1, 1], [0, 1], [0, 0]], [1, 1, 0], n_resamples=200)
+    >>> [(name, round(acc, 3)) for name, acc, _, _ in s.rows]
+    [('annotator 1', 0.667), ('annotator 2', 1.0), ('majority', 1.0), ('soft label', 0.833)]
+    """
+    r = _ratings(ratings)
+    pred = np.asarray(y_pred).astype(bool)
+    if pred.shape != (r.shape[0],):
+        raise ValueError(
+            f"y_pred has {pred.size} rows but ratings has {r.shape[0]} items; one prediction "
+            "per item."
+        )
+    report = annotator_agreement(r)
+    names = names or [f"annotator {i + 1}" for i in range(r.shape[1])]
+    per_item = []  # (name, per-item correctness, per-item availability)
+    for i, name in enumerate(names):
+        ok = ~np.isnan(r[:, i])
+        per_item.append((name, np.where(ok, (r[:, i] == 1) == pred, 0.0), ok))
+    rated = ~np.isnan(report.share)
+    per_item.append(("majority", (report.majority == pred).astype(float), rated))
+    soft = np.where(pred, report.share, 1 - report.share)
+    per_item.append(("soft label", np.where(rated, soft, 0.0), rated))
+    rng = np.random.default_rng(seed)
+    n = r.shape[0]
+    draws = rng.integers(0, n, size=(n_resamples, n))
+    alpha = (1 - confidence) / 2
+    rows = []
+    for name, correct, ok in per_item:
+        correct, ok = correct.astype(float), ok.astype(float)
+        value = float(correct.sum() / ok.sum()) if ok.sum() else float("nan")
+        with np.errstate(invalid="ignore", divide="ignore"):
+            reps = correct[draws].sum(axis=1) / ok[draws].sum(axis=1)
+        reps = reps[np.isfinite(reps)]
+        low, high = (
+            (float(v) for v in np.quantile(reps, [alpha, 1 - alpha]))
+            if reps.size
+            else (float("nan"), float("nan"))
+        )
+        rows.append((name, value, low, high))
+    return AnnotatorScores(rows, report.ceiling, confidence)
