@@ -155,9 +155,7 @@ def annotator_agreement(ratings: Any) -> AgreementReport:
             with warnings.catch_warnings():  # a pair with one class: NaN, as documented
                 warnings.simplefilter("ignore")
                 kappas[(i, j)] = (
-                    float(cohen_kappa_score(r[both, i], r[both, j]))
-                    if both.any()
-                    else float("nan")
+                    float(cohen_kappa_score(r[both, i], r[both, j])) if both.any() else float("nan")
                 )
     pos = np.nansum(r, axis=1)
     m = (~np.isnan(r)).sum(axis=1)
@@ -229,14 +227,24 @@ def score_against_annotators(
     per_item.append(("soft label", np.where(rated, soft, 0.0), rated))
     rng = np.random.default_rng(seed)
     n = r.shape[0]
-    draws = rng.integers(0, n, size=(n_resamples, n))
     alpha = (1 - confidence) / 2
+    # every reference on the same resamples of items, drawn in blocks
+    correct_all = np.stack([c.astype(float) for _, c, _ in per_item])
+    ok_all = np.stack([o.astype(float) for _, _, o in per_item])
+    hits = np.empty((len(per_item), n_resamples))
+    seen = np.empty((len(per_item), n_resamples))
+    block = max(1, 4_000_000 // max(n * len(per_item), 1))  # about 32 MB at a time
+    for start in range(0, n_resamples, block):
+        stop = min(start + block, n_resamples)
+        draws = rng.integers(0, n, size=(stop - start, n))
+        hits[:, start:stop] = correct_all[:, draws].sum(axis=2)
+        seen[:, start:stop] = ok_all[:, draws].sum(axis=2)
     rows = []
-    for name, correct, ok in per_item:
+    for k, (name, correct, ok) in enumerate(per_item):
         correct, ok = correct.astype(float), ok.astype(float)
         value = float(correct.sum() / ok.sum()) if ok.sum() else float("nan")
         with np.errstate(invalid="ignore", divide="ignore"):
-            reps = correct[draws].sum(axis=1) / ok[draws].sum(axis=1)
+            reps = hits[k] / seen[k]
         reps = reps[np.isfinite(reps)]
         low, high = (
             (float(v) for v in np.quantile(reps, [alpha, 1 - alpha]))

@@ -9,7 +9,8 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from ui import shell, sources, thresholds
+import metrics
+from ui import agreement_table, shell, sources, thresholds
 from ui.loading import column_summary, mapping_roles
 from ui.numbers import plural
 from ui.roles import ROLES, infer_roles
@@ -128,6 +129,50 @@ if ds.models and ds.prepared.ok:
             "threshold now": st.column_config.NumberColumn(format="%.4g"),
         },
     )
+
+
+@st.cache_data(max_entries=8, show_spinner=False)
+def _agreement(key: tuple, columns: tuple[str, ...], cuts: tuple, _frame: pd.DataFrame):
+    """The annotators' agreement and each model (at its threshold) against every annotator."""
+    r = agreement_table.ratings(_frame, list(columns))
+    report = metrics.annotator_agreement(r)
+    scores = {
+        m: metrics.score_against_annotators(
+            r, pd.to_numeric(_frame[m], errors="coerce").to_numpy() >= t, names=list(columns)
+        )
+        for m, t in cuts
+    }
+    return report, scores
+
+
+annotators = agreement_table.annotator_columns(ds.frame) if ds.holds_rows else []
+if len(annotators) >= 2:  # several people (or judges) labelled the same rows
+    st.subheader("Annotators")
+    st.caption(
+        f"{', '.join(md(c) for c in annotators)} each hold one annotator's 0/1 labels. How "
+        "much they agree caps what any model can score against one of them: the ceiling is "
+        "the accuracy of each row's majority label against an annotator drawn at random. Each "
+        "model predicts positive at its current threshold; intervals resample rows (items)."
+    )
+    cuts = tuple((m, float(thresholds.current(ds, m))) for m in ds.models)
+    try:
+        report, scores = _agreement(ds.key, tuple(annotators), cuts, ds.frame)
+    except ValueError as error:  # labels other than 0/1: the library's sentence
+        st.info(md(str(error)))
+    else:
+        st.dataframe(
+            pd.DataFrame(agreement_table.agreement_rows(report, annotators)),
+            hide_index=True,
+            width="stretch",
+        )
+        if scores:
+            st.dataframe(agreement_table.scores_table(scores), hide_index=True, width="stretch")
+            st.caption(
+                "'soft label' is a model's expected accuracy against an annotator drawn at "
+                f"random; no model can expect more than the ceiling, {report.ceiling:.3f}. A "
+                "model near it is as good as the annotators' agreement lets any model be "
+                "(Fleiss 1971; Krippendorff 2011)."
+            )
 
 if source.data_page is None:  # the source's part above shows the rows
     st.subheader("First rows")

@@ -1,0 +1,89 @@
+"""Annotator columns of a table and the tables the Data page shows about them (no Streamlit).
+
+Columns named ``annotator_1``, ``annotator_2``, ... (or ``rater_1``, ``judge_1``) hold one
+person's (or one model judge's) 0/1 label per row; see :mod:`metrics.agreement`.
+"""
+
+from __future__ import annotations
+
+import re
+
+import numpy as np
+import pandas as pd
+
+from metrics.agreement import AgreementReport, AnnotatorScores
+
+__all__ = ["agreement_rows", "annotator_columns", "ratings", "scores_table"]
+
+_ANNOTATOR = re.compile(r"^(annotator|rater|judge|labeler|labeller)_?\d+$", re.IGNORECASE)
+
+
+def annotator_columns(frame: pd.DataFrame) -> list[str]:
+    """The columns named like one annotator's labels, in the table's order."""
+    return [str(c) for c in frame.columns if _ANNOTATOR.match(str(c))]
+
+
+def ratings(frame: pd.DataFrame, columns: list[str]) -> np.ndarray:
+    """The annotators' labels as floats (n_rows, n_annotators), NaN where a cell is empty or
+    not a number (the library then says which values are not 0 or 1)."""
+    return np.column_stack(
+        [pd.to_numeric(frame[c], errors="coerce").to_numpy(dtype=np.float64) for c in columns]
+    )
+
+
+def agreement_rows(report: AgreementReport, columns: list[str]) -> list[dict[str, str]]:
+    """Agreement statistics, one per row, with what each means."""
+    rows = [
+        {
+            "statistic": "Fleiss' kappa",
+            "value": _num(report.fleiss_kappa),
+            "what it says": "agreement beyond chance of all annotators (needs every row rated "
+            "by every annotator); 1 is perfect, 0 is chance",
+        },
+        {
+            "statistic": "Krippendorff's alpha (nominal)",
+            "value": _num(report.krippendorff_alpha),
+            "what it says": "the same idea, missing ratings allowed",
+        },
+        {
+            "statistic": "two annotators agree",
+            "value": _num(report.pair_agreement),
+            "what it says": "the chance that two different annotators give a row the same label",
+        },
+        {
+            "statistic": "ceiling on accuracy",
+            "value": _num(report.ceiling),
+            "what it says": "the best any model can expect against one annotator drawn at "
+            "random: each row's majority label, right for the share that agrees with it",
+        },
+    ]
+    for (i, j), kappa in report.cohen_kappa.items():
+        rows.append(
+            {
+                "statistic": f"Cohen's kappa, {columns[i]} vs {columns[j]}",
+                "value": _num(kappa),
+                "what it says": "agreement beyond chance of these two",
+            }
+        )
+    return rows
+
+
+def scores_table(scores: dict[str, AnnotatorScores]) -> pd.DataFrame:
+    """One row per model and reference: accuracy and its interval."""
+    rows = []
+    for model, s in scores.items():
+        level = f"{s.confidence:.0%}"
+        for name, acc, low, high in s.rows:
+            rows.append(
+                {
+                    "model": model,
+                    "against": name,
+                    "accuracy": _num(acc),
+                    f"{level} interval": f"{_num(low)} – {_num(high)}",
+                }
+            )
+    return pd.DataFrame(rows)
+
+
+def _num(x: float) -> str:
+    return "—" if x != x else f"{x:.3f}"
