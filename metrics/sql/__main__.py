@@ -11,10 +11,14 @@ Prints a readable summary, or with ``--json`` one JSON object on stdout::
 95% intervals and paired tests, as :func:`metrics.sql.delong`; with ``--group``, Obuchowski's
 clustered ones (``"test": "obuchowski"``, Student t with ``"df"`` degrees of freedom), since rows
 of one user are not independent. ``--out SUMMARY`` also writes the
-per-score tables to a file the dashboard opens instantly; it refuses to replace an existing
+state (per-score counts, per-(user, score) counts: format 2, see :mod:`metrics.sql._state`) to a
+file the dashboard opens instantly and that merges with others; it refuses to replace an existing
 file unless ``--force``, and never replaces an input file. Progress goes to stderr (held for
 the first three seconds, so that a quick refusal is the only line). Bad input exits with
 status 2 and one line on stderr saying what to fix.
+
+``python -m metrics.sql merge STATE... [--out MERGED] [--json] [--delong]`` adds states up
+(days, shards; a glob is expanded): the metrics of all their rows, bit-identical to one pass.
 """
 
 from __future__ import annotations
@@ -27,7 +31,14 @@ import tempfile
 import threading
 from pathlib import Path
 
-from metrics.sql._engine import DEFAULT_BINS, DEFAULT_CAP, SQLInputError, delong, summarize
+from metrics.sql._engine import (
+    DEFAULT_BINS,
+    DEFAULT_CAP,
+    SQLInputError,
+    delong,
+    spark_session,
+    summarize,
+)
 from metrics.sql._inputs import memory_limit, resolve_files
 from metrics.sql._state import PAIRED, merge
 
@@ -90,6 +101,11 @@ def _parser() -> argparse.ArgumentParser:
         "makes every numeric label above it positive (graded relevance)",
     )
     p.add_argument("--engine", choices=["duckdb", "spark"], default="duckdb")
+    p.add_argument(
+        "--spark-master", default="local[2]",
+        help="with --engine spark: local[2] (default), a cluster (spark://host:7077, yarn, "
+        "k8s://...) or Spark Connect (sc://host:15002)",
+    )  # fmt: skip
     p.add_argument("--memory-limit", default="2GB", help="DuckDB's memory limit (default 2GB)")
     p.add_argument(
         "--cap", type=int, default=DEFAULT_CAP,
@@ -244,6 +260,9 @@ def _run(args, progress) -> int:
         raise SQLInputError("--cap must be 0 or more and --bins 1 or more.")
     inputs = resolve_files(args.source)
     out = _check_out(args.out, inputs, args.force) if args.out else None
+    if args.spark_master != "local[2]" and args.engine != "spark":
+        raise SQLInputError("--spark-master needs --engine spark.")
+    spark = spark_session(args.spark_master) if args.engine == "spark" else None
     summary = summarize(
         inputs,  # exactly the files checked above, never globbed again
         args.label,
@@ -253,6 +272,7 @@ def _run(args, progress) -> int:
         pos_label=args.pos_label,
         engine=args.engine,
         memory_limit=limit,
+        spark=spark,
         cap=args.cap,
         bins=args.bins,
         progress=progress,
@@ -263,7 +283,7 @@ def _run(args, progress) -> int:
     if args.delong:
         tests = _delong_json(
             delong(inputs, args.label, args.score, group=args.group, pos_label=args.pos_label,
-                   engine=args.engine, memory_limit=limit, progress=progress)
+                   engine=args.engine, memory_limit=limit, spark=spark, progress=progress)
         )  # fmt: skip
     if out is not None:
         _save(summary, out, progress)

@@ -257,6 +257,33 @@ def local_spark(partitions: int = 4):
     )
 
 
+def spark_session(master: str):
+    """A SparkSession for ``master``: ``local[2]`` (:func:`local_spark`), a cluster's URL
+    (``spark://host:7077``, ``yarn``, ``k8s://...``: this process is the driver), or Spark
+    Connect's ``sc://host:15002`` (a thin client: the driver is the Connect server)."""
+    if master.startswith("local"):
+        return local_spark() if master == "local[2]" else local_spark_master(master)
+    if master.startswith("sc://"):
+        from pyspark.sql import SparkSession
+
+        return SparkSession.builder.remote(master).getOrCreate()
+    return local_spark_master(master)
+
+
+def local_spark_master(master: str):
+    """A SparkSession on ``master`` with this process as the driver, its web UI off."""
+    os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
+    from pyspark.sql import SparkSession
+
+    return (
+        SparkSession.builder.master(master)
+        .appName("metrics-lens")
+        .config("spark.ui.showConsoleProgress", "false")
+        .config("spark.sql.session.timeZone", "UTC")
+        .getOrCreate()
+    )
+
+
 _CSV_LINE = re.compile(r"CSV Error on Line: (\d+)")
 _CSV_CELL = re.compile(
     r'Error when converting column "(.*?)"\. Could not convert string "(.*?)" to \'(\w+)\''
@@ -301,9 +328,18 @@ def _number(value) -> float | None:
 
 def _group_auc(eng, m: ModelSummary, k: int, weighted: bool, cap: int) -> None:
     """GAUC in the three weightings, the skipped groups by reason and, for at most ``cap``
-    groups, the per-group table (:class:`metrics.groups.GroupAUC`) from a second pass."""
-    per_group = q.group_auc(eng.dialect, k, weighted)
-    row = eng.rows(q.gauc(f"({per_group}) t"))[0]
+    groups, the per-group table (:class:`metrics.groups.GroupAUC`), from one sort per user."""
+    # One sort of the rows per user, kept: GAUC and the per-user table both read it.
+    per_group = f"groups_{k}"
+    eng.view(per_group, q.group_auc(eng.dialect, k, weighted), materialize=True)
+    try:
+        _group_sums(eng, m, per_group, weighted, cap)
+    finally:
+        eng.drop(per_group)
+
+
+def _group_sums(eng, m: ModelSummary, per_group: str, weighted: bool, cap: int) -> None:
+    row = eng.rows(q.gauc(per_group))[0]
     impressions, positives, uniform, used, only_pos, only_neg, zero = row
     m.gauc = _number(impressions)
     m.gauc_by = {
