@@ -29,6 +29,8 @@ import metrics
 from metrics_lens.inputs import BadInput, Table, inverted_notes
 from ui import summaries
 from ui.roles import default_threshold, default_threshold_rule, infer_scale
+from ui.safe import label as _label
+from ui.safe import safe_figure
 
 __all__ = ["ReportHTML", "ReportSettings", "build_report", "thresholds_for"]
 
@@ -145,6 +147,7 @@ def _thin(x: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 
 def _figure_html(fig, div_id: str) -> str:
+    fig = safe_figure(fig)  # names from the data never act as plotly links or styles
     return fig.to_html(
         full_html=False,
         include_plotlyjs=False,
@@ -165,12 +168,13 @@ def _curves(table: Table, thresholds: dict[str, tuple[float, str]]) -> tuple[str
             table.y, s, sample_weight=table.weight
         )
         x, y = _thin(fpr, tpr)
-        roc.add_trace(go.Scatter(x=x, y=y, mode="lines", name=name, line={"color": color}))
+        shown = _label(name)  # a name from the data, as text
+        roc.add_trace(go.Scatter(x=x, y=y, mode="lines", name=shown, line={"color": color}))
         x, y = _thin(recall, precision)
-        pr.add_trace(go.Scatter(x=x, y=y, mode="lines", name=name, line={"color": color}))
+        pr.add_trace(go.Scatter(x=x, y=y, mode="lines", name=shown, line={"color": color}))
         t = thresholds[name][0]
         c = metrics.confusion_at_threshold(table.y, s, t, sample_weight=table.weight)
-        label = f"{name} at {t:.4g}"
+        label = f"{shown} at {t:.4g}"
         roc.add_trace(
             go.Scatter(
                 x=[c.fpr],

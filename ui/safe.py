@@ -2,10 +2,11 @@
 
 Column names, cell values and file names come from uploads. Streamlit renders markdown (never
 raw HTML unless asked), so a name like ``![x](http://...)`` would still become an image or a
-link: :func:`md` escapes markdown so such text shows literally; :func:`tex_text` escapes text
-for ``\\text{...}`` in a formula (KaTeX would otherwise read ``%`` as a comment, ``&`` as a
-column, ``^`` and ``_`` as scripts). :func:`neutralise_csv` guards exported CSVs against
-spreadsheet formula injection.
+link: :func:`md` escapes markdown so such text shows literally; :func:`plotly_text` and
+:func:`safe_figure` do the same for plotly's pseudo-HTML (links, styles) in figures;
+:func:`tex_text` escapes text for ``\\text{...}`` in a formula (KaTeX would otherwise
+read ``%`` as a comment, ``&`` as a column, ``^`` and ``_`` as scripts).
+:func:`neutralise_csv` guards exported CSVs against spreadsheet formula injection.
 """
 
 from __future__ import annotations
@@ -74,8 +75,66 @@ def file_name(name: str) -> str:
 
 
 def label(text: object, limit: int = 80) -> str:
-    """Text for plotly labels and legends: HTML-escaped (plotly renders a few tags) and short."""
+    """Text for plotly labels and legends: HTML-escaped (plotly renders a few tags) and short.
+
+    Quotes are left as they are: plotly turns ``&lt;``, ``&gt;`` and ``&amp;`` back into
+    characters but would show ``&quot;`` as written."""
     s = str(text)
     if len(s) > limit:
         s = s[: limit - 1] + "…"
-    return html.escape(s)
+    return html.escape(s, quote=False)
+
+
+# Plotly draws text as a pseudo-HTML subset: any ``<...>`` is a tag (its SPLIT_TAGS), ``style``
+# is honoured on every tag and ``href`` on ``<a>``, so a name from the data such as
+# ``<span style="background:url(http://host/b.png)">`` fetches from that host when the chart
+# is drawn, and ``<a href=...>`` is a live link. Our own figures use only bare formatting tags.
+_BARE_TAG = re.compile(r"(</?(?:b|i|em|sup|sub|extra)>|<br ?/?>)", re.IGNORECASE)
+
+
+def plotly_text(text: str) -> str:
+    """``text`` with every ``<`` and ``>`` outside the bare formatting tags (``<b>``, ``<i>``,
+    ``<em>``, ``<sup>``, ``<sub>``, ``<br>``, hover's ``<extra>``) written ``&lt;`` / ``&gt;``,
+    which plotly shows as the characters: a tag with attributes (a link, a style) or any other
+    tag is text. Idempotent (``&`` is left alone), so text a builder escaped stays as it was."""
+    if "<" not in text and ">" not in text:
+        return text
+    parts = _BARE_TAG.split(text)  # odd positions: the bare tags themselves
+    return "".join(
+        p if k % 2 else p.replace("<", "&lt;").replace(">", "&gt;") for k, p in enumerate(parts)
+    )
+
+
+def _clean(value, changed: list) -> object:
+    if isinstance(value, str):
+        out = plotly_text(value)
+        if out != value:
+            changed.append(True)
+        return out
+    if isinstance(value, dict):
+        return {k: _clean(v, changed) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        if (
+            value
+            and not isinstance(value[0], (str, dict, list, tuple))
+            and not any(isinstance(v, (str, dict, list, tuple)) for v in value)
+        ):
+            return value  # numbers: nothing to draw as text
+        return [_clean(v, changed) for v in value]
+    if getattr(value, "dtype", None) is not None and value.dtype.kind in "OUS":
+        return [_clean(v, changed) for v in value.tolist()]
+    return value
+
+
+def safe_figure(fig):
+    """``fig`` with every string plotly would draw (names, titles, hover text, tick labels,
+    annotations, table cells, categories) passed through :func:`plotly_text`; the same figure
+    when nothing needed it. The net under every chart: names from the data never act as
+    links or styles, whichever builder put them there."""
+    import plotly.graph_objects as go
+
+    changed: list = []
+    cleaned = _clean(fig.to_plotly_json(), changed)
+    if not changed:
+        return fig
+    return go.Figure(cleaned, skip_invalid=True)

@@ -22,7 +22,7 @@ import streamlit as st
 from ui import charts
 from ui.data import UPLOAD_TTL
 from ui.numbers import decimals
-from ui.safe import file_name, neutralise_csv
+from ui.safe import file_name, neutralise_csv, safe_figure
 
 FIGURE_FORMATS = ("png", "svg")
 
@@ -117,6 +117,7 @@ def chart(
     which an image leaves behind): the figure's own title, else ``title``, else ``name`` made
     readable (:func:`export_title`), else, in the browser, the heading above the chart. It
     travels in ``layout.meta`` to the page's export script (:func:`download_all_button`)."""
+    fig = safe_figure(fig)  # names from the data never act as plotly links or styles
     finish(fig, bool(st.session_state.get("presentation")))
     label(fig, title or (export_title(name) if name else None))
     (where or st).plotly_chart(fig, width="stretch", key=key, config=chart_config(name or key))
