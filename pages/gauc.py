@@ -7,24 +7,34 @@ import streamlit as st
 
 import metrics
 from metrics.significance import format_p
-from ui import data, gauc_charts, shell, uncertainty
+from ui import data, gauc_charts, presentation, shell, uncertainty
 from ui.explain import explain, num
 from ui.numbers import count, decimals, plural
 from ui.safe import md
 from ui.show import chart, csv_download
 
 ds, model = shell.page_context()
-st.header("GAUC: per-user AUC")
+# In presentation mode the first screen holds the weighting, the headline numbers and the
+# per-user AUC chart (side by side); the rest follows below.
+presenting = presentation.on()
+PRESENT_HEIGHT = 430
+if presenting:
+    head_col, weight_col = st.columns([1, 2.2], vertical_alignment="bottom")
+    head_col.subheader("GAUC: per-user AUC", anchor=False)
+else:
+    st.header("GAUC: per-user AUC")
+    weight_col = st.container()
 
 if shell.drawn_by_source(ds, "gauc") or shell.needs(ds, "groups", "GAUC"):
     st.stop()
 groups = data.group_state(ds)  # per model: global AUC and the per-user table
 group_col, weighted = groups.column, groups.weighted
-st.caption(
-    f"**{md(model)}** on {md(ds.name)}, users = {md(group_col)}. GAUC is the ROC AUC of each "
-    "user's own rows, averaged over the users that have both classes. Global AUC also compares "
-    "rows of different users; GAUC only within a user."
-)
+if not presenting:  # (the projector's first screen has no room for it; the bar names the data)
+    st.caption(
+        f"**{md(model)}** on {md(ds.name)}, users = {md(group_col)}. GAUC is the ROC AUC of "
+        "each user's own rows, averaged over the users that have both classes. Global AUC also "
+        "compares rows of different users; GAUC only within a user."
+    )
 
 
 @st.cache_data(max_entries=16, show_spinner="Shifting scores...")
@@ -40,11 +50,11 @@ def _sweep(key: tuple, name: str, mode: str, weighting: str, strengths: tuple, _
     return sweep, offsets.k, offsets.overall_rate
 
 
-weighting = st.radio(
+weighting = weight_col.radio(
     "Weight each user by",
     list(gauc_charts.WEIGHTING_LABELS),
     format_func=gauc_charts.WEIGHTING_LABELS.get,
-    captions=list(gauc_charts.WEIGHTING_USED_BY.values()),
+    captions=None if presenting else list(gauc_charts.WEIGHTING_USED_BY.values()),
     horizontal=True,
     key="gauc_weighting",
     help="Every weighting skips the users with one class only: their AUC is undefined.",
@@ -62,13 +72,21 @@ def _fmt(x: float) -> str:
     return decimals(x) if np.isfinite(x) else "undefined"
 
 
-cards = st.columns(4)
+if presenting:
+    cards_col, chart_col = st.columns([1, 3])
+    cards = [cards_col.container(key=presentation.CARDS)] * 4
+else:
+    cards = st.columns(4)
 cards[0].metric("Global AUC", _fmt(global_auc), help="AUC over every row, all users pooled.")
 cards[1].metric(
     f"GAUC ({weighting})", _fmt(gauc), help="Σ w_u AUC_u / Σ w_u over the users counted."
 )
 cards[2].metric("Users counted", f"{n_counted:,} of {n_users:,}")
 cards[3].metric("Users skipped", f"{table.n_skipped:,}", help="AUC undefined: one class only.")
+if presenting:
+    histogram = gauc_charts.auc_histogram_figure(table, weighting, gauc=gauc, global_auc=global_auc)
+    histogram.update_layout(height=PRESENT_HEIGHT)
+    chart(histogram, key="gauc_histogram", name=f"Per-user AUC of {model}", where=chart_col)
 why = [
     f"{skipped.get('only positives', 0):,} with only positives ({md(ds.positive_name)})",
     f"{skipped.get('only negatives', 0):,} with only negatives ({md(ds.negative_name)})",
@@ -163,10 +181,11 @@ explain(
 )
 
 st.subheader(f"Per-user AUC of {md(model)}")
-chart(
-    gauc_charts.auc_histogram_figure(table, weighting, gauc=gauc, global_auc=global_auc),
-    key="gauc_histogram",
-)
+if not presenting:  # (presentation mode drew it on the first screen)
+    chart(
+        gauc_charts.auc_histogram_figure(table, weighting, gauc=gauc, global_auc=global_auc),
+        key="gauc_histogram",
+    )
 st.caption(
     f"{plural(n_counted, 'user')} with both classes, binned by their AUC; "
     f"{plural(table.n_skipped, 'skipped user')} not drawn. Hover a bar for its share of the "

@@ -87,9 +87,6 @@ first_col.button(
 seed = int(st.session_state[SEED])
 exercise = lessons.BY_KEY[key].make(seed)
 
-# The example's line keeps a gap above the table (the mode's CSS drops captions' margin, and
-# the line sat on the table's top border).
-st.html("<style>.st-key-lessons_example_line{padding-bottom:0.4rem}</style>")
 line = st.container(key="lessons_example_line")
 if lesson.worked and seed == 0:
     line.caption(f":material/menu_book: Worked example · {md(lesson.source, limit=400)}")

@@ -114,12 +114,6 @@ with matrix_col:
     if not presenting:  # (in presentation mode the sums box below says it, in its help)
         st.caption(legend)
     done = k == w.n_steps
-    # The AP sum's formula line keeps a gap above the AUC heading (the mode's CSS drops the
-    # captions' bottom margin, and the two ran into each other).
-    st.html(
-        "<style>.st-key-step_through_sums [data-testid='stCaptionContainer']"
-        "{padding-bottom:0.45rem}</style>"
-    )
     with st.container(border=True, key="step_through_sums"):
         st.markdown(
             f"**AP step sum** {decimals(w.ap_running[k])}"

@@ -44,7 +44,9 @@ QUERY = "present"  # the URL's query parameter that keeps the mode over a reload
 # text in pixels: :func:`scale_chart_text`); the sidebar and its open/close control are hidden.
 # A projector is short (720 px): the page starts just under the header bar, which turns
 # transparent so the page bar can sit beside its menu, and the gaps between elements shrink,
-# so that the pages' presentation layouts fit one screen.
+# so that the pages' presentation layouts fit one screen. A caption's container keeps no negative
+# margin (Streamlit's makes room for the paragraph margin removed here: without it a caption ran
+# into the element under it, a table's border or the next heading).
 CSS = f"""
 <style>
 html {{ font-size: {16 * SCALE:.0f}px; }}
@@ -59,6 +61,7 @@ html {{ font-size: {16 * SCALE:.0f}px; }}
 [data-testid="stMain"] [data-testid="stHeading"] h2,
 [data-testid="stMain"] [data-testid="stHeading"] h3 {{ padding: 0 0 0.3rem 0; }}
 [data-testid="stMain"] [data-testid="stCaptionContainer"] p {{ margin-bottom: 0; }}
+[data-testid="stMain"] [data-testid="stCaptionContainer"] {{ margin-bottom: 0; }}
 .st-key-{CARDS} [data-testid="stMetricLabel"] {{ min-height: 0; line-height: 1.2; }}
 .st-key-{CARDS} [data-testid="stMetricLabel"] p {{ font-size: 0.7rem; }}
 .st-key-{CARDS} [data-testid="stMetricValue"] {{ font-size: 1.35rem; line-height: 1.3; }}
