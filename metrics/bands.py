@@ -362,9 +362,10 @@ def roc_band(
 
     Notes
     -----
-    In simulation (binormal scores, ``python -m bench.bench_coverage_bands``) the whole
-    true curve lies inside the 95% simultaneous band 92.5-97.5% of the time at 1,000 rows and
-    more, and inside the pointwise band far less often.
+    In simulation (binormal scores, mu = 1, 30% positives, 300 resamples;
+    ``python -m bench.bench_coverage_bands``) the whole true curve lay inside the 95%
+    simultaneous band 95.0% of the time at 1,000 rows (300 experiments) and 93.6% at 2,000
+    (700), inside the pointwise band 17-20%.
 
     Examples
     --------
@@ -405,7 +406,9 @@ def pr_band(
     At the ends of the curve one row decides the precision (the top-scored positive near
     recall 0, the lowest-scored one at recall 1): there the resampled precision is far from
     normal and the band is least reliable; ``bench/bench_coverage_bands.py`` reports the
-    whole-curve coverage on the default grid and on recall 0.05-0.95.
+    whole-curve coverage on the default grid and on recall 0.05-0.95. Binormal scores
+    (mu = 1, 30% positives): the simultaneous band held the whole true PR curve 94.7% (1,000
+    rows) and 94.3% (2,000) of 300 experiments, the pointwise band 39-43%.
 
     Examples
     --------

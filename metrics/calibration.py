@@ -445,8 +445,12 @@ def calibration_error_interval(
     Resamples are drawn by the resampling core of :func:`metrics.fast_paired_bootstrap`
     (each row, or group, a Poisson(1) number of times; the same draws for the same seed). The
     truth it covers is the binned squared error of the population, with these bins. In
-    simulation (``python -m bench.bench_coverage_calibration``) the 95% interval covers it
-    for calibrated and miscalibrated scores within 92.5-97.5% at 1,000 rows and more.
+    simulation (``python -m bench.bench_coverage_calibration``: Beta(2, 3) scores, 10 bins,
+    300 resamples) the 95% interval covered it 95.3% (1,000 rows) and 93.4% (2,000 rows; 700
+    experiments) of the time for calibrated scores, and 94.3-95.3% for miscalibrated ones
+    (``sigmoid(a logit s)``, a = 0.7 and 1.5; 300 experiments each); the percentile interval of
+    the plug-in covered a calibrated model's 0 never, and missed its own estimate 10-15% of
+    the time.
 
     Examples
     --------

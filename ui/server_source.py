@@ -293,13 +293,21 @@ def file_id(paths: tuple[str, ...]) -> str:
 
 
 def _guessed(columns: list[str], guess) -> dict:
+    if guess.is_multilabel and guess.labels[0] in columns:
+        # One label_<class> and score_<class> per class: the engine reads one binary label,
+        # so the first class's pair, never every class's score as a model of that one label
+        # (they would be scored against the first class's label and ranked as models).
+        label, scores = guess.labels[0], [guess.scores[0]]
+    else:
+        label = guess.label if guess.label in columns else columns[0]
+        scores = [c for c in guess.scores if c in columns]
     return {
-        "server_label": guess.label if guess.label in columns else columns[0],
-        "server_scores": [c for c in guess.scores if c in columns],
+        "server_label": label,
+        "server_scores": scores,
         "server_group": guess.group if guess.group in columns else NONE,
         "server_weight": guess.weight if guess.weight in columns else NONE,
         # A graded label (LETOR grades 0-4): every grade above 0 is positive on the pages.
-        "server_pos": ">0" if guess.graded and guess.label in columns else "",
+        "server_pos": ">0" if guess.graded and label == guess.label else "",
     }
 
 
@@ -402,7 +410,14 @@ def server_dataset() -> data.Dataset | None:
             )
             return None
         fid = file_id(paths)
-        _seed_mapping(fid, columns, guess_mapping(head))
+        guess = guess_mapping(head)
+        _seed_mapping(fid, columns, guess)
+        if guess.is_multilabel:
+            st.caption(
+                ":material/info: One label and one score per class: the engine reads one "
+                "class at a time (pick its label and score below). Upload the table to see "
+                "every class together on the Multi-class & multi-label page."
+            )
         with st.expander("Columns", expanded=True):
             label = st.selectbox("Label column", columns, key="server_label")
             scores = st.multiselect("Score columns (one per model)", columns, key="server_scores")
