@@ -25,7 +25,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import metrics_lens
-from tests.lens_browser import chromium, needs_chromium
+from tests.lens_browser import ROOT, chromium, needs_chromium
 from ui.safe import plotly_text, safe_figure
 
 # plotly's own tag grammar (svg_text_utils.js): SPLIT_TAGS and ONE_TAG
@@ -202,3 +202,31 @@ def test_safe_figure_escapes_every_place_a_name_can_sit():
     assert '<b>ROC</b> of &lt;a href="http://127.0.0.1:9/x"&gt;m&lt;/a&gt;' in strings
     plain = go.Figure(go.Scatter(x=[1], y=[1], name="fine"))
     assert safe_figure(plain) is plain  # nothing to escape: the same figure, no copy
+
+
+# --- every dashboard page on hostile names ---------------------------------------------------
+
+PAGES = sorted(p.name for p in (ROOT / "pages").glob("*.py"))
+
+
+@pytest.fixture(scope="module")
+def hostile_app():
+    from tests.apptest_utils import open_page, upload_frame
+
+    at = open_page("pages/threshold.py")
+    frame = hostile_frame("http://127.0.0.1:9")
+    frame["<a href='http://127.0.0.1:9/u'>user</a>"] = [f"<b style=x>u{k % 7}</b>" for k in
+                                                          range(len(frame))]  # fmt: skip
+    upload_frame(at, frame, name="<a href='http://127.0.0.1:9/f'>f</a>.csv")
+    assert not at.exception, at.exception
+    return at
+
+
+@pytest.mark.parametrize("page", PAGES)
+def test_no_dashboard_chart_holds_a_tag_from_the_data(hostile_app, page):
+    from tests.apptest_utils import figures
+
+    hostile_app.switch_page(f"pages/{page}").run()
+    assert not hostile_app.exception, hostile_app.exception
+    strings = [s for fig in figures(hostile_app) for s in _strings(fig)]
+    assert not [s for s in strings if acting_tags(s)]

@@ -117,9 +117,9 @@ def chart(
     which an image leaves behind): the figure's own title, else ``title``, else ``name`` made
     readable (:func:`export_title`), else, in the browser, the heading above the chart. It
     travels in ``layout.meta`` to the page's export script (:func:`download_all_button`)."""
-    fig = safe_figure(fig)  # names from the data never act as plotly links or styles
     finish(fig, bool(st.session_state.get("presentation")))
     label(fig, title or (export_title(name) if name else None))
+    fig = safe_figure(fig)  # names from the data never act as plotly links or styles
     (where or st).plotly_chart(fig, width="stretch", key=key, config=chart_config(name or key))
 
 
