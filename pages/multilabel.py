@@ -10,7 +10,7 @@ import metrics
 from ui import cost_matrix as cm
 from ui import decision_rules as dr
 from ui import multilabel_charts as mc
-from ui import shell
+from ui import presentation, shell
 from ui.explain import explain, num
 from ui.roles import default_threshold, infer_scale
 from ui.show import chart
@@ -19,11 +19,20 @@ ds, model = shell.page_context()
 
 CURRENT = "Current data"
 
-st.header("Multi-class & multi-label")
-st.caption(
+INTRO = (
     "One binary problem per class, then an average: the averaging mode decides what the single "
     "number weighs."
 )
+# In presentation mode the first screen holds the data choice, the averaging mode, its numbers
+# and the per-class bar chart (beside them); the rest follows below.
+presenting = presentation.on()
+if presenting:
+    head_col, data_col = st.columns([1, 1.6], vertical_alignment="bottom")
+    head_col.subheader("Multi-class & multi-label", anchor=False, help=INTRO)
+else:
+    st.header("Multi-class & multi-label")
+    st.caption(INTRO)
+    data_col = st.container()
 
 
 @st.cache_data(max_entries=8, show_spinner="Computing per-class metrics...")
@@ -32,7 +41,7 @@ def _summary(key: tuple, _problem: mc.ClassScores) -> mc.AveragingSummary:
 
 
 preset = (
-    st.segmented_control(
+    data_col.segmented_control(
         "Data",
         [CURRENT, *mc.PRESETS],
         default=CURRENT,
@@ -87,29 +96,49 @@ def _notes(*keys: tuple[str, str]) -> None:
 
 # --- 1. the averaging mode ------------------------------------------------------------------
 
-st.subheader("Averaging")
-mode = (
-    st.segmented_control(
-        "Average AP and AUC by",
-        [*mc.MODES, "per class"],
-        default="macro",
-        key="multilabel_average",
-    )
-    or "macro"
-)
-st.markdown(f"**{mode}**: {mc.MODE_LINES[mode]}")
-cards = st.columns(3)
-if mode == "per class":
-    chosen = cards[0].selectbox("Class", sm.classes, key="multilabel_class")
-    c = sm.classes.index(chosen)
-    ap_value, auc_value = sm.ap_per_class[c], sm.auc_per_class[c]
-    label = chosen
-    cards = st.columns(3)
+if presenting:
+    average_col, bar_col = st.columns([1, 1.9])
 else:
-    ap_value, auc_value, label = sm.ap[mode], sm.auc[mode], mode
-cards[0].metric(f"AP ({label})", mc.fmt(ap_value))
-cards[1].metric(f"AUC ({label})", mc.fmt(auc_value))
-cards[2].metric("mAP (macro AP)", mc.fmt(sm.ap["macro"]), help="The mean of the per-class APs.")
+    st.subheader("Averaging")
+    average_col = bar_col = st.container()
+with average_col:
+    mode = (
+        st.segmented_control(
+            "Average AP and AUC by",
+            [*mc.MODES, "per class"],
+            default="macro",
+            key="multilabel_average",
+        )
+        or "macro"
+    )
+    st.markdown(f"**{mode}**: {mc.MODE_LINES[mode]}")
+    cards = [st.container(key=presentation.CARDS)] * 3 if presenting else st.columns(3)
+    if mode == "per class":
+        chosen = cards[0].selectbox("Class", sm.classes, key="multilabel_class")
+        c = sm.classes.index(chosen)
+        ap_value, auc_value = sm.ap_per_class[c], sm.auc_per_class[c]
+        label = chosen
+        cards = cards if presenting else st.columns(3)
+    else:
+        ap_value, auc_value, label = sm.ap[mode], sm.auc[mode], mode
+    cards[0].metric(f"AP ({label})", mc.fmt(ap_value))
+    cards[1].metric(f"AUC ({label})", mc.fmt(auc_value))
+    cards[2].metric("mAP (macro AP)", mc.fmt(sm.ap["macro"]), help="The mean of the per-class APs.")
+
+
+def _bars(where, height: int | None = None) -> None:
+    """The per-class bars with the four averages as lines (AP or AUC)."""
+    with where:
+        metric = (
+            st.segmented_control("Bars", ["AP", "AUC"], default="AP", key="multilabel_bar_metric")
+            or "AP"
+        )
+        fig = mc.per_class_bar_figure(sm, metric)
+        chart(fig.update_layout(height=height) if height else fig, key="multilabel_bars")
+
+
+if presenting:
+    _bars(bar_col, height=365)
 _notes(("AP", mode), ("AUC", mode))
 st.caption(mc.LEFT_OUT)
 if mode == "samples" and sm.n_rows_without_label:
@@ -163,11 +192,8 @@ with table_col:
     )
     st.caption("None = undefined: AP with no positives, AUC with one class only.")
 with chart_col:
-    bar_metric = (
-        st.segmented_control("Bars", ["AP", "AUC"], default="AP", key="multilabel_bar_metric")
-        or "AP"
-    )
-    chart(mc.per_class_bar_figure(sm, bar_metric), key="multilabel_bars")
+    if not presenting:  # (presentation mode drew them on the first screen)
+        _bars(st.container())
     st.caption(
         "Bars: each class alone, its weight w_c under its name. Lines: the four averages; a rare "
         "class moves macro as much as a frequent one, but barely moves weighted."
