@@ -44,3 +44,56 @@ def pytest_runtest_makereport(item, call):
     """Keep each phase's report on the test item, so fixtures can see whether the test failed."""
     outcome = yield
     setattr(item, f"rep_{call.when}", outcome.get_result())
+
+
+# One dashboard server and one Chromium per test process (with pytest-xdist, per worker), shared
+# by every browser file that process runs: starting them for each file cost a server start and a
+# browser launch per file. Tests that need a server of their own (a first request, another
+# environment) start one with ``tests.test_browser._serve``.
+@pytest.fixture(scope="session")
+def lens_server():
+    from tests.test_browser import _serve
+
+    yield from _serve()
+
+
+@pytest.fixture(scope="session")
+def lens_chromium():
+    from tests.lens_browser import chromium
+
+    with chromium() as browser:
+        yield browser
+
+
+# Simulations of repeated experiments (coverage and error rates of intervals and tests): the
+# suite runs a small seeded version of each; the full ones are in bench/.
+STATISTICAL_FILES = {
+    "test_coverage.py",
+    "test_bands.py",
+    "test_calibration_debiased.py",
+    "test_guarantees.py",
+}
+
+
+def pytest_collection_modifyitems(config, items):
+    """Markers the Makefile selects on, and how pytest-xdist shares the work.
+
+    - ``browser``: drives Chromium (a ``test_browser*`` file, or a test asking for a tab);
+    - ``statistical``: a seeded simulation (``STATISTICAL_FILES``);
+    - a test whose file holds a module- or session-scoped fixture (a server, a browser, a large
+      table) is grouped with its file (``xdist_group``), so with ``--dist loadgroup`` one worker
+      builds that fixture once; every other test is handed to whichever worker is free.
+    """
+    for item in items:
+        names = set(getattr(item, "fixturenames", ()))
+        if item.path.name.startswith("test_browser") or names & {"browser", "page", "tab"}:
+            item.add_marker(pytest.mark.browser)
+        if item.path.name in STATISTICAL_FILES:
+            item.add_marker(pytest.mark.statistical)
+        info = getattr(item, "_fixtureinfo", None)
+        defs = [d[-1] for d in info.name2fixturedefs.values() if d] if info is not None else []
+        ours = [
+            d for d in defs if getattr(d.func, "__module__", "").startswith(("tests", "conftest"))
+        ]
+        if any(d.scope in ("module", "package", "session") for d in ours):
+            item.add_marker(pytest.mark.xdist_group(item.path.name))

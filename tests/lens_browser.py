@@ -21,22 +21,37 @@ needs_chromium = pytest.mark.skipif(
 )
 
 
+_driver = None
+
+
+def _playwright():
+    """One Playwright driver per test process, started on first use: the session's Chromium
+    (``tests/conftest.py``) and a test's own ``chromium()`` share it, since the sync API allows
+    one running driver per thread."""
+    global _driver
+    if _driver is None:
+        import atexit
+
+        from playwright.sync_api import sync_playwright
+
+        _driver = sync_playwright().start()
+        atexit.register(_driver.stop)
+    return _driver
+
+
 @contextlib.contextmanager
 def chromium():
     """A headless Chromium (Debian's, driven by Playwright)."""
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as p:
-        browser = p.chromium.launch(
-            executable_path=CHROMIUM,
-            headless=True,
-            args=["--no-sandbox", "--disable-gpu", "--no-first-run",
-                  "--disable-background-networking", "--disable-component-update"],
-        )  # fmt: skip
-        try:
-            yield browser
-        finally:
-            browser.close()
+    browser = _playwright().chromium.launch(
+        executable_path=CHROMIUM,
+        headless=True,
+        args=["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+              "--disable-background-networking", "--disable-component-update", "--disable-sync"],
+    )  # fmt: skip
+    try:
+        yield browser
+    finally:
+        browser.close()
 
 
 def free_port() -> int:
@@ -57,9 +72,54 @@ def run_module(*args: str, cwd: Path, timeout: float = 300) -> subprocess.Comple
 def wait_for_app(page, timeout: float = 60_000) -> None:
     """The dashboard has drawn its page and is idle."""
     page.wait_for_selector('[data-testid="stHeading"]', timeout=timeout)
-    page.wait_for_function(
-        "() => !document.querySelector('[data-testid=\"stStatusWidget\"]')", timeout=timeout
-    )
+    settle(page, timeout)
+
+
+# The page is at rest: no script run (Streamlit's running indicator), no element left stale
+# from the last run, every plotly chart laid out, fonts loaded, no finite CSS animation (a
+# sidebar sliding) still playing, and the page's text and layout unchanged over three polls in
+# a row. Each is a state the page reports; no fixed pause stands in for one.
+_SETTLED = """() => {
+  if (document.querySelector('[data-testid="stStatusWidget"]')) return false;
+  if (document.querySelector('[data-stale="true"]')) return false;
+  if ([...document.querySelectorAll('.js-plotly-plot')].some(p => !p.querySelector('.main-svg')))
+    return false;
+  if (document.fonts && document.fonts.status !== 'loaded') return false;
+  const moving = document.getAnimations().some(a => a.playState === 'running'
+      && Number.isFinite(a.effect && a.effect.getComputedTiming().endTime));
+  if (moving) return false;
+  const main = document.querySelector('[data-testid="stMain"]') || document.documentElement;
+  const box = main.getBoundingClientRect();
+  const sign = [(main.innerText || main.textContent || '').length, document.querySelectorAll('*').length,
+                Math.round(box.height), Math.round(window.scrollY)].join('/');
+  if (window.__lensSign !== sign) { window.__lensSign = sign; window.__lensSame = 0; return false; }
+  window.__lensSame = (window.__lensSame || 0) + 1;
+  return window.__lensSame >= 3;
+}"""
+
+
+def settle(page, timeout: float = 60_000) -> None:
+    """Wait until the page is at rest (see ``_SETTLED``): after a click, a key, a scroll or a
+    page change, before reading what the page shows or measuring where things are."""
+    from playwright.sync_api import TimeoutError as PlaywrightTimeout
+
+    page.evaluate("() => { window.__lensSign = null; window.__lensSame = 0; }")
+    try:
+        page.wait_for_function(_SETTLED, timeout=timeout, polling=100)
+    except PlaywrightTimeout as e:  # say which state the page never reached
+        raise AssertionError(f"the page did not come to rest: {page.evaluate(_UNSETTLED)}") from e
+
+
+_UNSETTLED = """() => ({
+  running: !!document.querySelector('[data-testid="stStatusWidget"]'),
+  stale: document.querySelectorAll('[data-stale="true"]').length,
+  plotsNotLaidOut: [...document.querySelectorAll('.js-plotly-plot')]
+      .filter(p => !p.querySelector('.main-svg')).length,
+  fonts: document.fonts ? document.fonts.status : 'n/a',
+  animations: document.getAnimations().filter(a => a.playState === 'running')
+      .map(a => a.animationName || a.transitionProperty || 'animation'),
+  lastSignature: window.__lensSign, samePolls: window.__lensSame,
+})"""
 
 
 def announced_url(proc, timeout: float = 120) -> str:

@@ -3,7 +3,7 @@
 Loaded by ``tests/conftest.py`` as a plugin. Each test is given a *kind* on the process that runs
 it (with pytest-xdist, a worker), from what the test actually did, not from its name:
 
-- ``browser``: its file drives Chromium (``test_browser*``) or the test started Playwright;
+- ``browser``: its file drives Chromium (``test_browser*``) or the test opened a tab;
 - ``apptest``: it ran the dashboard headlessly (``AppTest.run``);
 - ``process``: it started another process (the command, a server, a JVM);
 - ``generated``: a hypothesis test;
@@ -48,10 +48,12 @@ def _install_probes() -> None:
     # Popen.__init__ sees every subprocess.run / check_output / Popen of the test.
     _patch(subprocess.Popen, "__init__", "process")
     try:
-        import playwright.sync_api as sync_api
+        from playwright.sync_api import Browser
     except ImportError:  # the dev requirements install it; a bare venv still runs the suite
         return
-    _patch(sync_api, "sync_playwright", "browser")
+    # Every browser test opens a tab, in a context of its own or not.
+    _patch(Browser, "new_context", "browser")
+    _patch(Browser, "new_page", "browser")
 
 
 def kind_of(item: pytest.Item, flags: set[str]) -> str:

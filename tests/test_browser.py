@@ -17,6 +17,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.lens_browser import settle
+
 ROOT = Path(__file__).resolve().parent.parent
 ARTIFACTS = ROOT / "test-artifacts"
 CHROMIUM = os.environ.get("CHROMIUM", shutil.which("chromium") or "/usr/bin/chromium")
@@ -34,8 +36,10 @@ def _free_port() -> int:
 
 
 @pytest.fixture(scope="module")
-def server():
-    yield from _serve()
+def server(lens_server):
+    """The dashboard's URL: one server per test process (``tests/conftest.py``), shared by
+    every browser file that process runs."""
+    return lens_server
 
 
 @pytest.fixture
@@ -90,20 +94,10 @@ def _serve(env: dict | None = None):
 
 
 @pytest.fixture(scope="module")
-def browser():
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as p:
-        b = p.chromium.launch(
-            executable_path=CHROMIUM,
-            headless=True,
-            args=[
-                "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-                "--disable-background-networking", "--disable-component-update", "--disable-sync",
-            ],
-        )  # fmt: skip
-        yield b
-        b.close()
+def browser(lens_chromium):
+    """Debian's Chromium: one per test process (``tests/conftest.py``); each test opens its
+    own context, so no cookies or storage pass between tests."""
+    return lens_chromium
 
 
 @pytest.fixture
@@ -120,11 +114,8 @@ def page(browser, request):
 
 def _wait_for_app(page) -> None:
     # Streamlit shows a running indicator while the script runs; wait until it is idle.
-    page.wait_for_selector('[data-testid="stHeading"]', timeout=30_000)
-    page.wait_for_function(
-        "() => !document.querySelector('[data-testid=\"stStatusWidget\"]')", timeout=30_000
-    )
-    page.wait_for_timeout(500)
+    page.wait_for_selector('[data-testid="stHeading"]', timeout=60_000)
+    settle(page)
 
 
 def _metric_value(page, label: str) -> str:
@@ -143,7 +134,7 @@ def _expect_metric_at_slider(page, slider, label: str, value_at, timeout: float 
         if got == want:
             return
         assert time.monotonic() < deadline, f"{label}: {got} on screen, {want} at the slider"
-        page.wait_for_timeout(250)
+        settle(page)
 
 
 def _expect_metric(page, label: str, value: str) -> None:
@@ -203,11 +194,8 @@ PAGES = [
 @pytest.mark.parametrize(("path", "dataset"), PAGES)
 def test_every_page_renders_without_an_exception(server, page, path, dataset):
     page.goto(f"{server}/{path}?dataset={dataset}")
-    page.wait_for_selector('[data-testid="stHeading"]', timeout=30_000)
-    page.wait_for_function(
-        "() => !document.querySelector('[data-testid=\"stStatusWidget\"]')", timeout=60_000
-    )
-    page.wait_for_timeout(1500)
+    page.wait_for_selector('[data-testid="stHeading"]', timeout=60_000)
+    settle(page)
     assert page.locator('[data-testid="stException"]').count() == 0
     assert page.locator('[data-testid="stAlert"]', has_text="cannot be used").count() == 0
     ARTIFACTS.mkdir(exist_ok=True)
@@ -330,6 +318,5 @@ def test_shared_link_survives_the_first_click_after_a_server_start(fresh_server,
     assert dataset.input_value() == "Wine: 3 cultivars (multi-class)"
     page.get_by_role("radio", name="top k", exact=True).click()
     _wait_for_app(page)
-    page.wait_for_timeout(1000)
     assert dataset.input_value() == "Wine: 3 cultivars (multi-class)"
     assert page.get_by_role("combobox", name="Class").input_value() == "score_class_1"

@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 
 import metrics
+from tests.lens_browser import settle
 from tests.test_browser import (  # noqa: F401  (fixtures, and the skip without Chromium)
     ARTIFACTS,
     _wait_for_app,
@@ -24,7 +25,7 @@ def _settle(page) -> None:  # noqa: F811
     page.wait_for_function(
         "() => !document.querySelector('[data-testid=\"stStatusWidget\"]')", timeout=120_000
     )
-    page.wait_for_timeout(1000)
+    settle(page)
 
 
 def _legend(page) -> list[str]:  # noqa: F811
@@ -34,7 +35,7 @@ def _legend(page) -> list[str]:  # noqa: F811
     for c in page.locator('[data-testid="stPlotlyChart"]').all():
         if c.is_visible():
             c.scroll_into_view_if_needed()
-            page.wait_for_timeout(300)
+            settle(page)
 
     expect(page.locator(".legendtext").first).to_be_attached(timeout=60_000)
     return page.locator(".legendtext").evaluate_all("els => els.map(e => e.textContent.trim())")
@@ -106,12 +107,12 @@ def test_calibration_page_shows_bands_the_library_ece_and_recalibration(server, 
     assert page.locator('[data-testid="stException"]').count() == 0
 
     page.set_viewport_size({"width": 1280, "height": 720})
-    page.wait_for_timeout(1500)
+    settle(page)
     page.get_by_role("heading", name="Reliability").scroll_into_view_if_needed()
-    page.wait_for_timeout(800)
+    settle(page)
     page.screenshot(path=ARTIFACTS / "calibration-1280x720.png")
     page.get_by_role("heading", name="Recalibration, cross-fitted").scroll_into_view_if_needed()
-    page.wait_for_timeout(800)
+    settle(page)
     page.screenshot(path=ARTIFACTS / "calibration-recalibration-1280x720.png")
 
 
@@ -156,12 +157,12 @@ def test_decision_curves_page_in_a_browser(server, page):  # noqa: F811
     page.screenshot(path=ARTIFACTS / "decisions-cost-1400x1000.png", full_page=True)
     for tab, name in (("Brier curves", "brier"), ("Precision-recall gain", "prg"), ("DET", "det")):
         page.get_by_role("tab", name=tab).click()
-        page.wait_for_timeout(1500)
+        settle(page)
         page.screenshot(path=ARTIFACTS / f"decisions-{name}-1400x1000.png", full_page=True)
     e = metrics.equal_error_rate(ds.labels_for(ds.models[0]), ds.score(ds.models[0]))
     written = thresholds.label_on(np.unique(ds.score(ds.models[0])), e.threshold)
     _wait_legend(page, f"{ds.models[0]} EER {e.rate:.2%} (threshold {written})")
     page.set_viewport_size({"width": 1280, "height": 720})
-    page.wait_for_timeout(1500)
+    settle(page)
     page.screenshot(path=ARTIFACTS / "decisions-det-1280x720.png")
     assert page.locator('[data-testid="stException"]').count() == 0

@@ -6,6 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from tests.lens_browser import settle
 from tests.test_browser import (  # noqa: F401  (fixtures, and the skip without Chromium)
     ARTIFACTS,
     _upload,
@@ -53,7 +54,7 @@ def test_a_click_on_a_slice_row_scopes_every_page(server, page, click_log):  # n
     heading.wait_for(timeout=30_000)
     grid = page.locator('.st-key-compare_slices [data-testid="stDataFrame"]')
     grid.scroll_into_view_if_needed()
-    page.wait_for_timeout(500)
+    settle(page)
     box = grid.bounding_box()
     # Row 1 is "all rows"; row 2, the worst slice, is "device = web" in this table.
     row_height = 35
@@ -118,7 +119,7 @@ def test_the_table_of_contents_stays_in_view_and_jumps_to_a_section(server, brow
             "() => { const m = document.querySelector('[data-testid=\"stMain\"]');"
             " m.scrollTo(0, m.scrollHeight); }"
         )
-        pg.wait_for_timeout(500)
+        settle(pg)
         assert (
             pg.evaluate("() => document.querySelector('[data-testid=\"stMain\"]').scrollTop")
             > 4 * height
@@ -139,7 +140,7 @@ def test_the_table_of_contents_stays_in_view_and_jumps_to_a_section(server, brow
             " const r = h && h.getBoundingClientRect(); return r && r.top >= 0 && r.top < 400; }",
             timeout=10_000,
         )
-        pg.wait_for_timeout(300)
+        settle(pg)
         toc_box, heading_box = toc.bounding_box(), heading.bounding_box()
         assert heading_box["y"] >= toc_box["y"] + toc_box["height"]  # not under the list
         assert heading_box["y"] + heading_box["height"] <= height

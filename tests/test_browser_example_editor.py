@@ -10,6 +10,7 @@ import numpy as np
 from playwright.sync_api import expect
 
 import metrics
+from tests.lens_browser import settle
 from tests.test_browser import (  # noqa: F401  (fixtures used by name)
     ARTIFACTS,
     _wait_for_app,
@@ -70,7 +71,7 @@ def test_paste_type_and_apply_reach_the_pages(server, browser):  # noqa: F811
         assert cell.input_value() == "0"
         cell.fill("1")
         cell.press("Enter")
-        page.wait_for_timeout(1_500)  # a rerun would have started by now
+        settle(page)
         expect(page.get_by_text("Your example: 7 rows, 2 columns.")).to_be_visible()
         assert ex.decode(page.url.split("example=", 1)[1])["label"].tolist()[1] == 0
         page.get_by_role("button", name="Apply edits").click()

@@ -11,6 +11,7 @@ Needs the frame's ``show.download_all_button()`` (the script behind the download
 
 from __future__ import annotations
 
+from tests.lens_browser import settle
 from tests.test_browser import (  # noqa: F401  (fixtures, and the skip without Chromium)
     ARTIFACTS,
     _wait_for_app,
@@ -74,7 +75,7 @@ def test_the_exported_svg_is_slide_ready(server, page, tmp_path):  # noqa: F811
     assert "Arial" in text
     assert ">ROC curves</text>" in text  # the title, in the file itself
     page.goto(path.as_uri())
-    page.wait_for_timeout(300)
+    settle(page)
     found = page.evaluate(MEASURE)
     ARTIFACTS.mkdir(exist_ok=True)
     page.screenshot(path=ARTIFACTS / "export-roc.png")

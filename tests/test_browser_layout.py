@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import pytest
 
+from tests.lens_browser import settle
 from tests.test_browser import (  # noqa: F401  (fixtures, and the skip without Chromium)
     ARTIFACTS,
     _wait_for_app,
@@ -25,7 +26,7 @@ def _open(browser, url: str, width: int, height: int):  # noqa: F811
     page = context.new_page()
     page.goto(url)
     _wait_for_app(page)
-    page.wait_for_timeout(1500)  # plotly lays out its SVG after the script finishes
+    settle(page)
     assert page.locator('[data-testid="stException"]').count() == 0
     return context, page
 

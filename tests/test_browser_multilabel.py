@@ -8,6 +8,7 @@ import re
 import numpy as np
 import pytest
 
+from tests.lens_browser import settle
 from tests.test_browser import (  # noqa: F401  (fixtures, and the skip without Chromium)
     ARTIFACTS,
     _expect_metric_at_slider,
@@ -110,20 +111,20 @@ def test_upload_move_the_shared_threshold_read_micro_and_macro_f1(server, page, 
     _top(heading)
     page.screenshot(path=ARTIFACTS / "multilabel-rule-moved-1400x1000.png")
     page.set_viewport_size({"width": 1280, "height": 720})
-    page.wait_for_timeout(800)
+    settle(page)
     _top(heading)
     page.screenshot(path=ARTIFACTS / "multilabel-rule-1280x720.png")
     _top(page.get_by_text("Each class's 2 × 2 confusion matrix"))
-    page.wait_for_timeout(500)
+    settle(page)
     page.screenshot(path=ARTIFACTS / "multilabel-matrices-1280x720.png")
     page.set_viewport_size({"width": 1400, "height": 1000})
     _top(page.locator('[data-testid="stMetric"]', has_text="F1 (micro)").first)
-    page.wait_for_timeout(500)
+    settle(page)
     page.screenshot(path=ARTIFACTS / "multilabel-tables-1400x1000.png")
     page.set_viewport_size({"width": 1280, "height": 720})
     choose = page.get_by_role("heading", name="Choosing thresholds")
     _top(choose)
-    page.wait_for_timeout(500)
+    settle(page)
     page.screenshot(path=ARTIFACTS / "multilabel-choose-1280x720.png")
     # a class's button opens that class alone on the Threshold page, same upload
     page.locator(".st-key-multilabel_open_3 button").click()
@@ -163,14 +164,14 @@ def test_wine_abstain_rule_in_the_browser(server, page):  # noqa: F811
     heading.wait_for(timeout=60_000)
     expect(page.get_by_text("Micro-F1 = accuracy")).to_be_visible(timeout=20_000)
     _top(heading)
-    page.wait_for_timeout(500)
+    settle(page)
     ARTIFACTS.mkdir(exist_ok=True)
     page.screenshot(path=ARTIFACTS / "multilabel-wine-argmax-1280x720.png")
     page.get_by_role("radio", name="argmax, abstain below a score").click()
     _wait_for_app(page)
     expect(page.get_by_text("Abstaining breaks micro-F1 = accuracy")).to_be_visible(timeout=20_000)
     _top(page.get_by_text("Each class's 2 × 2 confusion matrix"))
-    page.wait_for_timeout(800)
+    settle(page)
     page.screenshot(path=ARTIFACTS / "multilabel-wine-abstain-1280x720.png")
     assert page.locator('[data-testid="stException"]').count() == 0
 
@@ -199,7 +200,7 @@ def test_wine_cost_matrix_in_the_browser(server, page):  # noqa: F811
     heading.wait_for(timeout=120_000)
     _wait_for_app(page)
     _top(heading)
-    page.wait_for_timeout(800)
+    settle(page)
     changed = page.locator('[data-testid="stMetric"]', has_text="rows changing decision").first
     expect(changed).to_contain_text("0", timeout=60_000)
     ARTIFACTS.mkdir(exist_ok=True)
@@ -213,7 +214,7 @@ def test_wine_cost_matrix_in_the_browser(server, page):  # noqa: F811
         page.keyboard.press("ArrowRight")
         page.keyboard.press("ArrowDown")
         page.keyboard.press("Enter")  # open the cell's editor (typing at once loses a key)
-        page.wait_for_timeout(500)
+        settle(page)
         page.keyboard.press("Control+a")
         page.keyboard.type("20", delay=50)
         page.keyboard.press("Enter")
@@ -231,17 +232,17 @@ def test_wine_cost_matrix_in_the_browser(server, page):  # noqa: F811
     expect(mean).to_contain_text(f"{want.argmax_mean:.4f}")
     assert page.locator('[data-testid="stException"]').count() == 0
     _top(heading)
-    page.wait_for_timeout(800)
+    settle(page)
     page.screenshot(path=ARTIFACTS / "multilabel-cost-1400x1000.png")
     _top(page.get_by_text("Both N × N matrices").first)
-    page.wait_for_timeout(500)
+    settle(page)
     page.screenshot(path=ARTIFACTS / "multilabel-cost-matrices-1400x1000.png")
     # the Explain of the first row that changes decision
     row = int(np.flatnonzero(want.min_cost_pred != want.argmax_pred)[0]) + 1
     expect(page.locator(".st-key-multilabel_cost_row input")).to_have_value(str(row))
     page.get_by_text(f"Explain: the expected costs of row {row}").click()
-    page.wait_for_timeout(800)
+    settle(page)
     _top(page.locator(".st-key-multilabel_cost_row"))
-    page.wait_for_timeout(500)
+    settle(page)
     page.screenshot(path=ARTIFACTS / "multilabel-cost-explain-1400x1000.png")
     assert page.locator('[data-testid="stException"]').count() == 0

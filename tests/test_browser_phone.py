@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import pytest
 
+from tests.lens_browser import settle
 from tests.test_browser import (  # noqa: F401  (fixtures, and the skip without Chromium)
     ARTIFACTS,
     _wait_for_app,
@@ -36,7 +37,7 @@ def _scroll_main(page, top: int) -> int:
     while the page is still growing (charts arriving on a loaded machine), scroll again."""
     for _ in range(20):
         page.evaluate(f"document.querySelector('[data-testid=\"stMain\"]').scrollTo(0, {top})")
-        page.wait_for_timeout(300)
+        settle(page)
         at = page.evaluate(MAIN_SCROLL)
         if at > 500:
             break
@@ -48,7 +49,7 @@ def _open_sidebar(page) -> None:
     page.wait_for_function(
         f"() => document.querySelector('{SIDEBAR}').getAttribute('data-collapsed') === 'false'"
     )
-    page.wait_for_timeout(400)  # the slide-in
+    settle(page)
 
 
 def _sidebar_covers_page(page) -> bool:
@@ -74,7 +75,7 @@ def test_choosing_a_page_on_a_phone_closes_the_sidebar_and_starts_at_the_top(ser
         f"() => document.querySelector('{SIDEBAR}').getAttribute('data-collapsed') === 'true'",
         timeout=10_000,
     )
-    page.wait_for_timeout(500)  # the slide-out
+    settle(page)
     assert not _sidebar_covers_page(page)
     assert page.evaluate(MAIN_SCROLL) == 0
     heading = page.get_by_role("heading", name="Curves").bounding_box()
@@ -85,7 +86,7 @@ def test_choosing_a_page_on_a_phone_closes_the_sidebar_and_starts_at_the_top(ser
     kept = _scroll_main(page, 1200)
     assert kept > 500
     page.keyboard.press("r")
-    page.wait_for_timeout(300)
+    settle(page)
     _wait_for_app(page)
     assert page.evaluate(MAIN_SCROLL) == kept
     assert page.locator('[data-testid="stException"]').count() == 0

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.lens_browser import sized_page
+from tests.lens_browser import settle, sized_page
 from tests.test_browser import (  # noqa: F401  (fixtures used by name, the skip without Chromium)
     ARTIFACTS,
     browser,
@@ -53,7 +53,7 @@ def _idle(tab, timeout: float = 30_000) -> None:
     tab.wait_for_function(
         "() => !document.querySelector('[data-testid=\"stStatusWidget\"]')", timeout=timeout
     )
-    tab.wait_for_timeout(600)
+    settle(tab)
 
 
 def _present(tab, server: str, path: str) -> None:  # noqa: F811
@@ -74,7 +74,7 @@ def _charts(tab, expected: int) -> list[dict]:
     )
     _idle(tab)
     tab.evaluate(TO_TOP)
-    tab.wait_for_timeout(200)
+    settle(tab)
     assert tab.evaluate(SCROLLED) == 0
     boxes = tab.evaluate(BOXES, CHART)
     assert len(boxes) == expected, f"{len(boxes)} charts drawn, {expected} expected"

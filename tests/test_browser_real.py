@@ -15,6 +15,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from tests.lens_browser import settle
 from tests.test_browser import (  # noqa: F401  (fixtures, and the skip without Chromium)
     ARTIFACTS,
     _upload,
@@ -74,7 +75,7 @@ def test_a_real_export_opens_on_every_page(server, page, name):  # noqa: F811
     for title in PAGES:
         page.get_by_role("link", name=title).click()
         _wait_for_app(page)
-        page.wait_for_timeout(300)
+        settle(page)
         assert page.locator('[data-testid="stException"]').count() == 0, (name, title)
     ARTIFACTS.mkdir(exist_ok=True)
     page.screenshot(path=ARTIFACTS / f"real-{Path(name).stem}.png")

@@ -13,7 +13,7 @@ import contextlib
 import pytest
 from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
-from tests.lens_browser import sized_page
+from tests.lens_browser import settle, sized_page
 from tests.test_browser import (  # noqa: F401  (fixtures used by name)
     ARTIFACTS,
     _choose,
@@ -154,7 +154,7 @@ def test_step_through_fits_a_projector_on_a_large_table(server, projector):  # n
     page.goto(f"{server}/step_through?dataset=breast_cancer")
     _wait_for_app(page)
     _step_text(page, 0)
-    page.wait_for_timeout(1500)  # let the page settle after its first runs
+    settle(page)
     page.get_by_role("heading", name="Step through · logistic_regression").click()
     for k in range(1, 4):
         _press_to_step(page, "ArrowRight", k)

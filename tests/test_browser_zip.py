@@ -10,6 +10,7 @@ from __future__ import annotations
 import io
 import zipfile
 
+from tests.lens_browser import settle
 from tests.test_browser import (  # noqa: F401  (fixtures, and the skip without Chromium)
     ARTIFACTS,
     _wait_for_app,
@@ -37,7 +38,7 @@ def _charts_drawn(tab, at_least: int) -> None:
         arg=at_least,
         timeout=30_000,
     )
-    tab.wait_for_timeout(300)
+    settle(tab)
 
 
 def _zip_of_the_page(tab, tmp_path) -> tuple[str, zipfile.ZipFile]:
@@ -100,7 +101,7 @@ def test_a_touch_screen_has_a_download_button_and_no_toolbar(server, browser, tm
         chart = tab.locator('[data-testid="stPlotlyChart"]').first
         chart.scroll_into_view_if_needed()
         chart.tap()  # a tap showed plotly's toolbar over the top of the chart, and it stayed
-        tab.wait_for_timeout(500)
+        settle(tab)
         bar = chart.locator(".modebar-container")
         assert bar.count() == 0 or not bar.first.is_visible()
         button = tab.locator("button.ml-chart-download").first
@@ -133,7 +134,7 @@ def test_at_1280x720_the_toolbar_leaves_the_chart_titles_free(server, browser): 
             chart = titled.nth(i)
             chart.scroll_into_view_if_needed()
             chart.hover()
-            tab.wait_for_timeout(300)
+            settle(tab)
             bar = chart.locator(".modebar-container .modebar").bounding_box()
             title = chart.locator("text.gtitle").bounding_box()
             assert bar
