@@ -1,13 +1,14 @@
 # Two commands set everything up on a fresh machine with only python3:
 #   make run    the dashboard on a bundled dataset at http://localhost:8501
 #   make test   ruff and the whole test suite (installs Debian's chromium and Java when missing)
+#   make test-fast  the library and AppTest tiers only, for the edit-run loop
 
 PYTHON ?= python3
 VENV := .venv
 PY := $(VENV)/bin/python
 PORT ?= 8501
 
-.PHONY: run test lint format bench samples clean chromium java install wheel
+.PHONY: run test test-fast coverage lint format bench samples clean chromium java install wheel
 
 $(VENV)/.runtime: requirements.txt constraints.txt
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -34,9 +35,21 @@ java:
 	  SUDO=$$( [ "$$(id -u)" = 0 ] || echo sudo ); \
 	  $$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq default-jre-headless; }
 
+# Both cores: pytest-xdist hands each test to a free worker, keeping a file's tests together when
+# they share a server, a browser or a large table (tests/conftest.py). The run ends with the 25
+# slowest tests and the time by kind and by file (tests/suite_timing.py).
+JOBS ?= 2
+PYTEST := $(PY) -m pytest -q -n $(JOBS) --dist loadgroup
+
 test: $(VENV)/.dev chromium java
 	$(VENV)/bin/ruff check .
-	$(PY) -m pytest -q
+	$(PYTEST) --durations=25
+
+# The edit-run loop: the library and AppTest tiers, without the browser, the processes and the
+# simulations (a few minutes).
+test-fast: $(VENV)/.dev
+	$(VENV)/bin/ruff check .
+	$(PYTEST) -m "not browser and not slow and not statistical"
 
 lint: $(VENV)/.dev
 	$(VENV)/bin/ruff check .
@@ -63,3 +76,7 @@ samples: $(VENV)/.dev
 
 clean:
 	rm -rf $(VENV) .pytest_cache .ruff_cache
+
+# Line and branch coverage of the library, the dashboard and the command (a full run, slower).
+coverage: $(VENV)/.dev chromium java
+	$(PYTEST) --cov=metrics --cov=ui --cov=metrics_lens --cov-branch --cov-report=term:skip-covered

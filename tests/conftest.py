@@ -74,12 +74,30 @@ STATISTICAL_FILES = {
     "test_guarantees.py",
 }
 
+# Files whose tests mostly start other processes: the command, a Streamlit server, a JVM
+# (Spark), a fresh virtual environment. The suite's time table calls their kind "process".
+SLOW_FILES = {
+    "test_cli.py",
+    "test_install.py",
+    "test_load.py",
+    "test_sql_spark.py",
+    "test_sql_cluster.py",
+    "test_mlflow.py",
+    "test_mlflow_server.py",
+    "test_server_hostile.py",
+    "test_hostile_app_file.py",
+    "test_hostile_doors.py",
+    "test_report.py",
+    "test_budget_race.py",
+}
+
 
 def pytest_collection_modifyitems(config, items):
     """Markers the Makefile selects on, and how pytest-xdist shares the work.
 
     - ``browser``: drives Chromium (a ``test_browser*`` file, or a test asking for a tab);
     - ``statistical``: a seeded simulation (``STATISTICAL_FILES``);
+    - ``slow``: starts other processes (``SLOW_FILES``);
     - a test whose file holds a module- or session-scoped fixture (a server, a browser, a large
       table) is grouped with its file (``xdist_group``), so with ``--dist loadgroup`` one worker
       builds that fixture once; every other test is handed to whichever worker is free.
@@ -90,6 +108,8 @@ def pytest_collection_modifyitems(config, items):
             item.add_marker(pytest.mark.browser)
         if item.path.name in STATISTICAL_FILES:
             item.add_marker(pytest.mark.statistical)
+        if item.path.name in SLOW_FILES:
+            item.add_marker(pytest.mark.slow)
         info = getattr(item, "_fixtureinfo", None)
         defs = [d[-1] for d in info.name2fixturedefs.values() if d] if info is not None else []
         ours = [
