@@ -1,9 +1,11 @@
-"""Presentation mode in a real browser: the page bar stays while the sidebar is hidden, and
-PageDown / PageUp change page without leaving the mode."""
+"""Presentation mode in a real browser: the page bar stays while the sidebar is hidden,
+PageDown / PageUp change page and the bar's menu changes the dataset without leaving the mode,
+and a reload keeps the mode."""
 
 from __future__ import annotations
 
 from tests.lens_browser import open_options
+from tests.lens_browser import settle as wait_for_app_at_rest
 from tests.test_browser import (  # noqa: F401  (fixtures, and the skip without Chromium)
     ARTIFACTS,
     _wait_for_app,
@@ -31,9 +33,9 @@ _HEADING_STARTS = (
     '(start) => { const h = document.querySelector(\'[data-testid="stMain"] [data-testid="stHeading"]\');'
     " return h && h.innerText.startsWith(start); }"
 )
-_A_CAPTION_HOLDS = (
-    "(line) => [...document.querySelectorAll('[data-testid=\"stCaptionContainer\"]')]"
-    ".some((c) => c.innerText.includes(line))"
+_BAR_HOLDS = (  # the bar's dataset menu shows this entry
+    "(line) => { const m = document.querySelector('.st-key-presentation_dataset');"
+    " return !!m && m.innerText.includes(line); }"
 )
 
 
@@ -75,8 +77,8 @@ def test_page_keys_and_menu_while_presenting(server, page):  # noqa: F811
 
 
 def _bar_names(tab, line: str, timeout: float = 30_000) -> None:
-    """The page bar's caption names ``line`` (the dataset shown)."""
-    tab.wait_for_function(_A_CAPTION_HOLDS, arg=line, timeout=timeout)
+    """The page bar's dataset menu names ``line`` (the dataset shown)."""
+    tab.wait_for_function(_BAR_HOLDS, arg=line, timeout=timeout)
 
 
 def test_changing_page_while_presenting_keeps_the_users_data(server, page, tmp_path):  # noqa: F811
@@ -183,22 +185,21 @@ def test_long_class_names_under_the_matrix_do_not_run_into_each_other(server, pa
 
 
 def test_a_long_dataset_name_stays_on_the_page_bar(server, page):  # noqa: F811
-    """The bar's dataset line is one line in the bar's own row, beside its buttons and never
-    over them, cut with "…" when long and whole in its tooltip (it wrapped to a row of its
-    own under the bar)."""
+    """The bar's dataset menu is one line in the bar's own row, beside its buttons and never
+    over them, a long name cut with "…" (it wrapped to a row of its own under the bar)."""
     _presenting(page, f"{server}/?dataset=user_impressions")
     ARTIFACTS.mkdir(exist_ok=True)
     page.screenshot(path=ARTIFACTS / "presentation-long-dataset-name.png")
-    line = page.evaluate(_BOXES, ".st-key-presentation_dataset [data-testid='stCaptionContainer']")
+    line = page.evaluate(_BOXES, ".st-key-presentation_dataset [data-baseweb='select']")
     assert len(line) == 1
     line = line[0]
-    assert "Recommender clicks: global AUC vs GAUC" in line["title"]
-    assert line["height"] < 40, line  # one line
+    assert "Recommender clicks" in line["text"]
+    assert line["height"] < 60, line  # one line
     assert line["right"] <= 1280, line
     controls = page.evaluate(
         _BOXES,
         '[data-testid="stMain"] [data-testid="stButton"] button,'
-        ' [data-testid="stMain"] [data-testid="stSelectbox"]',
+        ' [data-testid="stMain"] [data-testid="stSelectbox"]:not(.st-key-presentation_dataset *)',
     )
     leave = next(c for c in controls if "Leave presentation mode" in c["text"])
     assert line["y"] < leave["bottom"], (line, leave)  # the bar's row
@@ -208,3 +209,84 @@ def test_a_long_dataset_name_stays_on_the_page_bar(server, page):  # noqa: F811
             assert not _overlap(line, control), control["text"]
     heading = page.evaluate(_BOXES, '[data-testid="stMain"] [data-testid="stHeading"]')[0]
     assert heading["y"] >= line["bottom"]
+
+
+def test_the_bar_changes_the_dataset_and_a_reload_keeps_the_mode(server, page):  # noqa: F811
+    """A lecturer picks the click log in the bar's menu (the sidebar is hidden), and reloads
+    the page: the mode, the page and the dataset stay (a reload dropped the mode)."""
+    _presenting(page, f"{server}/?dataset=breast_cancer")
+    _bar_names(page, "Breast cancer: 3 models")
+    menu = page.locator(".st-key-presentation_dataset [data-baseweb='select']")
+    open_options(page, menu, wait=_idle)
+    page.get_by_role("option", name="Recommender clicks: global AUC vs GAUC").click()
+    _bar_names(page, "Recommender clicks: global AUC vs GAUC", timeout=60_000)
+    _wait_for_heading(page, "Threshold · model_a", timeout=60_000)
+    assert "present=1" in page.url
+    assert "dataset=user_impressions" in page.url
+    page.reload()
+    page.get_by_role("button", name="Leave presentation mode").wait_for(timeout=60_000)
+    _wait_for_heading(page, "Threshold · model_a", timeout=60_000)
+    _bar_names(page, "Recommender clicks: global AUC vs GAUC")
+    assert not page.locator('[data-testid="stSidebar"]').is_visible()
+    ARTIFACTS.mkdir(exist_ok=True)
+    page.screenshot(path=ARTIFACTS / "presentation-after-reload.png")
+    page.get_by_role("button", name="Leave presentation mode").click()
+    page.locator('[data-testid="stSidebar"]').wait_for(state="visible", timeout=30_000)
+    page.wait_for_function("() => !location.search.includes('present=')", timeout=30_000)
+
+
+# Every page on the sample it is made for: (URL path, sample, what the first screen must hold
+# whole: the page's main chart, by its key, or None for a page without one).
+PROJECTOR_PAGES = [
+    ("", "breast_cancer", "threshold_matrix"),
+    ("curves", "breast_cancer", None),
+    ("decisions", "breast_cancer", "decisions_cost"),
+    ("calibration", "breast_cancer", None),
+    ("gauc", "user_impressions", "gauc_histogram"),
+    ("ranking", "query_ranking", None),
+    ("multilabel", "digits_multilabel", "multilabel_bars"),
+    ("compare", "breast_cancer", None),
+    ("ap_lab", "breast_cancer", None),
+    ("auc_lab", "breast_cancer", None),
+    ("step_through", "breast_cancer", "step_through_roc"),
+    ("lessons", "breast_cancer", None),
+    ("data", "breast_cancer", None),
+]
+# Pages whose main chart is still below the first screen (issue 35, part 1, not yet done):
+# Calibration's three reliability plots start at 500 px and end at 1,060 px.
+KNOWN_CUT = {"calibration"}
+_FIRST_CHART = """(key) => {
+  const box = (e) => { const r = e.getBoundingClientRect();
+                       return {top: r.top, bottom: r.bottom, height: r.height}; };
+  const keyed = key && document.querySelector(`.st-key-${key} .js-plotly-plot`);
+  const any = document.querySelector('[data-testid="stMain"] .js-plotly-plot');
+  const e = keyed || any;
+  return e ? box(e) : null;
+}"""
+
+
+def test_every_page_opens_with_its_main_chart_whole_on_a_projector(server, browser):  # noqa: F811
+    """At 1280x720 in presentation mode each page's main chart (its key when named, else the
+    page's first chart) lies within the first 720 px, axes and legend included: one server,
+    one Chromium, the 13 pages in turn (opened by link, ?present=1, as a reload would)."""
+    context = browser.new_context(viewport={"width": 1280, "height": 720})
+    tab = context.new_page()
+    boxes, cut = {}, {}
+    try:
+        for path, sample, key in PROJECTOR_PAGES:
+            tab.goto(f"{server}/{path}?dataset={sample}&present=1")
+            tab.get_by_role("button", name="Leave presentation mode").wait_for(timeout=60_000)
+            _idle(tab)
+            wait_for_app_at_rest(tab)
+            box = tab.evaluate(_FIRST_CHART, key)
+            boxes[path or "threshold"] = box
+            if box is not None and not (box["top"] >= 0 and box["bottom"] <= 720):
+                cut[path or "threshold"] = box
+            ARTIFACTS.mkdir(exist_ok=True)
+            tab.screenshot(path=ARTIFACTS / f"projector-{path or 'threshold'}.png")
+    finally:
+        context.close()
+    for path, _, key in PROJECTOR_PAGES:  # a page named with its chart has that chart
+        assert key is None or boxes[path or "threshold"] is not None, path
+    assert set(KNOWN_CUT) <= set(cut), f"fixed: drop {set(KNOWN_CUT) - set(cut)} from KNOWN_CUT"
+    assert {page: box for page, box in cut.items() if page not in KNOWN_CUT} == {}
