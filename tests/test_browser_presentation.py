@@ -289,4 +289,4 @@ def test_every_page_opens_with_its_main_chart_whole_on_a_projector(server, brows
     for path, _, key in PROJECTOR_PAGES:  # a page named with its chart has that chart
         assert key is None or boxes[path or "threshold"] is not None, path
     assert set(KNOWN_CUT) <= set(cut), f"fixed: drop {set(KNOWN_CUT) - set(cut)} from KNOWN_CUT"
-    assert {page: box for page, box in cut.items() if page not in KNOWN_CUT} == {}
+    assert {name: box for name, box in cut.items() if name not in KNOWN_CUT} == {}
