@@ -870,7 +870,9 @@ def _summary(lay: Layout, directory: Path) -> Path:
     source = directory.parent / f"{lay.name}.parquet"
     lay.table.to_parquet(source, index=False)
     out = directory / f"{lay.name}.npz"
-    args = [str(source), "--label", lay.label, "--score", *lay.scores, "--out", str(out)]
+    args = [str(source), "--label", lay.label, "--out", str(out)]
+    for score in lay.scores:
+        args += ["--score", score]
     with contextlib.redirect_stdout(io.StringIO()):
         assert sql_main(args) == 0
     return out
