@@ -18,6 +18,7 @@ import datetime as _dt
 import hashlib
 import html
 import math
+import re
 import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -107,20 +108,43 @@ def _e(text) -> str:
 
 
 def fmt(x, digits: int = 4) -> str:
-    """A number as the report prints it (4 decimals; "n/a" when undefined)."""
+    """A number as the report prints it (4 decimals; "undefined" for a missing value or NaN,
+    never "nan"; an infinity as ∞)."""
     if x is None:
-        return "n/a"
+        return "undefined"
     x = float(x)
-    if not math.isfinite(x):
-        return "n/a"
+    if math.isnan(x):
+        return "undefined"
+    if math.isinf(x):
+        return "∞" if x > 0 else "-∞"
     return f"{x:.{digits}f}"
 
 
-def _cell(value, *, metric: str = "", model: str = "", low=None, high=None, extra="") -> str:
+# Why a value at a threshold is undefined: the confusion-matrix cells it divides by are empty.
+RATE_UNDEFINED = {
+    "precision": "no row is predicted positive at this threshold",
+    "recall": "no positive rows",
+    "f1": "no positive rows and none predicted positive",
+    "fpr": "no negative rows",
+    "specificity": "no negative rows",
+    "accuracy": "no rows",
+    "balanced_accuracy": "one class has no rows",
+    "mcc": "a row or a column of the confusion matrix is empty (one class, or one prediction "
+    "for every row)",
+}
+
+
+def _cell(
+    value, *, metric: str = "", model: str = "", low=None, high=None, extra="", why: str = ""
+) -> str:
+    """A number's cell; an undefined one says "undefined" and why (``why``, else generic)."""
     attrs = f' data-metric="{_e(metric)}"' if metric else ""
     attrs += f' data-model="{_e(model)}"' if model else ""
     text = f'<span class="v">{fmt(value)}</span>'
-    if low is not None and high is not None and np.isfinite(low) and np.isfinite(high):
+    if value is None or (isinstance(value, (int, float, np.number)) and math.isnan(value)):
+        reason = why or "not computable on these rows"
+        text += f' <span class="why">({_e(reason)})</span>'
+    elif low is not None and high is not None and np.isfinite(low) and np.isfinite(high):
         text += f' <span class="ci">[{fmt(low)}, {fmt(high)}]</span>'
     return f'<td class="num"{attrs}{extra}>{text}</td>'
 
@@ -265,7 +289,19 @@ def _dataset_section(table: Table) -> str:
     )
 
 
-def _metrics_section(models: pd.DataFrame, specs, resampling: str, n_resamples: int) -> str:
+def _data_why(table: Table) -> str:
+    """Why no metric is defined on the table ("" when they are)."""
+    for cls, rows in (("positive", table.y), ("negative", ~table.y)):
+        if not rows.any():
+            return f"no {cls} rows"
+        if table.weight is not None and not np.sum(table.weight[rows]) > 0:
+            return f"the {cls} rows have zero total weight"
+    return ""
+
+
+def _metrics_section(
+    models: pd.DataFrame, specs, resampling: str, n_resamples: int, why: str = ""
+) -> str:
     names = [s.name for s in specs]
     rows = []
     for _, r in models.iterrows():
@@ -277,6 +313,7 @@ def _metrics_section(models: pd.DataFrame, specs, resampling: str, n_resamples: 
                 model=r["model"],
                 low=r.get(f"{name} low"),
                 high=r.get(f"{name} high"),
+                why=why,
             )
         rows.append(cells)
     helps = "".join(f"<li><b>{_e(s.name)}</b>: {_e(s.help)}</li>" for s in specs)
@@ -322,7 +359,12 @@ def _threshold_section(table: Table, thresholds: dict[str, tuple[float, str]]) -
         )
         rates = _table(
             [label for _, label in RATES],
-            ["".join(_cell(d[key], metric=key, model=name) for key, _ in RATES)],
+            [
+                "".join(
+                    _cell(d[key], metric=key, model=name, why=RATE_UNDEFINED.get(key, ""))
+                    for key, _ in RATES
+                )
+            ],
             "rates",
         )
         blocks.append(
@@ -364,7 +406,14 @@ def _gauc_section(table: Table, models: pd.DataFrame, n_resamples: int) -> str:
         r = models.set_index("model").loc[name]
         rows.append(
             f'<th class="model">{_e(name)}</th>'
-            + _cell(r["GAUC"], metric="GAUC", model=name, low=r["GAUC low"], high=r["GAUC high"])
+            + _cell(
+                r["GAUC"],
+                metric="GAUC",
+                model=name,
+                low=r["GAUC low"],
+                high=r["GAUC high"],
+                why="no group has both classes",
+            )
             + f'<td class="num">{int(t.defined.sum()):,}</td><td class="num">{t.n_skipped:,}</td>'
         )
     return (
@@ -389,7 +438,7 @@ def _verdict_section(best: dict, pairs: pd.DataFrame) -> str:
             "</p></section>"
         )
     items = "".join(
-        f'<li data-metric="{_e(metric)}"><b>{_e(metric)}</b>: {_e(b.verdict)}</li>'
+        f'<li data-metric="{_e(metric)}"><b>{_e(metric)}</b>: {_e(_words(b.verdict))}</li>'
         for metric, b in best.items()
     )
     beside = "row-level p" in pairs.columns
@@ -397,9 +446,9 @@ def _verdict_section(best: dict, pairs: pd.DataFrame) -> str:
     for _, r in pairs.iterrows():
         row = (
             f"<td>{_e(r['metric'])}</td><td>{_e(r['model A'])}</td><td>{_e(r['model B'])}</td>"
-            + _cell(r["A − B"], low=r["low"], high=r["high"])
+            + _cell(r["A − B"], low=r["low"], high=r["high"], why="undefined for a model")
             + f'<td class="num">{_e(_p(r["p-value"]))}</td><td class="num">'
-            f"{_e(_p(r['Holm p']))}</td><td>{_e(r['test'])}</td><td>{_e(r['verdict'])}</td>"
+            f"{_e(_p(r['Holm p']))}</td><td>{_e(r['test'])}</td><td>{_e(_words(r['verdict']))}</td>"
         )
         if beside:
             row += f'<td class="num">{_e(_p(r["row-level p"]))}</td>'
@@ -420,10 +469,15 @@ def _verdict_section(best: dict, pairs: pd.DataFrame) -> str:
     )
 
 
+def _words(text: object) -> str:
+    """A verdict as the report prints it: an undefined difference is "undefined", not "nan"."""
+    return re.sub(r"[+-]?\bnan\b", "undefined", str(text), flags=re.IGNORECASE)
+
+
 def _p(p) -> str:
     p = float(p)
     if not math.isfinite(p):
-        return "n/a"
+        return "undefined"
     return "< 0.001" if p < 0.001 else f"{p:.3f}"
 
 
@@ -468,6 +522,18 @@ text-align:left;vertical-align:top}td.num{text-align:right;font-variant-numeric:
 """
 
 
+def _model_table(table: Table, specs, settings: ReportSettings):
+    return summaries.model_table(
+        table.y,
+        table.scores,
+        specs,
+        weight=table.weight,
+        n_resamples=settings.n_resamples,
+        seed=settings.seed,
+        cluster=table.groups,
+    )
+
+
 def build_report(
     table: Table,
     settings: ReportSettings,
@@ -489,22 +555,26 @@ def build_report(
     resampling = "rows" if table.groups is None else "whole groups (cluster bootstrap)"
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        models, pairs, _ = summaries.model_table(
-            table.y,
-            table.scores,
-            specs,
-            weight=table.weight,
-            n_resamples=settings.n_resamples,
-            seed=settings.seed,
-            cluster=table.groups,
-        )
+        try:
+            models, pairs, _ = _model_table(table, specs, settings)
+        except ValueError as exc:  # GAUC with no group holding both classes
+            if table.groups is None:
+                raise
+            raise BadInput(
+                f"GAUC cannot be computed: {str(exc).rstrip('.')} (no group of "
+                f"{table.mapping.group} holds both classes with weight); pass --group none."
+            ) from None
         best, pairs = summaries.verdicts(models, pairs, specs)
     roc_html, pr_html = _curves(table, chosen)
     title = f"Metrics Lens report: {table.name}"
     sections = [
         _dataset_section(table),
         _metrics_section(
-            models, [s for s in specs if s.name != "GAUC"], resampling, settings.n_resamples
+            models,
+            [s for s in specs if s.name != "GAUC"],
+            resampling,
+            settings.n_resamples,
+            _data_why(table),
         ),
         '<section id="curves"><h2>ROC and precision-recall</h2><p>Circles: each model\'s '
         "operating point at its threshold.</p>"
