@@ -141,7 +141,7 @@ def _hidden(path: Path, root: Path) -> bool:
         parts = path.relative_to(root).parts
     except ValueError:
         parts = path.parts[-1:]
-    return any(p.startswith(".") for p in parts)
+    return any(p.startswith(".") and p not in (".", "..") for p in parts)
 
 
 def listed(root: Path | None = None) -> list[str]:
