@@ -89,9 +89,12 @@ class StandaloneCluster:
         return p
 
     def log_tail(self, name: str, lines: int = 15) -> str:
+        """The last ``lines`` lines of a JVM's log, stack frames left out, so that the
+        exception's own message shows."""
         path = self.base / f"{name}.log"
         text = path.read_text(errors="replace").splitlines() if path.exists() else []
-        return "\n".join(text[-lines:])
+        said = [t for t in text if not t.lstrip().startswith(("at ", "..."))]
+        return "\n".join(said[-lines:])
 
     def start(self, timeout: float = 240.0) -> StandaloneCluster:
         spark_class = str(SPARK_HOME / "bin" / "spark-class")
