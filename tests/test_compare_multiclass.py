@@ -11,7 +11,7 @@ import pandas as pd
 import pytest
 from sklearn import metrics as skm
 
-from apptest_utils import markdown_text, open_page, upload_frame
+from tests.apptest_utils import markdown_text, open_page, upload_frame
 from ui.loading import guess_mapping
 
 
