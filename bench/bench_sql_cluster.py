@@ -78,10 +78,11 @@ class StandaloneCluster:
         self.url = f"spark://127.0.0.1:{self.port}"
         self.env = _env(self.base)
 
-    def _spawn(self, name: str, args: list[str]) -> subprocess.Popen:
+    def _spawn(self, name: str, args: list[str], env: dict | None = None) -> subprocess.Popen:
         log = (self.base / f"{name}.log").open("wb")
         p = subprocess.Popen(
-            args, env=self.env, stdout=log, stderr=subprocess.STDOUT, cwd=self.base,
+            args, env={**self.env, **(env or {})}, stdout=log, stderr=subprocess.STDOUT,
+            cwd=self.base,
             start_new_session=True,  # its own process group: stopped as a whole
         )  # fmt: skip
         log.close()
@@ -215,9 +216,11 @@ def connect_server(cluster: StandaloneCluster, timeout: float = 240.0) -> Iterat
         "--conf", "spark.driver.host=127.0.0.1", "--conf", "spark.driver.bindAddress=127.0.0.1",
         "--conf", f"spark.ui.port={ui}", "--conf", "spark.executor.cores=1",
         "--conf", f"spark.executor.memory={EXECUTOR_MEMORY}",
-        "--conf", f"spark.cores.max={cluster.workers}", "--conf", "spark.driver.memory=512m",
+        "--conf", f"spark.cores.max={cluster.workers}", "--conf", "spark.driver.memory=1g",
         "--conf", "spark.sql.shuffle.partitions=4", "--conf", "spark.sql.session.timeZone=UTC",
-    ])  # fmt: skip
+    ], env={"SPARK_DAEMON_MEMORY": "1g"})  # fmt: skip
+    # The launcher sizes the Connect server's heap as a daemon's (SPARK_DAEMON_MEMORY, not
+    # --driver-memory), and a driver refuses to start below 450 MB.
     try:
         cluster.executors_on_workers("metrics-lens-connect", cluster.workers, timeout)
         deadline = time.monotonic() + timeout
