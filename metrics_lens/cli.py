@@ -77,6 +77,19 @@ class _Parser(argparse.ArgumentParser):
         self.exit(2, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
 
 
+def _resampling_options(p: argparse.ArgumentParser) -> None:
+    """The bootstrap's --resamples and --seed, as report and check take them."""
+    p.add_argument(
+        "--resamples",
+        type=_bounded("--resamples", MIN_RESAMPLES, MAX_RESAMPLES),
+        default=1000,
+        help="bootstrap resamples, 100 to 100,000 (1000)",
+    )
+    p.add_argument(
+        "--seed", type=_bounded("--seed", 0, MAX_SEED), default=0, help="0 to 4,294,967,295 (0)"
+    )
+
+
 def _table_options(p: argparse.ArgumentParser, *, file_nargs: str = "?") -> None:
     p.add_argument("--label", help="the label column (guessed when omitted)")
     p.add_argument(
@@ -182,15 +195,7 @@ def _parser() -> argparse.ArgumentParser:
         metavar="MODEL=T",
         help="a model's threshold (repeat); default per the score's scale",
     )
-    r.add_argument(
-        "--resamples",
-        type=_bounded("--resamples", MIN_RESAMPLES, MAX_RESAMPLES),
-        default=1000,
-        help="bootstrap resamples, 100 to 100,000 (1000)",
-    )
-    r.add_argument(
-        "--seed", type=_bounded("--seed", 0, MAX_SEED), default=0, help="0 to 4,294,967,295 (0)"
-    )
+    _resampling_options(r)
     r.add_argument("--max-fpr", type=float, default=0.1, help="partial AUC's FPR limit (0.1)")
     _table_options(r)
 
@@ -241,15 +246,7 @@ def _parser() -> argparse.ArgumentParser:
         action="store_true",
         help="with --group: resample rows, not groups, for all but gauc",
     )
-    c.add_argument(
-        "--resamples",
-        type=_bounded("--resamples", MIN_RESAMPLES, MAX_RESAMPLES),
-        default=1000,
-        help="bootstrap resamples, 100 to 100,000 (1000)",
-    )
-    c.add_argument(
-        "--seed", type=_bounded("--seed", 0, MAX_SEED), default=0, help="0 to 4,294,967,295 (0)"
-    )
+    _resampling_options(c)
     c.add_argument("--json", action="store_true", help="print one JSON object on stdout")
     _table_options(c)
 
