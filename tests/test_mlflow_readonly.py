@@ -9,26 +9,14 @@ import os
 import shutil
 from pathlib import Path
 
-import numpy as np
 import pandas as pd
 import pytest
 
 import metrics
 from metrics_lens.cli import main
+from tests.test_mlflow_server import _predictions
 
 pytest.importorskip("mlflow", reason='the [mlflow] extra: pip install "metrics-lens[mlflow]"')
-
-
-def _predictions(seed: int, n: int = 300) -> pd.DataFrame:
-    rng = np.random.default_rng(seed)
-    y = rng.random(n) < 0.4
-    return pd.DataFrame(
-        {
-            "label": y.astype(int),
-            "prod_model": 1 / (1 + np.exp(-(y * 1.0 + rng.normal(size=n)))),
-            "new_model": 1 / (1 + np.exp(-(y * 2.0 + rng.normal(size=n)))),
-        }
-    )
 
 
 def _make_store(tmp: Path, uri: str) -> tuple[str, str, pd.DataFrame]:
@@ -39,7 +27,7 @@ def _make_store(tmp: Path, uri: str) -> tuple[str, str, pd.DataFrame]:
         client = MlflowClient(tracking_uri=uri)
         exp = client.create_experiment("lens", artifact_location=(tmp / "artifacts").as_uri())
         run = client.create_run(exp).info.run_id
-        frame = _predictions(1)
+        frame = _predictions(n=300, seed=1)
         frame.to_csv(tmp / "predictions.csv", index=False)
         client.log_artifact(run, str(tmp / "predictions.csv"))
     return uri, run, frame
@@ -197,7 +185,7 @@ def test_an_artifact_linking_outside_the_run_is_refused(stores, capsys, tmp_path
     copy = tmp_path / "copy"
     shutil.copytree(root, copy, symlinks=True)
     secret = tmp_path / "secret.csv"
-    _predictions(7).to_csv(secret, index=False)
+    _predictions(n=300, seed=7).to_csv(secret, index=False)
     artifacts = next((copy / "artifacts").rglob("predictions.csv")).parent
     (artifacts / "leak.csv").symlink_to(secret)
     # the run's meta.yaml names the original artifact folder: point it at the copy
