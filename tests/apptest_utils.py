@@ -5,6 +5,8 @@ from __future__ import annotations
 import base64
 import io
 import json
+import os
+import re
 from pathlib import Path
 
 import numpy as np
@@ -67,3 +69,38 @@ def upload_frame(at: AppTest, frame: pd.DataFrame, name: str = "scores.csv") -> 
     buf = io.StringIO()
     frame.to_csv(buf, index=False)
     return upload(at, name, buf.getvalue().encode())
+
+
+def app_command(monkeypatch, args: list[str], then):
+    """``metrics-lens app *args`` in-process, up to the browser. The server process is a
+    stand-in that, once the command printed its address, calls ``then(env, url)`` with the
+    environment the command gave the server (while its run directory still exists) and exits 0.
+    Returns (exit status, what ``then`` returned or None when it did not run)."""
+    from metrics_lens import cli, dashboard
+
+    printed = io.StringIO()
+    seen: dict = {}
+
+    class Server:
+        def __init__(self, command, cwd=None, env=None, **kwargs):
+            seen["env"] = dict(env or os.environ)
+
+        def poll(self):
+            return None
+
+        def wait(self, timeout=None):
+            url = re.search(r"Metrics Lens: (\S+)", printed.getvalue()).group(1)
+            seen["result"] = then(seen["env"], url)
+            return 0
+
+        def terminate(self):
+            pass
+
+        kill = terminate
+
+    monkeypatch.setattr(dashboard.subprocess, "Popen", Server)
+    monkeypatch.setattr(dashboard, "_wait_healthy", lambda base, proc, timeout=90: True)
+    real_serve = dashboard.serve
+    monkeypatch.setattr(dashboard, "serve", lambda *a, **k: real_serve(*a, **{**k, "out": printed}))
+    code = cli.main(["app", *args])
+    return code, seen.get("result")

@@ -42,7 +42,7 @@ import sklearn.metrics as skm
 from streamlit.testing.v1 import AppTest
 
 import metrics
-from tests.apptest_utils import figures, upload_frame
+from tests.apptest_utils import app_command, figures, upload_frame
 
 APP = str(Path(__file__).resolve().parent.parent / "app.py")
 N = 240  # rows per table: enough for every metric, small enough for 13 pages a cell
@@ -258,38 +258,12 @@ def run_app_command(path: Path, monkeypatch, capsys, then):
     the command printed its address, calls ``then(env, url)`` (while the command's run directory
     still exists) and exits 0. Returns what ``then`` returned; raises :class:`_Refused` when the
     command exits 2."""
-    from metrics_lens import cli, dashboard
-
-    seen: dict = {}
-    printed = io.StringIO()
-
-    class Server:
-        def __init__(self, command, cwd=None, env=None, **kwargs):
-            seen["env"], seen["cwd"] = dict(env or os.environ), cwd
-
-        def poll(self):
-            return None
-
-        def wait(self, timeout=None):
-            url = re.search(r"Metrics Lens: (\S+)", printed.getvalue()).group(1)
-            seen["result"] = then(seen["env"], url)
-            return 0
-
-        def terminate(self):
-            pass
-
-        kill = terminate
-
-    monkeypatch.setattr(dashboard.subprocess, "Popen", Server)
-    monkeypatch.setattr(dashboard, "_wait_healthy", lambda base, proc, timeout=90: True)
-    real_serve = dashboard.serve
-    monkeypatch.setattr(dashboard, "serve", lambda *a, **k: real_serve(*a, **{**k, "out": printed}))
-    code = cli.main(["app", str(path), "--no-browser"])
+    code, result = app_command(monkeypatch, [str(path), "--no-browser"], then)
     if code == 2:
         err = capsys.readouterr().err.strip()
         raise _Refused(err)
     assert code == 0, capsys.readouterr()
-    return seen["result"]
+    return result
 
 
 def _query_of(url: str) -> dict:

@@ -13,9 +13,7 @@ command gave the server.
 
 from __future__ import annotations
 
-import io
 import os
-import re
 from pathlib import Path
 
 import numpy as np
@@ -23,7 +21,7 @@ import pandas as pd
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from tests.apptest_utils import APP
+from tests.apptest_utils import APP, app_command
 from ui import server_source
 from ui.server_source import OutsideRoot, listed, sandboxed
 
@@ -46,35 +44,15 @@ def _purchases(n: int = 2_329, seed: int = 4) -> pd.DataFrame:
 def _app(path: Path, monkeypatch, then, *options: str):
     """Run ``metrics-lens app PATH``; ``then(url)`` runs while the server would be up, with the
     server's environment in place. Returns (exit status, what ``then`` returned)."""
-    from metrics_lens import cli, dashboard
 
-    printed = io.StringIO()
-    seen = {}
+    def opened(env: dict, url: str):
+        for key, value in env.items():
+            if key.startswith("METRICS_LENS") and os.environ.get(key) != value:
+                monkeypatch.setenv(key, value)
+        return then(url)
 
-    class Server:
-        def __init__(self, command, cwd=None, env=None, **kwargs):
-            for key, value in (env or {}).items():
-                if key.startswith("METRICS_LENS") and os.environ.get(key) != value:
-                    monkeypatch.setenv(key, value)
-
-        def poll(self):
-            return None
-
-        def wait(self, timeout=None):
-            seen["result"] = then(re.search(r"Metrics Lens: (\S+)", printed.getvalue()).group(1))
-            return 0
-
-        def terminate(self):
-            pass
-
-        kill = terminate
-
-    monkeypatch.setattr(dashboard.subprocess, "Popen", Server)
-    monkeypatch.setattr(dashboard, "_wait_healthy", lambda base, proc, timeout=90: True)
-    real = dashboard.serve
-    monkeypatch.setattr(dashboard, "serve", lambda *a, **k: real(*a, **{**k, "out": printed}))
-    code = cli.main(["app", str(path), "--no-browser", "--port", "8599", *options])
-    return code, seen.get("result")
+    args = [str(path), "--no-browser", "--port", "8599", *options]
+    return app_command(monkeypatch, args, opened)
 
 
 def _session(query: dict | None = None) -> AppTest:
