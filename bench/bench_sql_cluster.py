@@ -47,6 +47,16 @@ def _get_json(url: str, timeout: float = 60.0):
         return json.loads(r.read().decode())
 
 
+def _reap(p: subprocess.Popen) -> None:
+    """Wait for ``p`` (already sent SIGTERM) to exit; after 20 s kill its process group."""
+    try:
+        p.wait(timeout=20)
+    except subprocess.TimeoutExpired:
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(p.pid, signal.SIGKILL)
+        p.wait(timeout=10)
+
+
 def _env(base: Path) -> dict:
     conf = base / "conf"
     conf.mkdir(exist_ok=True)
@@ -180,12 +190,7 @@ class StandaloneCluster:
             with contextlib.suppress(ProcessLookupError):
                 os.killpg(p.pid, signal.SIGTERM)
         for _, p in reversed(self.procs):
-            try:
-                p.wait(timeout=20)
-            except subprocess.TimeoutExpired:
-                with contextlib.suppress(ProcessLookupError):
-                    os.killpg(p.pid, signal.SIGKILL)
-                p.wait(timeout=10)
+            _reap(p)
         self.procs.clear()
         if self._own:
             shutil.rmtree(self.base, ignore_errors=True)
@@ -236,12 +241,7 @@ def connect_server(cluster: StandaloneCluster, timeout: float = 240.0) -> Iterat
     finally:
         with contextlib.suppress(ProcessLookupError):
             os.killpg(p.pid, signal.SIGTERM)
-        try:
-            p.wait(timeout=20)
-        except subprocess.TimeoutExpired:
-            with contextlib.suppress(ProcessLookupError):
-                os.killpg(p.pid, signal.SIGKILL)
-            p.wait(timeout=10)
+        _reap(p)
         cluster.procs = [(n, q) for n, q in cluster.procs if q is not p]
 
 
