@@ -358,7 +358,7 @@ def data_menu(shown: data.Dataset) -> tuple[dict[str, dict], str]:
         menu[f"{_source_label(UPLOAD)}: {upload.name}"] = {"source": _source_label(UPLOAD)}
     source = sources.of(shown)
     if source.prefix == SAMPLE:
-        name = data.BUNDLED[shown.source_id.split(":", 1)[1]].title
+        name = shown.name  # a bundled dataset is named by its title, the menu's key
     elif source.prefix == EXAMPLE:
         name = source.label
     else:
