@@ -36,14 +36,17 @@ java:
 	  $$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq default-jre-headless; }
 
 # Both cores: pytest-xdist hands each test to a free worker, keeping a file's tests together when
-# they share a server, a browser or a large table (tests/conftest.py). The run ends with the 25
-# slowest tests and the time by kind and by file (tests/suite_timing.py).
+# they share a server, a browser or a large table (tests/conftest.py). The browser tests then run
+# in one process with one server and one Chromium: beside a second worker, page loads slowed past
+# their waits on a loaded machine. Each part ends with its slowest tests and the time by kind and
+# by file (tests/suite_timing.py).
 JOBS ?= 2
 PYTEST := $(PY) -m pytest -q -n $(JOBS) --dist loadgroup
 
 test: $(VENV)/.dev chromium java
 	$(VENV)/bin/ruff check .
-	$(PYTEST) --durations=25
+	$(PYTEST) -m "not browser" --durations=25
+	$(PY) -m pytest -q -m browser --durations=10
 
 # The edit-run loop: the library and AppTest tiers, without the browser, the processes and the
 # simulations (a few minutes).

@@ -69,7 +69,7 @@ def run_module(*args: str, cwd: Path, timeout: float = 300) -> subprocess.Comple
     )  # fmt: skip
 
 
-def wait_for_app(page, timeout: float = 60_000) -> None:
+def wait_for_app(page, timeout: float = 120_000) -> None:
     """The dashboard has drawn its page and is idle."""
     page.wait_for_selector('[data-testid="stHeading"]', timeout=timeout)
     settle(page, timeout)
@@ -98,7 +98,7 @@ _SETTLED = """() => {
 }"""
 
 
-def settle(page, timeout: float = 60_000) -> None:
+def settle(page, timeout: float = 120_000) -> None:
     """Wait until the page is at rest (see ``_SETTLED``): after a click, a key, a scroll or a
     page change, before reading what the page shows or measuring where things are."""
     from playwright.sync_api import TimeoutError as PlaywrightTimeout
