@@ -46,25 +46,6 @@ def pytest_runtest_makereport(item, call):
     setattr(item, f"rep_{call.when}", outcome.get_result())
 
 
-# One dashboard server and one Chromium per test process (with pytest-xdist, per worker), shared
-# by every browser file that process runs: starting them for each file cost a server start and a
-# browser launch per file. Tests that need a server of their own (a first request, another
-# environment) start one with ``tests.test_browser._serve``.
-@pytest.fixture(scope="session")
-def lens_server():
-    from tests.test_browser import _serve
-
-    yield from _serve()
-
-
-@pytest.fixture(scope="session")
-def lens_chromium():
-    from tests.lens_browser import chromium
-
-    with chromium() as browser:
-        yield browser
-
-
 # Simulations of repeated experiments (coverage and error rates of intervals and tests): the
 # suite runs a small seeded version of each; the full ones are in bench/.
 STATISTICAL_FILES = {

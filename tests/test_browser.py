@@ -36,10 +36,10 @@ def _free_port() -> int:
 
 
 @pytest.fixture(scope="module")
-def server(lens_server):
-    """The dashboard's URL: one server per test process (``tests/conftest.py``), shared by
-    every browser file that process runs."""
-    return lens_server
+def server():
+    """The dashboard's URL: a server of the file's own (a server shared across files once
+    answered a projector test's page path with "Page not found")."""
+    yield from _serve()
 
 
 @pytest.fixture
@@ -94,10 +94,13 @@ def _serve(env: dict | None = None):
 
 
 @pytest.fixture(scope="module")
-def browser(lens_chromium):
-    """Debian's Chromium: one per test process (``tests/conftest.py``); each test opens its
-    own context, so no cookies or storage pass between tests."""
-    return lens_chromium
+def browser():
+    """Debian's Chromium, one per file; each test opens its own context, so no cookies or
+    storage pass between tests."""
+    from tests.lens_browser import chromium
+
+    with chromium() as b:
+        yield b
 
 
 @pytest.fixture
