@@ -419,6 +419,24 @@ async def _run_users(users: list[User], ramp: float) -> None:
     await asyncio.gather(*(start(u, ramp * i / max(len(users), 1)) for i, u in enumerate(users)))
 
 
+def _run_in_own_loop(coroutine) -> None:
+    """``asyncio.run`` on a thread of its own: the caller's thread may already run a loop (a
+    Playwright driver started earlier in the same test process does)."""
+    failure: list[BaseException] = []
+
+    def run() -> None:
+        try:
+            asyncio.run(coroutine)
+        except BaseException as e:  # handed back to the caller
+            failure.append(e)
+
+    worker = threading.Thread(target=run, name="bench-load-users")
+    worker.start()
+    worker.join()
+    if failure:
+        raise failure[0]
+
+
 def run_class(
     users: int,
     uploaders: int = 0,
@@ -454,7 +472,7 @@ def run_class(
                 for i in range(users)
             ]
             started = time.monotonic()
-            asyncio.run(_run_users(clients, ramp))
+            _run_in_own_loop(_run_users(clients, ramp))
             wall = time.monotonic() - started
             at_end = rss_mb(server.pid)
             time.sleep(settle)  # every client has left: the budget sweeps ended sessions
@@ -521,6 +539,7 @@ def run_class(
         "server_errors": _tracebacks(server_log),
         "budget_drops": server_log.count("budget: dropped"),
         "budget_releases": server_log.count("budget: released"),
+        "budget_log": [line for line in server_log.splitlines() if "budget: " in line],
     }
 
 
