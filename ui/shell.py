@@ -353,9 +353,13 @@ def data_menu(shown: data.Dataset) -> tuple[dict[str, dict], str]:
         for key, spec in data.BUNDLED.items()
     }
     menu[_source_label(EXAMPLE)] = {"source": _source_label(EXAMPLE)}
-    upload = budget.session_store().get(st.session_state.get("upload_current"))
-    if upload is not None:
-        menu[f"{_source_label(UPLOAD)}: {upload.name}"] = {"source": _source_label(UPLOAD)}
+    current = st.session_state.get("upload_current")  # never uploaded: no budget entry made
+    store = budget.session_store() if current else {}
+    upload = store.get(current)
+    if upload is not None:  # named by what picking it shows: an unusable file shows the last good
+        kept = store.get("last_good")
+        name = kept[0].name if kept else upload.name
+        menu[f"{_source_label(UPLOAD)}: {name}"] = {"source": _source_label(UPLOAD)}
     source = sources.of(shown)
     if source.prefix == SAMPLE:
         name = shown.name  # a bundled dataset is named by its title, the menu's key
