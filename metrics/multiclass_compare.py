@@ -331,7 +331,7 @@ def compare_multiclass_models(
     >>> poor = [[.4, .3, .3], [.3, .4, .3], [.5, .2, .3], [.3, .4, .3], [.3, .3, .4], [.3, .3, .4]]
     >>> r = compare_multiclass_models(y, {"good": good, "poor": poor}, n_resamples=0)
     >>> r.values["macro AUC"].round(4).tolist(), r.values["accuracy"].round(4).tolist()
-    ([1.0, 0.5833], [1.0, 0.3333])
+    ([1.0, 0.625], [1.0, 0.5])
     """
     if n_resamples != 0:
         alpha = _check_resampling(n_resamples, alpha, "poisson")
