@@ -192,7 +192,8 @@ def test_app_serves_the_files_numbers_from_the_installed_package(installed, else
     )  # fmt: skip
     try:
         url = announced_url(proc)
-        assert url.startswith(f"http://127.0.0.1:{port}/?source=server&dataset=scores.csv")
+        # The file fits the memory budget: the bare address opens it as rows, as an upload.
+        assert url == f"http://127.0.0.1:{port}", url
         # The settings of .streamlit/config.toml reach the server as flags.
         if Path("/proc").exists():
             (child,) = _children(proc.pid)
@@ -221,7 +222,7 @@ def test_app_serves_the_files_numbers_from_the_installed_package(installed, else
             value = card.locator('[data-testid="stMetricValue"]').inner_text().strip()
             assert value == f"{c.recall:.3f}"
             # The models are the --score columns, not the guess (all three score columns).
-            box = page.locator('[data-testid="stSelectbox"]', has_text="Model shown on the pages")
+            box = page.locator('[data-testid="stSelectbox"]', has_text="Model (score column)")
             open_options(page, box)
             options = page.get_by_role("option").all_inner_texts()
             assert sorted(options) == ["logistic_regression", "naive_bayes"]
