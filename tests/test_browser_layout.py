@@ -102,15 +102,7 @@ def test_desktop_shows_the_whole_confusion_matrix(server, browser):  # noqa: F81
 PHONE_PAGES = [
     ("", "breast_cancer"),
     ("curves", "breast_cancer"),
-    pytest.param(
-        "compare",
-        "breast_cancer",
-        marks=pytest.mark.xfail(
-            reason="known bug (stop note): on a 390 px phone the critical-difference diagram's "
-            "model labels start left of the screen (x = -33 px)",
-            strict=False,
-        ),
-    ),
+    ("compare", "breast_cancer"),
     ("data", "breast_cancer"),
     ("compare", "user_impressions"),
     ("ap_lab", "breast_cancer"),

@@ -255,7 +255,7 @@ def test_cd_figure_hangs_every_model_at_its_rank_and_draws_the_bars():
     assert len(bars) == len(cliques) >= 1
     texts = [an.text for an in fig.layout.annotations]
     assert f"CD = {a.friedman.critical_difference:.3f}" in texts
-    assert any(x.startswith("alpha (") for x in texts)
+    assert any(x.startswith("alpha<br>(") for x in texts)  # the name over its mean rank
     # The best model's name sits left of the axis, the worst's right of it.
     order = np.argsort(a.friedman.average_ranks)
     left = next(an for an in fig.layout.annotations if an.text.startswith(models[order[0]]))
