@@ -200,3 +200,24 @@ def test_classes_of_a_multi_class_label_keep_the_files_order():
         }
     )
     assert guess_mapping(named).classes == ("zero", "one", "two")
+
+
+def test_naming_a_binary_label_leaves_no_per_class_models_behind():
+    """``app FILE --label y`` on a two-model per-class export (lr__A ... hgb__B): the table is
+    binary now, and no score column stays one class of a model (the mapping kept the guess's
+    class models, so the pages grouped plain scores into models that no longer exist)."""
+    from ui.loading import mapping_with
+
+    rng = np.random.default_rng(0)
+    frame = pd.DataFrame({"vote": rng.choice(["A", "B"], 40), "y": rng.integers(0, 2, 40)})
+    for m in ("lr", "hgb"):
+        for c in "AB":
+            frame[f"{m}__{c}"] = rng.random(40)
+    assert guess_mapping(frame).class_models == ("lr", "hgb")
+    binary = mapping_with(frame, label="y", scores=["lr__A", "hgb__A"])
+    assert (binary.label, binary.scores, binary.class_models) == ("y", ("lr__A", "hgb__A"), ())
+    assert not binary.per_class
+    one_class = mapping_with(frame, label="vote", pos_label="A", scores=["lr__A", "hgb__A"])
+    assert (one_class.classes, one_class.class_models) == ((), ())
+    assert prepare(frame, binary).ok
+    assert prepare(frame, one_class).ok

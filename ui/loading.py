@@ -1212,14 +1212,14 @@ def mapping_with(
     if weight is not None:
         changes["weight"] = None if weight == "none" else weight
     if label is not None and label != guess.label:
-        changes.update(label=label, labels=(), classes=(), graded=False,
+        changes.update(label=label, labels=(), classes=(), class_models=(), graded=False,
                        pos_label=guess_pos_label(frame[label]))  # fmt: skip
     chosen_label = changes.get("label", guess.label)
     if pos_label is not None:
         if chosen_label is None:
             raise LoadError("--pos-label needs a label column: name it with --label.")
         if pos_label.replace(" ", "") == ">0":
-            changes.update(graded=True, pos_label=1, classes=(), labels=())
+            changes.update(graded=True, pos_label=1, classes=(), labels=(), class_models=())
         elif pos_label.startswith(">"):
             raise LoadError(
                 f"--pos-label {pos_label!r}: the dashboard counts every grade above 0 as "
@@ -1227,7 +1227,7 @@ def mapping_with(
             )
         else:
             changes.update(pos_label=_value_of(frame[chosen_label], pos_label), graded=False,
-                           classes=(), labels=())  # fmt: skip
+                           classes=(), labels=(), class_models=())  # fmt: skip
     taken = {chosen_label, changes.get("group", guess.group), changes.get("weight", guess.weight)}
     if scores:
         changes["scores"] = tuple(scores)
