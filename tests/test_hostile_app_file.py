@@ -200,3 +200,34 @@ def test_a_link_to_a_glob_opens_the_glob(data_dir):
     assert at.session_state["server_file"] == "a glob..."
     assert at.text_input(key="server_glob").value == "vis*.csv"
     assert not at.error
+
+
+def test_a_file_changed_under_the_running_server_opens_anew_in_the_next_session(
+    tmp_path, monkeypatch
+):
+    """The file is read again by each new session; the numbers come from this reading, never
+    from caches filled by a session that read the file as it was before."""
+    path = tmp_path / "purchases.csv"
+    before = _purchases()
+    before.to_csv(path, index=False)
+    after = before.assign(model_a=before["model_b"], model_b=before["model_a"])
+
+    def precision(at: AppTest) -> str:
+        at.switch_page("pages/threshold.py").run()
+        assert not at.exception, at.exception
+        return next(m.value for m in at.metric if m.label == "Precision")
+
+    def opened(url):
+        first = precision(_session())
+        with open(path, "w") as f:  # rewritten in place: the server's hard link sees it
+            after.to_csv(f, index=False)
+        stat = path.stat()
+        os.utime(path, ns=(stat.st_atime_ns, stat.st_mtime_ns + 10**9))  # a later mtime
+        return first, precision(_session())
+
+    code, (first, second) = _app(path, monkeypatch, opened, "--score", "model_a")
+    assert code == 0
+    y = before["purchase"] == "yes"
+    for shown, scores in ((first, before["model_a"]), (second, after["model_a"])):
+        predicted = scores >= 0.5
+        assert shown == f"{(predicted & y).sum() / predicted.sum():.3f}"

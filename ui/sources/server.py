@@ -66,13 +66,16 @@ def _open_app_file() -> bool:
 
         path = server_source.data_root() / name
         try:
-            budget.make_room(path.stat().st_size)
+            stat = path.stat()
+            budget.make_room(stat.st_size)
             frame, notes = read_path(path, max_bytes=budget.rows_limit(), lane=budget.parsing)
             mapping = mapping_with(frame, **roles)
         except (OSError, LoadError):
             pass  # the engine's path below says what is wrong with it
         else:
-            upload.preload(Path(name).name, frame, notes, mapping)
+            upload.preload(
+                Path(name).name, frame, notes, mapping, version=f"{stat.st_mtime_ns}-{stat.st_size}"
+            )
             return True
     link = _Link(source="server", dataset=name)
     for key, value in (("label", roles["label"]), ("group", roles["group"]),

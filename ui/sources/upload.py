@@ -81,13 +81,15 @@ def _upload_widget() -> None:
     _show_mapping(_mapping_for(upload), frame)
 
 
-def preload(name: str, frame, notes: list[str], mapping: ColumnMapping) -> None:
+def preload(name: str, frame, notes: list[str], mapping: ColumnMapping, version: str = "") -> None:
     """Open a table handed over by ``metrics-lens app FILE`` exactly as if it had been uploaded
     (the same reader, :func:`ui.loading.read_path`), with ``mapping`` (the roles the command
-    was given over the guess) as its starting mapping. Call on a session's first run."""
+    was given over the guess) as its starting mapping. Call on a session's first run.
+    ``version`` (the file's modification time and size) names this reading of the file: the
+    caches keyed by it never serve a session the numbers of the file as it was before."""
     uploads: dict[str, Upload] = budget.session_store()
     st.session_state["uploads"] = uploads
-    file_id = f"upload:{name}:app"
+    file_id = f"upload:{name}:app:{version}"
     with uploads.lock:
         for key in [k for k in uploads if k != "last_good"]:
             del uploads[key]
