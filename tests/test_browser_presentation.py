@@ -20,13 +20,10 @@ def _heading(tab) -> str:
     return tab.locator('[data-testid="stMain"] [data-testid="stHeading"]').first.inner_text()
 
 
-def _idle(tab, timeout: float = 30_000) -> None:
-    """The script has finished (the sidebar's heading, which _wait_for_app waits for, is
-    hidden while presenting)."""
-    tab.wait_for_function(
-        "() => !document.querySelector('[data-testid=\"stStatusWidget\"]')", timeout=timeout
-    )
-    tab.wait_for_timeout(500)
+def _idle(tab) -> None:
+    """The page is at rest: the script has finished and the charts are laid out (the sidebar's
+    heading, which _wait_for_app waits for, is hidden while presenting)."""
+    wait_for_app_at_rest(tab)
 
 
 _HEADING_STARTS = (
@@ -123,8 +120,7 @@ def _presenting(tab, url: str) -> None:
     _wait_for_app(tab)
     tab.get_by_text("Presentation mode").click()
     tab.get_by_role("button", name="Leave presentation mode").wait_for(timeout=30_000)
-    _idle(tab)
-    tab.wait_for_timeout(1500)  # plotly lays out its SVG after the script finishes
+    _idle(tab)  # plotly lays out its SVG after the script finishes: settle waits for it
 
 
 # Each element's box, and whether its text is cut (wider than its box, shown with "…").
