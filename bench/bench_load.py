@@ -295,8 +295,15 @@ class User:
             raise RuntimeError(f"upload PUT answered {resp.status}")
 
     async def _upload(self, ws) -> None:
+        await self._choose_upload(ws)
+        await self._send_table(ws)
+
+    async def _choose_upload(self, ws) -> None:
         self._set("source", string_array_value=["Upload"])
         await self._rerun(ws, "switch to upload")
+
+    async def _send_table(self, ws) -> None:
+        """Upload ``self.table`` as the browser does, and wait for the run that reads it."""
         data = self.table.read_bytes()
         back = BackMsg()
         back.file_urls_request.request_id = uuid.uuid4().hex

@@ -98,6 +98,7 @@ SLOW_FILES = {
     "test_server_hostile.py",
     "test_hostile_app_file.py",
     "test_hostile_doors.py",
+    "test_hostile_class.py",
     "test_report.py",
     "test_budget_race.py",
 }

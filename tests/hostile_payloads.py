@@ -7,6 +7,9 @@ what it decodes to (so a test can make one in a few kB of memory).
   previous one as its prefix: nothing repeats on disk either).
 - :func:`list_bomb`: a Parquet file with a ``list<int8>`` column of 50,000 elements a row (3 kB
   compressed; the loader used to write every element out as JSON text, for minutes).
+- :func:`gzip_bomb`: a valid gzip file of a CSV that expands a thousandfold (3 GB from 3 MB).
+- :func:`large_scores_gz`: the largest table an upload may be, gzip-compressed to a few MB (a
+  legal file whose parse takes seconds: what a small upload must not wait behind).
 - :func:`scores_csv`: an ordinary small score table (a student's 16 kB upload).
 - :func:`wide_header_csv`: a CSV whose header holds one cell of 200,000 characters.
 - :func:`many_values_csv`: a score table with a slice column of one distinct value a row.
@@ -16,6 +19,8 @@ from __future__ import annotations
 
 import io
 import os
+import struct
+import zlib
 from pathlib import Path
 
 import numpy as np
@@ -25,6 +30,8 @@ import pyarrow.parquet as pq
 __all__ = [
     "delta_bomb",
     "dictionary_bomb",
+    "gzip_bomb",
+    "large_scores_gz",
     "list_bomb",
     "many_values_csv",
     "scores_csv",
@@ -79,6 +86,42 @@ def list_bomb(rows: int = 200, elements: int = 50_000) -> bytes:
     offsets = pa.array(np.arange(0, rows * elements + 1, elements, dtype=np.int32))
     lists = pa.ListArray.from_arrays(offsets, values)
     return _write(pa.table({**_columns(rows), "pixels": lists}))
+
+
+MB = 2**20
+BOMB_HEADER = b"label,score\n"
+BOMB_LINE = b"1,0.5\n"
+BOMB_CHUNK = BOMB_LINE * (MB // len(BOMB_LINE))  # whole lines, so the stream stays periodic
+
+
+def gzip_bomb(chunks: int) -> bytes:
+    """A valid single-member gzip file of a header and ``chunks`` MB of one repeated line. The
+    deflate stream of a repeated chunk settles into a period, so the file is built from a few
+    compressed chunks without ever holding what it expands to."""
+    deflate = zlib.compressobj(9, zlib.DEFLATED, 16 + zlib.MAX_WBITS)
+    head = deflate.compress(BOMB_HEADER) + deflate.flush(zlib.Z_SYNC_FLUSH)
+    pieces = [deflate.compress(BOMB_CHUNK) + deflate.flush(zlib.Z_SYNC_FLUSH) for _ in range(4)]
+    assert pieces[2] == pieces[3], "the compressed chunks did not settle into a period"
+    end = deflate.flush()[:-8]  # the final empty block, without this short stream's trailer
+    crc = zlib.crc32(BOMB_HEADER)
+    for _ in range(chunks):
+        crc = zlib.crc32(BOMB_CHUNK, crc)
+    size = len(BOMB_HEADER) + chunks * len(BOMB_CHUNK)
+    body = head + pieces[0] + pieces[1] + pieces[2] * (chunks - 2)
+    return body + end + struct.pack("<II", crc, size & 0xFFFFFFFF)
+
+
+def large_scores_gz(megabytes: float, seed: int = 2) -> bytes:
+    """A gzip-compressed score table (label and two models) of about ``megabytes`` once
+    decompressed: a block of about 16 kB of rows repeated, so it compresses to a few MB."""
+    block = scores_csv(16 * 1024, seed=seed)
+    header, _, rows = block.partition(b"\n")
+    deflate = zlib.compressobj(1, zlib.DEFLATED, 16 + zlib.MAX_WBITS)
+    out = [deflate.compress(header + b"\n")]
+    for _ in range(max(1, round(megabytes * MB / len(rows)))):
+        out.append(deflate.compress(rows))
+    out.append(deflate.flush())
+    return b"".join(out)
 
 
 def scores_csv(target_bytes: int = 16 * 1024, seed: int = 1) -> bytes:

@@ -11,9 +11,7 @@ from __future__ import annotations
 import gzip
 import io
 import re
-import struct
 import tracemalloc
-import zlib
 
 import numpy as np
 import pandas as pd
@@ -22,29 +20,18 @@ import pyarrow.parquet as pq
 import pytest
 from streamlit.testing.v1 import AppTest
 
+from tests import hostile_payloads as payloads
 from tests.apptest_utils import APP, upload
 from ui import budget
 from ui.loading import LoadError, guess_mapping, read_table
 
 MB = 1024 * 1024
-HEADER = b"label,score\n"
-LINE = b"1,0.5\n"
-CHUNK = LINE * (MB // len(LINE))  # a whole number of lines, so the stream stays periodic
-
-
-def gzip_bomb(chunks: int) -> bytes:
-    """A valid single-member gzip file of ``HEADER`` and ``chunks`` copies of ``CHUNK``."""
-    deflate = zlib.compressobj(9, zlib.DEFLATED, 16 + zlib.MAX_WBITS)
-    head = deflate.compress(HEADER) + deflate.flush(zlib.Z_SYNC_FLUSH)
-    pieces = [deflate.compress(CHUNK) + deflate.flush(zlib.Z_SYNC_FLUSH) for _ in range(4)]
-    assert pieces[2] == pieces[3], "the compressed chunks did not settle into a period"
-    end = deflate.flush()[:-8]  # the final empty block, without this short stream's trailer
-    crc = zlib.crc32(HEADER)
-    for _ in range(chunks):
-        crc = zlib.crc32(CHUNK, crc)
-    size = len(HEADER) + chunks * len(CHUNK)
-    body = head + pieces[0] + pieces[1] + pieces[2] * (chunks - 2)
-    return body + end + struct.pack("<II", crc, size & 0xFFFFFFFF)
+HEADER, LINE, CHUNK, gzip_bomb = (
+    payloads.BOMB_HEADER,
+    payloads.BOMB_LINE,
+    payloads.BOMB_CHUNK,
+    payloads.gzip_bomb,
+)
 
 
 BOMB_CHUNKS = 3_000  # 3 GB of CSV

@@ -661,9 +661,22 @@ def parsing(nbytes: int = SMALL_PARSE_BYTES + 1):
     would otherwise take all of those together), small ones a few at a time beside them. A
     student whose upload is a few kB waits for no one's bomb (issue 32: a 16 KB CSV waited
     84 s behind one)."""
-    lane = _small_lane if nbytes <= SMALL_PARSE_BYTES else _large_lane
-    with lane:
-        yield
+    large = nbytes > SMALL_PARSE_BYTES
+    with _large_lane if large else _small_lane:
+        if not large:
+            yield
+            return
+        # An operator (and the hostile-class bench) sees each large parse begin and end.
+        _LOGGER.info("budget: parsing a large table (%.0f MB), one at a time", nbytes / MB)
+        started = time.monotonic()
+        try:
+            yield
+        finally:
+            _LOGGER.info(
+                "budget: parse of the large table (%.0f MB) ended after %.1f s",
+                nbytes / MB,
+                time.monotonic() - started,
+            )
 
 
 def forget_raw_file(file_id: str) -> None:
