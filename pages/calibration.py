@@ -11,13 +11,17 @@ import pandas as pd
 import streamlit as st
 
 import metrics
-from ui import calibration_charts, decision_compute, shell, thresholds, uncertainty
+from ui import calibration_charts, decision_compute, presentation, shell, thresholds, uncertainty
 from ui.explain import explain, num, tex_name
+from ui.numbers import decimals
 from ui.safe import md
 from ui.show import chart
 
 ds, model = shell.page_context()
-st.header("Calibration")
+# In presentation mode the title, the models and a settings popover share the first row, and
+# the reliability diagrams and their table fill the rest of the first screen.
+head = presentation.PageHead("Calibration")
+PRESENT_HEIGHT = 300
 if shell.needs(
     ds,
     "rows",
@@ -30,11 +34,14 @@ if shell.needs(
 ):
     st.stop()
 
-models = shell.model_picker("Models", "calibration_models", ds)
+with head.cell:
+    models = shell.model_picker("Models", "calibration_models", ds)
 if not models:
     st.info("Pick at least one model.")
     st.stop()
-if ds.mapping.per_class:
+if head.presenting:
+    pass  # (the first screen has no room for the notes on the data; the bar names it)
+elif ds.mapping.per_class:
     st.caption(
         "Per-class data: each class is read one-vs-rest (its score as the probability of "
         '"this class"); pick the classes to compare above.'
@@ -44,28 +51,28 @@ elif ds.mapping.graded:
 
 n_rows = len(ds.labels_for(models[0]))
 group_column = ds.mapping.group if ds.prepared.groups is not None else None
-with st.container(border=True):
-    left, middle, right = st.columns([2, 2, 2])
-    n_bins = left.select_slider(
-        "Bins", options=[5, 8, 10, 15, 20], value=10, key="calibration_bins",
-        help="Reliability bins. ECE and MCE depend on them: fewer bins average more rows.",
-    )  # fmt: skip
-    strategy = middle.radio(
-        "Bin edges", ["uniform", "quantile"], key="calibration_strategy", horizontal=True,
-        help="uniform: equal widths over [0, 1]; quantile: equal numbers of rows (edges at the "
-        "quantiles of the predictions, kept fixed across resamples).",
-    )  # fmt: skip
-    n_resamples = right.select_slider(
-        "Bootstrap resamples", options=[0, 100, 200, 500, 1000], value=500,
-        key="calibration_resamples",
-        help="Every resample draws each row (or each group) a Poisson(1) number of times and "
-        "recomputes each bin's observed rate, ECE, MCE and the Brier decomposition.",
-    )  # fmt: skip
-    independent = group_column is not None and left.toggle(
-        "Rows are independent", value=False, key="calibration_rows_independent",
-        help=f"Off (the default): rows of one {group_column} are not independent, so the "
-        f"bands and intervals resample whole {group_column} values (a cluster bootstrap).",
-    )  # fmt: skip
+# The settings: a bordered row, or the popover in presentation mode.
+left, middle, right = head.settings((2, 2, 2))
+n_bins = left.select_slider(
+    "Bins", options=[5, 8, 10, 15, 20], value=10, key="calibration_bins",
+    help="Reliability bins. ECE and MCE depend on them: fewer bins average more rows.",
+)  # fmt: skip
+strategy = middle.radio(
+    "Bin edges", ["uniform", "quantile"], key="calibration_strategy", horizontal=True,
+    help="uniform: equal widths over [0, 1]; quantile: equal numbers of rows (edges at the "
+    "quantiles of the predictions, kept fixed across resamples).",
+)  # fmt: skip
+n_resamples = right.select_slider(
+    "Bootstrap resamples", options=[0, 100, 200, 500, 1000], value=500,
+    key="calibration_resamples",
+    help="Every resample draws each row (or each group) a Poisson(1) number of times and "
+    "recomputes each bin's observed rate, ECE, MCE and the Brier decomposition.",
+)  # fmt: skip
+independent = group_column is not None and left.toggle(
+    "Rows are independent", value=False, key="calibration_rows_independent",
+    help=f"Off (the default): rows of one {group_column} are not independent, so the "
+    f"bands and intervals resample whole {group_column} values (a cluster bootstrap).",
+)  # fmt: skip
 clustered = group_column is not None and not independent
 if n_resamples and decision_compute.bootstrap_cells(n_rows, 1, n_bins) > (
     decision_compute.MAX_BOOTSTRAP_CELLS
@@ -83,8 +90,8 @@ resampled = (
 
 def _fmt(iv: decision_compute.Interval) -> str:
     if math.isnan(iv.low):
-        return f"{iv.estimate:.4f}"
-    return f"{iv.estimate:.4f}  [{iv.low:.4f}, {iv.high:.4f}]"
+        return f"{decimals(iv.estimate)}"
+    return f"{decimals(iv.estimate)}  [{decimals(iv.low)}, {decimals(iv.high)}]"
 
 
 def _stats(method: str | None, names) -> dict[str, decision_compute.CalibrationStats]:
@@ -125,7 +132,10 @@ def _panels(lines, key: str, name: str, *, pairs: bool = False) -> None:
         with columns[i % len(columns)]:
             chart(
                 calibration_charts.reliability_figure(
-                    group, title=title, band_label=BAND_LABEL[band_kind]
+                    group,
+                    title=title,
+                    band_label=BAND_LABEL[band_kind],
+                    height=PRESENT_HEIGHT if head.presenting else 520,
                 ),
                 key=f"{key}_{i}",
                 name=f"{name}-{models[color]}",
@@ -144,9 +154,10 @@ for m in others:
     )
 
 # --- reliability ----------------------------------------------------------------------------
-st.subheader("Reliability")
+if not head.presenting:
+    st.subheader("Reliability")
 if probabilistic and n_resamples:
-    band_kind = st.radio(
+    band_kind = head.setting().radio(
         "Bands", list(uncertainty.BAND_KINDS), format_func=uncertainty.BAND_KINDS.get,
         key="calibration_band_kind", horizontal=True,
         help="Simultaneous: every bin's true rate lies inside its band at once with 95% "

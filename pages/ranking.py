@@ -7,10 +7,10 @@ from fractions import Fraction
 import numpy as np
 import streamlit as st
 
+from ui import presentation, server_ranking, shell
 from ui import ranking_charts as rc
-from ui import server_ranking, shell
 from ui.explain import explain
-from ui.numbers import plural
+from ui.numbers import decimals, plural
 from ui.safe import md
 from ui.show import chart
 
@@ -32,9 +32,12 @@ GAIN_HELP = [
 ]
 
 
-st.header("Ranking")
+# In presentation mode the title, the data choice and a settings popover share the first row,
+# and the headline numbers stand beside the metrics-at-every-k chart on the first screen.
+head = presentation.PageHead("Ranking")
+PRESENT_HEIGHT = 420
 source = (
-    st.segmented_control(
+    head.cell.segmented_control(
         "Data", list(EXAMPLES), format_func=EXAMPLES.get, default="dataset", key="ranking_source"
     )
     or "dataset"
@@ -43,19 +46,21 @@ source = (
 if source == "seed001":
     data = server_ranking.RowsRanking(rc.ir_textbook_example(), ("seed001",))
     model = rc.IR_TEXTBOOK_MODEL
-    st.caption(
-        "The IR textbook example (Manning, Raghavan & Schütze, Introduction to Information "
-        "Retrieval, ch. 8): topic 1 has 4 relevant documents, retrieved at ranks 1, 2, 4 "
-        "and 7; topic 2 has 5, retrieved at ranks 1, 3 and 5, and 2 never retrieved (score 0, "
-        "below the 7 retrieved). Binary relevance."
-    )
+    if not head.presenting:  # (no room on the projector's first screen)
+        st.caption(
+            "The IR textbook example (Manning, Raghavan & Schütze, Introduction to Information "
+            "Retrieval, ch. 8): topic 1 has 4 relevant documents, retrieved at ranks 1, 2, 4 "
+            "and 7; topic 2 has 5, retrieved at ranks 1, 3 and 5, and 2 never retrieved (score 0, "
+            "below the 7 retrieved). Binary relevance."
+        )
 else:
     # The dataset's rows, or a server table's engine; None after saying why it cannot rank.
     data = server_ranking.for_dataset(ds, model)
     if data is None:
         shell.offer_samples("query_ranking")  # graded relevance per query, in one click
         st.stop()
-    st.caption(f"**{md(model)}** {data.caption}")
+    if not head.presenting:  # (the bar names the data)
+        st.caption(f"**{md(model)}** {data.caption}")
 
 try:
     longest = data.longest(model)
@@ -67,35 +72,35 @@ k_key = f"ranking_k_{source}"
 st.session_state.setdefault(k_key, 7 if source == "seed001" else 10)
 st.session_state[k_key] = min(max(int(st.session_state[k_key]), 1), k_max)
 
-with st.container(border=True):
-    k_col, den_col, gain_col = st.columns([2, 2, 2])
-    k = k_col.slider(
-        "k: top ranks that count",
-        1,
-        k_max,
-        key=k_key,
-        help=(
-            f"The longest query has {longest:,} rows"
-            + (f"; the slider stops at {MAX_K}." if longest > MAX_K else ".")
-            if longest
-            else f"Up to {MAX_K}."
-        ),
-    )
-    denominator = den_col.radio(
-        "AP@k divides by",
-        list(DENOMINATORS),
-        format_func=DENOMINATORS.get,
-        captions=DENOMINATOR_HELP,
-        key="ranking_denominator",
-    )
-    gain = gain_col.radio(
-        "NDCG gain",
-        list(GAINS),
-        format_func=GAINS.get,
-        captions=GAIN_HELP,
-        key="ranking_gain",
-        help="For 0/1 relevance both gains are the same (2^1 − 1 = 1).",
-    )
+# The settings: a bordered row, or the popover in presentation mode.
+k_col, den_col, gain_col = head.settings((2, 2, 2))
+k = k_col.slider(
+    "k: top ranks that count",
+    1,
+    k_max,
+    key=k_key,
+    help=(
+        f"The longest query has {longest:,} rows"
+        + (f"; the slider stops at {MAX_K}." if longest > MAX_K else ".")
+        if longest
+        else f"Up to {MAX_K}."
+    ),
+)
+denominator = den_col.radio(
+    "AP@k divides by",
+    list(DENOMINATORS),
+    format_func=DENOMINATORS.get,
+    captions=DENOMINATOR_HELP,
+    key="ranking_denominator",
+)
+gain = gain_col.radio(
+    "NDCG gain",
+    list(GAINS),
+    format_func=GAINS.get,
+    captions=GAIN_HELP,
+    key="ranking_gain",
+    help="For 0/1 relevance both gains are the same (2^1 − 1 = 1).",
+)
 
 table = data.table(k, gain, denominator)
 row = table.set_index("model").loc[model]
@@ -117,28 +122,35 @@ cards = [
     (f"NDCG@{k}", row[f"NDCG@{k}"], f"DCG of the top {k} over the ideal DCG, {gain} gain."),
     ("MRR", row["MRR"], "Mean of 1 / rank of the first relevant row; not cut at k."),
 ]  # fmt: skip
-columns = st.columns(len(cards) + 1)
+if head.presenting:
+    cards_col, chart_col = st.columns([1, 3.2])
+    cards_col.caption(f"**{md(model)}**")  # whose numbers (the chart shows every model)
+    columns = [cards_col.container(key=presentation.CARDS)] * (len(cards) + 1)
+else:
+    columns = st.columns(len(cards) + 1)
 for col, (label, value, help_text) in zip(columns, cards, strict=False):
-    col.metric(label, f"{value:.4f}", help=help_text)
+    col.metric(label, f"{decimals(value)}", help=help_text)
 columns[-1].metric(
     "Queries counted",
     f"{counted:,}",
     help="Queries with at least one relevant row; the others are skipped by every mean "
     "(trec_eval would score them 0).",
 )
-st.caption(
-    f"Means over {counted:,} of {n_queries:,} queries; "
-    f"{int(row['skipped']):,} skipped (no relevant document)."
-)
+if not head.presenting:  # (no room on the projector's first screen)
+    st.caption(
+        f"Means over {counted:,} of {n_queries:,} queries; "
+        f"{int(row['skipped']):,} skipped (no relevant document)."
+    )
 
 if source == "seed001":
     ap1, ap2 = chosen.average_precision.tolist()
     mean_ap = row[f"MAP@{k}"]
     st.markdown(
-        f"At k = {k}: AP = **{ap1:.4f}** ({Fraction(ap1).limit_denominator(100_000)}) and "
-        f"**{ap2:.4f}** ({Fraction(ap2).limit_denominator(100_000)}), MAP = **{mean_ap:.4f}** "
+        f"At k = {k}: AP = **{decimals(ap1)}** ({Fraction(ap1).limit_denominator(100_000)}) and "
+        f"**{decimals(ap2)}** ({Fraction(ap2).limit_denominator(100_000)}), MAP = "
+        f"**{decimals(mean_ap)}** "
         f"({Fraction(mean_ap).limit_denominator(100_000)}); to two decimals "
-        f"{ap1:.2f}, {ap2:.2f} and {mean_ap:.2f}. "
+        f"{decimals(ap1, 2)}, {decimals(ap2, 2)} and {decimals(mean_ap, 2)}. "
         + (
             "The textbook's worked values: 0.83, 0.45 and 0.64."
             if k == 7
@@ -160,17 +172,33 @@ if len(data.models) > 1:
         key="ranking_models",
     )
 
-st.subheader("Metrics at every cut-off")
-at_every_k = data.curves(k_max, gain, denominator)  # None: the engine asks first
-if at_every_k is not None:
+
+def _metrics_at_every_k(height: int | None = None) -> None:
+    """P@k, R@k, MAP@k and NDCG@k against k (a server table's engine may ask first)."""
+    at_every_k = data.curves(k_max, gain, denominator)  # None: the engine asks first
+    if at_every_k is None:
+        return
     ks, curves = at_every_k
-    chart(rc.metric_at_k_figure(ks, curves, k=k), key="ranking_curves")
+    fig = rc.metric_at_k_figure(ks, curves, k=k)
+    if height is not None:
+        fig.update_layout(height=height)
+    chart(fig, key="ranking_curves")
+    if height is not None:
+        return  # (the projector's first screen: the caption is in the page's normal layout)
     st.caption(
         "Means over the counted queries at each k"
         + (f" ({len(ks)} values of k from 1 to {k_max})" if len(ks) < k_max else "")
         + "; the dashed line is the chosen k."
         + (" With min(k, R), MAP@k can fall as k grows." if denominator == "min_k" else "")
     )
+
+
+if head.presenting:  # beside the numbers, on the first screen
+    with chart_col:
+        _metrics_at_every_k(PRESENT_HEIGHT)
+else:
+    st.subheader("Metrics at every cut-off")
+    _metrics_at_every_k()
 
 st.subheader("Per query")
 if chosen is None:
@@ -240,9 +268,10 @@ except ValueError as exc:  # the engine cannot read the query's rows (the files 
 if b.n_relevant:
     st.markdown(
         f"Query **{md(picked)}**: {plural(b.n_docs, 'document')}, {b.n_relevant:,} relevant. "
-        f"P@{k} **{chosen.precision[qi]:.4f}**, R@{k} **{chosen.recall[qi]:.4f}**, "
-        f"AP@{k} **{chosen.average_precision[qi]:.4f}**, NDCG@{k} **{chosen.ndcg[qi]:.4f}**, "
-        f"RR **{chosen.reciprocal_rank[qi]:.4f}**."
+        f"P@{k} **{decimals(chosen.precision[qi])}**, R@{k} **{decimals(chosen.recall[qi])}**, "
+        f"AP@{k} **{decimals(chosen.average_precision[qi])}**, NDCG@{k} "
+        f"**{decimals(chosen.ndcg[qi])}**, "
+        f"RR **{decimals(chosen.reciprocal_rank[qi])}**."
     )
 else:
     st.markdown(

@@ -238,21 +238,17 @@ PROJECTOR_PAGES = [
     ("", "breast_cancer", "threshold_matrix"),
     ("curves", "breast_cancer", None),
     ("decisions", "breast_cancer", "decisions_cost"),
-    ("calibration", "breast_cancer", None),
+    ("calibration", "breast_cancer", "calibration_reliability_0"),
     ("gauc", "user_impressions", "gauc_histogram"),
-    ("ranking", "query_ranking", None),
+    ("ranking", "query_ranking", "ranking_curves"),
     ("multilabel", "digits_multilabel", "multilabel_bars"),
-    ("compare", "breast_cancer", None),
+    ("compare", "breast_cancer", "compare_roc_band"),
     ("ap_lab", "breast_cancer", None),
     ("auc_lab", "breast_cancer", None),
     ("step_through", "breast_cancer", "step_through_roc"),
     ("lessons", "breast_cancer", None),
     ("data", "breast_cancer", None),
 ]
-# Pages whose main chart is still below the first screen (issue 35, part 1, not yet done),
-# as measured: Calibration's three reliability plots at 500-1,060 px, Ranking's first chart at
-# 900-1,280 px, Compare's at 3,000 px (a page of 9,900 px).
-KNOWN_CUT = {"calibration", "ranking", "compare"}
 _FIRST_CHART = """(key) => {
   const box = (e) => { const r = e.getBoundingClientRect();
                        return {top: r.top, bottom: r.bottom, height: r.height}; };
@@ -286,5 +282,53 @@ def test_every_page_opens_with_its_main_chart_whole_on_a_projector(server, brows
         context.close()
     for path, _, key in PROJECTOR_PAGES:  # a page named with its chart has that chart
         assert key is None or boxes[path or "threshold"] is not None, path
-    assert set(KNOWN_CUT) <= set(cut), f"fixed: drop {set(KNOWN_CUT) - set(cut)} from KNOWN_CUT"
-    assert {name: box for name, box in cut.items() if name not in KNOWN_CUT} == {}
+    assert cut == {}
+
+
+_SECTION_TOPS = """() => [...document.querySelectorAll('[data-testid="stMain"] [data-testid="stHeading"]')]
+  .filter((h) => h.offsetParent !== null && !h.closest('[data-testid="stHorizontalBlock"]'))
+  .map((h) => [h.innerText.trim(), Math.round(h.getBoundingClientRect().top)])"""
+
+
+def _at_top(tab) -> str | None:
+    """The section heading at the top of the screen (within a few pixels), if any."""
+    for text, top in tab.evaluate(_SECTION_TOPS):
+        if abs(top) <= 12:
+            return text
+    return None
+
+
+def test_arrow_keys_jump_between_sections_while_presenting(server, browser):  # noqa: F811
+    """↓ brings the next section's heading to the top of the screen, ↓ again the one after,
+    ↑ goes back one and, above the first, to the page's top; inside a widget the arrow keys
+    stay the widget's (a slider moves, the page does not jump)."""
+    context = browser.new_context(viewport={"width": 1280, "height": 720})
+    tab = context.new_page()
+    try:
+        tab.goto(f"{server}/ranking?dataset=query_ranking&present=1")
+        tab.get_by_role("button", name="Leave presentation mode").wait_for(timeout=60_000)
+        _idle(tab)
+        wait_for_app_at_rest(tab)
+        sections = [text for text, _ in tab.evaluate(_SECTION_TOPS)]
+        assert sections[:3] == ["Every model", "Per query", "Query inspector"], sections
+        assert _at_top(tab) is None
+        tab.keyboard.press("ArrowDown")
+        assert _at_top(tab) == sections[0]
+        tab.keyboard.press("ArrowDown")
+        assert _at_top(tab) == sections[1]
+        tab.keyboard.press("ArrowUp")
+        assert _at_top(tab) == sections[0]
+        tab.keyboard.press("ArrowUp")
+        assert _at_top(tab) is None
+        title = tab.get_by_role("heading", name="Ranking")
+        assert title.bounding_box()["y"] >= 0  # back at the page's top: the title row shows
+        # The settings popover's slider (k, at 10) keeps its arrow keys: k moves, no jump.
+        tab.get_by_role("button", name="Settings").click()
+        slider = tab.get_by_role("slider").first
+        slider.focus()
+        tab.keyboard.press("ArrowDown")
+        tab.get_by_text("P@9").first.wait_for(timeout=30_000)
+        _idle(tab)
+        assert _at_top(tab) is None
+    finally:
+        context.close()

@@ -105,6 +105,15 @@ def reliability_figure(
         fig.update_layout(title=dict(text=title, x=0, xanchor="left", font=dict(size=15)))
     fig.update_xaxes(range=[-0.02, 1.02])
     fig.update_xaxes(title="mean predicted probability", row=2, col=1)
-    fig.update_yaxes(title="observed positive rate", range=[-0.02, 1.02], row=1, col=1)
-    fig.update_yaxes(title="rows", row=2, col=1)
+    # A short chart (a projector's first screen) keeps its axis titles within their plots.
+    short = height < 400
+    fig.update_yaxes(
+        title="observed rate" if short else "observed positive rate",
+        range=[-0.02, 1.02],
+        row=1,
+        col=1,
+    )
+    fig.update_yaxes(title=None if short else "rows", row=2, col=1, nticks=2 if short else None)
+    if short:  # the bars' axis has no room for its own title beside the rates' one
+        fig.update_xaxes(title="mean predicted probability (bars: rows)", row=2, col=1)
     return fig

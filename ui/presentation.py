@@ -6,7 +6,9 @@ PNG / SVG choice that :func:`ui.show.chart` reads from ``st.session_state["figur
 CSS that enlarges every font and hides the sidebar, and shows a "Leave presentation mode"
 button (also the Esc key) at the top of the page, the way back, beside previous / next page
 buttons (PageUp / PageDown), a menu of every page and a menu of datasets (the bundled samples,
-Your example, the last upload), so a lecturer never leaves the mode to change page or data.
+Your example, the last upload), so a lecturer never leaves the mode to change page or data;
+↓ and ↑ jump from one section of a long page to the next. :class:`PageHead` gives a page's
+title, its models or data and its settings (in a popover) one row on the projector.
 The mode is in the page's URL (``?present=1``), so a reload keeps it.
 """
 
@@ -27,6 +29,7 @@ __all__ = [
     "CSS",
     "KEY",
     "QUERY",
+    "PageHead",
     "apply",
     "on",
     "read_link",
@@ -39,6 +42,7 @@ CARDS = "presentation_cards"  # a container of st.metric cards drawn smaller, in
 LINE = "presentation_dataset"  # the bar's dataset line: one line, cut with "…" if too long
 SCALE = 1.3  # how much larger every font (and the spacing with it) gets
 QUERY = "present"  # the URL's query parameter that keeps the mode over a reload
+_KEYS_BOX = "presentation_keys"  # the (hidden) container of the ↓ / ↑ key script
 
 # Streamlit sizes text in rem, so a larger root font enlarges all of it (plotly draws its own
 # text in pixels: :func:`scale_chart_text`); the sidebar and its open/close control are hidden.
@@ -69,8 +73,47 @@ html {{ font-size: {16 * SCALE:.0f}px; }}
 .st-key-{LINE} [data-testid="stCaptionContainer"] p {{
   white-space: nowrap; overflow: hidden; text-overflow: ellipsis; }}
 .st-key-{LINE} [data-baseweb="select"] > div {{ min-height: 0; }}
+.st-key-{_KEYS_BOX}, [data-testid="stLayoutWrapper"]:has(> .st-key-{_KEYS_BOX}) {{ display: none; }}
 </style>
 """
+
+
+# ↓ and ↑ jump to the next or previous section of a long page: its next heading drawn at the
+# page's top level (a heading inside columns is a page's title row, not a section) comes to the
+# top of the screen; ↑ above the first section goes back to the page's top. Only in
+# presentation mode (the exit button is there) and only while no widget that reads the arrow
+# keys itself (a slider, a menu, a text field, radio buttons, tabs) has the focus. Installed
+# once per browser tab.
+_SECTION_KEYS = """<script>
+(() => {
+  if (window.__lensSectionKeys) return;
+  window.__lensSectionKeys = true;
+  const own = 'input, textarea, select, [contenteditable="true"], [role="slider"], '
+    + '[role="listbox"], [role="combobox"], [role="option"], [role="radiogroup"], '
+    + '[role="radio"], [role="tablist"], [role="tab"], [role="menu"], [data-baseweb="select"]';
+  document.addEventListener('keydown', (event) => {
+    if (event.key !== 'ArrowDown' && event.key !== 'ArrowUp') return;
+    if (event.altKey || event.ctrlKey || event.metaKey || event.shiftKey) return;
+    if (!document.querySelector('.st-key-presentation_exit')) return;
+    const focused = document.activeElement;
+    if (focused && focused !== document.body && focused.closest(own)) return;
+    const main = document.querySelector('[data-testid="stMain"]');
+    if (!main) return;
+    const heads = [...main.querySelectorAll('[data-testid="stHeading"]')].filter(
+      (h) => h.offsetParent !== null && !h.closest('[data-testid="stHorizontalBlock"]'));
+    const top = (h) => h.getBoundingClientRect().top;
+    event.preventDefault();
+    if (event.key === 'ArrowDown') {
+      const next = heads.find((h) => top(h) > 12);
+      if (next) next.scrollIntoView({block: 'start'});
+    } else {
+      const previous = heads.filter((h) => top(h) < -12).pop();
+      (previous || main.querySelector('[data-testid="stMainBlockContainer"]') || main)
+        .scrollIntoView({block: 'start'});
+    }
+  }, true);
+})();
+</script>"""
 
 
 # The mode also lives under a key no widget owns: a page change by st.switch_page (the page
@@ -81,6 +124,46 @@ _KEPT = "_presenting"
 def on() -> bool:
     """Whether presentation mode is on (pages pick their projector layout with it)."""
     return bool(st.session_state.get(KEY))
+
+
+class PageHead:
+    """The top of a page: its title, a wide cell for what the page shows (the models, the
+    data), and its settings. In presentation mode the three share one row and the settings sit
+    in a popover, so a projector's first screen keeps its height for the chart and the numbers;
+    otherwise the page has its header, the cell is the page itself, and :meth:`settings` is a
+    bordered box drawn where the page asks for it."""
+
+    def __init__(self, title: str, widths: tuple[float, float, float] = (1.25, 3.2, 0.9)):
+        self.presenting = on()
+        self._settings = None
+        if self.presenting:
+            title_col, self.cell, self._settings_col = st.columns(
+                widths, vertical_alignment="bottom"
+            )
+            title_col.subheader(title, anchor=False)
+        else:
+            st.header(title)
+            self.cell = st.container()
+
+    def _popover(self):
+        """The settings popover, made when a page first draws a setting (a page that stops
+        before its settings shows none)."""
+        if self._settings is None:
+            self._settings = self._settings_col.popover(
+                "Settings", icon=":material/tune:", width="stretch", key="presentation_settings"
+            )
+        return self._settings
+
+    def settings(self, widths: tuple[float, ...]) -> list:
+        """Cells for the settings: in presentation mode every cell is the popover (one control
+        under another); otherwise columns of ``widths`` in a bordered box drawn here."""
+        if self.presenting:
+            return [self._popover()] * len(widths)
+        return list(st.container(border=True).columns(widths))
+
+    def setting(self):
+        """The place of one more setting: the popover in presentation mode, else right here."""
+        return self._popover() if self.presenting else st.container()
 
 
 def scale_chart_text(fig, factor: float) -> None:
@@ -133,8 +216,9 @@ def sidebar_controls() -> None:
         "Presentation mode",
         key=KEY,
         on_change=_toggled,
-        help="Larger fonts and no sidebar, for a projector. Leave it with the button at the top "
-        "of the page (or Esc).",
+        help="Larger fonts and no sidebar, for a projector: PageUp / PageDown change page, ↓ / ↑ "
+        "jump between a page's sections. Leave it with the button at the top of the page (or "
+        "Esc).",
     )
     st.session_state.setdefault("figure_format", "png")
     st.segmented_control(
@@ -163,6 +247,8 @@ def apply(
         return False
     st.html(CSS)
     bar = st.container(horizontal=True, vertical_alignment="center")
+    # The key script's element is not displayed (a script runs all the same): no gap for it.
+    st.container(key=_KEYS_BOX).html(_SECTION_KEYS, unsafe_allow_javascript=True)
     bar.button(
         "Leave presentation mode",
         key="presentation_exit",
