@@ -14,6 +14,7 @@ from ui import ap_charts, data, presentation, shell
 from ui.ap_charts import METHOD_LABELS, PRESETS, exact_text
 from ui.charts import MAX_POINTS
 from ui.explain import explain
+from ui.numbers import decimals
 from ui.safe import md
 from ui.show import chart
 
@@ -134,7 +135,7 @@ if top is not None:  # presentation: the values beside the chart of the areas th
         ]
         st.table(
             shown.assign(
-                AP=shown["AP"].map("{:.4f}".format),
+                AP=shown["AP"].map(decimals),
                 **{"minus step": shown["minus step"].map("{:+.4g}".format)},
             ),
             hide_index=True,
@@ -150,7 +151,7 @@ if top is None:  # (presentation mode shows the values in a table beside the cha
         with col.container(border=True):
             st.metric(
                 METHOD_LABELS[m],
-                f"{lab.values[m]:.4f}",
+                f"{decimals(lab.values[m])}",
                 delta="the default"
                 if m == "step"
                 else ap_charts.diff_text(lab.values[m], step_value),
@@ -253,7 +254,8 @@ if n_rows >= n:
 else:
     st.markdown(
         f"The first {n_rows:,} of {n:,} distinct thresholds: the running sum is "
-        f"{lab.step.running_ap[n_rows - 1]:.4f} here and continues over {n - n_rows:,} more to "
+        f"{decimals(lab.step.running_ap[n_rows - 1])} here and continues over {n - n_rows:,} more "
+        "to "
         f"**AP = {exact_text(step_value)}**."
     )
 

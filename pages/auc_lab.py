@@ -11,6 +11,7 @@ import streamlit as st
 import metrics
 from ui import auc_charts, presentation, shell
 from ui.explain import explain
+from ui.numbers import decimals
 from ui.safe import md
 from ui.show import chart
 
@@ -92,7 +93,7 @@ if preset == CURRENT:
         weighted = metrics.roc_auc_score(y, ds.score(model), sample_weight=ds.weight)
         st.caption(
             f"This page counts rows; the sample weights are left out (the weighted AUC is "
-            f"{weighted:.4f})."
+            f"{decimals(weighted)})."
         )
 else:
     p = auc_charts.PRESETS[preset]
@@ -109,12 +110,16 @@ pair_auc = grid.auc if not grid.sampled else pairs.auc
 
 m1, m2, m3, m4 = st.columns(4)
 m1.metric(
-    "Pair counting", f"{pair_auc:.4f}",
+    "Pair counting", f"{decimals(pair_auc)}",
     help="(wins + ties/2) / (P·N) over every positive-negative pair"
     + (" (the grid itself, every pair)." if not grid.sampled else " of the whole data."),
 )  # fmt: skip
-m2.metric("Rank sum", f"{table.auc:.4f}", help="(R − P(P+1)/2) / (P·N) with tie-averaged ranks.")
-m3.metric("Library roc_auc_score", f"{library:.4f}", help="metrics.roc_auc_score on the same rows.")
+m2.metric(
+    "Rank sum", f"{decimals(table.auc)}", help="(R − P(P+1)/2) / (P·N) with tie-averaged ranks."
+)
+m3.metric(
+    "Library roc_auc_score", f"{decimals(library)}", help="metrics.roc_auc_score on the same rows."
+)
 m4.metric("Pairs P·N", f"{pairs.pairs:,.0f}", help=f"{pairs.n_pos:,} × {pairs.n_neg:,}.")
 
 # --- 1. the pair grid and 3. the ROC staircase -------------------------------------------------
@@ -142,10 +147,11 @@ with grid_col:
     if grid.sampled:
         st.caption(
             f"A seeded sample of {grid.outcome.shape[0]} {md(positive_name)} and "
-            f"{grid.outcome.shape[1]} {md(negative_name)}: the grid's mean ({grid.auc:.4f}) is "
+            f"{grid.outcome.shape[1]} {md(negative_name)}: the grid's mean ({decimals(grid.auc)}) "
+            "is "
             f"the sample's AUC. On all {pairs.pairs:,.0f} pairs: "
             f"{auc_charts.outcomes_text(pairs.wins, pairs.ties, pairs.losses)}, "
-            f"AUC {grid.full_auc:.4f}."
+            f"AUC {decimals(grid.full_auc)}."
         )
     else:
         st.caption(

@@ -18,17 +18,23 @@ from ui import (
     compare_many,
     compare_multiclass,
     data,
+    presentation,
     shell,
     summaries,
     thresholds,
     uncertainty,
 )
 from ui.explain import explain, num
+from ui.numbers import decimals
 from ui.safe import md
 from ui.show import chart, csv_download, rows_behind
 
 ds, model = shell.page_context()
-st.header("Compare models")
+# In presentation mode the title, the models and a settings popover share the first row, and
+# the first screen holds the table of every model's numbers and the ROC and PR curves with
+# their bands; the sections follow below (the ↓ key goes from one to the next).
+head = presentation.PageHead("Compare models")
+PRESENT_HEIGHT = 300
 if shell.drawn_by_source(ds, "compare"):  # a server dataset: from the engine's sums
     st.stop()
 if ds.mapping.per_class:  # whole multi-class / multi-label models; a table's classes never
@@ -42,7 +48,7 @@ if ds.mapping.per_class:  # whole multi-class / multi-label models; a table's cl
 # heading below the band (scroll-margin-top), not under it, and so does every other scroll the
 # browser makes to a table (focused by the keyboard, scrolled into view): its scroll-margin-top
 # keeps its header row below the band.
-_toc = st.container(key="compare_toc").empty()
+_toc = st.container(key="compare_toc").empty() if not head.presenting else None
 _sections: list[tuple[str, str]] = []
 _band = "#0e1117" if st.context.theme.type == "dark" else "#ffffff"  # Streamlit's backgrounds
 st.html(
@@ -67,10 +73,12 @@ st.html(
 def _section(title: str, anchor: str) -> None:
     st.subheader(title, anchor=anchor)
     _sections.append((title, anchor))
-    _toc.caption("On this page: " + " · ".join(f"[{t}](#{a})" for t, a in _sections))
+    if _toc is not None:
+        _toc.caption("On this page: " + " · ".join(f"[{t}](#{a})" for t, a in _sections))
 
 
-models = shell.model_picker("Models", "compare_models", ds)
+with head.cell:
+    models = shell.model_picker("Models", "compare_models", ds)
 if not models:
     st.info("Pick at least one model.")
     st.stop()
@@ -79,47 +87,46 @@ n_rows = len(ds.labels_for(models[0]))
 # Rows x models up to which the bootstrap runs without asking: sorted once per model, 1000
 # resamples of 1e6 rows for two models take about 15 s on two cores (bench/bench_bootstrap.py).
 AUTO_LIMIT = 2_000_000
-with st.container(border=True):
-    left, middle, right = st.columns([2, 1, 2])
-    n_resamples = left.select_slider(
-        "Bootstrap resamples", options=[0, 100, 200, 500, 1000, 2000], value=1000,
-        key="compare_resamples",
-        help="Paired: every resample draws each row a Poisson(1) number of times (as TFMA "
-        "does) and scores every model on the same rows; GAUC resamples whole users. "
-        "0 shows the values only.",
-    )  # fmt: skip
-    interval = middle.radio(
-        "Interval", ["percentile", "BCa"], key="compare_interval", horizontal=True,
-        help="BCa (bias-corrected and accelerated) applies to AUC and its differences, whose "
-        "jackknife is cheap; the other metrics keep the percentile interval.",
-    )  # fmt: skip
-    max_fpr = middle.number_input(
-        "Partial AUC up to FPR", min_value=0.0, max_value=1.0, value=0.1, step=0.05,
-        key="compare_max_fpr",
-        help="Adds the McClish-standardised partial AUC over FPR in [0, this] (0.5 = chance, "
-        "1 = perfect), as medicine and fraud teams report it; 0 leaves it out.",
-    )  # fmt: skip
-    group_column = ds.mapping.group if ds.prepared.groups is not None else None
-    independent = group_column is not None and right.toggle(
-        "Rows are independent",
-        value=False,
-        key="compare_rows_independent",
-        help=f"Off (the default): rows of one {group_column} are not independent, so every "
-        f"interval and test resamples whole {group_column} values (a cluster bootstrap). On: "
-        "treat every row as independent, only if you know the column does not group them.",
-    )  # fmt: skip
-    clustered = group_column is not None and not independent
-    wanted = n_resamples > 0 and (
-        n_rows * len(models) <= AUTO_LIMIT
-        or st.session_state.get("compare_run_bootstrap_for") == (ds.key, models, n_resamples)
-    )
-    if n_resamples and not wanted:
-        right.write(
-            f"{n_rows:,} rows: {n_resamples} resamples x {len(models)} models take a while."
-        )
-        if right.button("Compute the intervals", key="compare_run"):
-            st.session_state["compare_run_bootstrap_for"] = (ds.key, models, n_resamples)
-            st.rerun()
+# The settings: a bordered row, or the popover in presentation mode.
+left, middle, right = head.settings((2, 1, 2))
+n_resamples = left.select_slider(
+    "Bootstrap resamples", options=[0, 100, 200, 500, 1000, 2000], value=1000,
+    key="compare_resamples",
+    help="Paired: every resample draws each row a Poisson(1) number of times (as TFMA "
+    "does) and scores every model on the same rows; GAUC resamples whole users. "
+    "0 shows the values only.",
+)  # fmt: skip
+interval = middle.radio(
+    "Interval", ["percentile", "BCa"], key="compare_interval", horizontal=True,
+    help="BCa (bias-corrected and accelerated) applies to AUC and its differences, whose "
+    "jackknife is cheap; the other metrics keep the percentile interval.",
+)  # fmt: skip
+max_fpr = middle.number_input(
+    "Partial AUC up to FPR", min_value=0.0, max_value=1.0, value=0.1, step=0.05,
+    key="compare_max_fpr",
+    help="Adds the McClish-standardised partial AUC over FPR in [0, this] (0.5 = chance, "
+    "1 = perfect), as medicine and fraud teams report it; 0 leaves it out.",
+)  # fmt: skip
+group_column = ds.mapping.group if ds.prepared.groups is not None else None
+independent = group_column is not None and right.toggle(
+    "Rows are independent",
+    value=False,
+    key="compare_rows_independent",
+    help=f"Off (the default): rows of one {group_column} are not independent, so every "
+    f"interval and test resamples whole {group_column} values (a cluster bootstrap). On: "
+    "treat every row as independent, only if you know the column does not group them.",
+)  # fmt: skip
+clustered = group_column is not None and not independent
+wanted = n_resamples > 0 and (
+    n_rows * len(models) <= AUTO_LIMIT
+    or st.session_state.get("compare_run_bootstrap_for") == (ds.key, models, n_resamples)
+)
+if n_resamples and not wanted:
+    ask = st.container() if head.presenting else right  # (not hidden in the popover)
+    ask.write(f"{n_rows:,} rows: {n_resamples} resamples x {len(models)} models take a while.")
+    if ask.button("Compute the intervals", key="compare_run"):
+        st.session_state["compare_run_bootstrap_for"] = (ds.key, models, n_resamples)
+        st.rerun()
 
 probabilities = thresholds.probabilities(ds, models)  # read once: three sections use it
 table, pairs, found, helps = uncertainty.model_table(
@@ -128,6 +135,47 @@ table, pairs, found, helps = uncertainty.model_table(
 )  # fmt: skip
 curve_resamples = min(n_resamples, uncertainty.CURVE_RESAMPLES)
 fb = uncertainty.curves(ds.key, models, curve_resamples, ds, clustered) if wanted else None
+y_all = ds.labels_for(models[0])
+
+
+def _band_kind(where) -> str:
+    return where.radio(
+        "Bands", list(uncertainty.BAND_KINDS), format_func=uncertainty.BAND_KINDS.get,
+        key="compare_band_kind", horizontal=True, help=uncertainty.BAND_HELP,
+    )  # fmt: skip
+
+
+def _band_name(kind: str) -> str:
+    return "95% simultaneous band" if kind == "simultaneous" else "95% band"
+
+
+def _with_bands(curve: str) -> dict[str, tuple]:
+    """Per model: (the curve on all rows, band low, band high)."""
+    return uncertainty.curve_bands(fb, curve, y_all, ds.weight, band_kind, models)
+
+
+def _sized(fig, height: int | None):
+    if height is not None:
+        fig.update_layout(height=height)
+    return fig
+
+
+def _roc_band_chart(height: int | None = None) -> None:
+    fig = band_charts.roc_band_figure(
+        fb.roc_grid, _with_bands("roc"), max_fpr or None, _band_name(band_kind)
+    )
+    chart(_sized(fig, height), key="compare_roc_band", name="roc-bands")
+
+
+def _pr_band_chart(height: int | None = None) -> None:
+    base_rate = float(np.average(y_all, weights=ds.weight))
+    fig = band_charts.pr_band_figure(
+        fb.pr_grid, _with_bands("pr"), base_rate, _band_name(band_kind)
+    )
+    chart(_sized(fig, height), key="compare_pr_band", name="pr-bands")
+
+
+band_kind = "pointwise"
 # What a bracket is, in every caption of the page.
 resampled = (
     f"cluster bootstrap, whole {group_column} values resampled" if clustered else "paired bootstrap"
@@ -159,7 +207,7 @@ elif independent:
 
 def _cell(row, name: str) -> str:
     value = row[name]
-    text = f"{value:.4f}"
+    text = f"{decimals(value)}"
     if f"{name} low" in row:
         text += f"  [{row[f'{name} low']:.4f}, {row[f'{name} high']:.4f}]"
     return ("★ " if found[name].best == row.name else "") + text
@@ -174,6 +222,13 @@ st.dataframe(
     width="stretch",
     column_config={name: st.column_config.TextColumn(name, help=helps[name]) for name in helps},
 )
+if head.presenting and wanted:  # the first screen: the curves and their bands under the table
+    band_kind = _band_kind(head.setting())
+    roc_col, pr_col = st.columns(2)
+    with roc_col:
+        _roc_band_chart(PRESENT_HEIGHT)
+    with pr_col:
+        _pr_band_chart(PRESENT_HEIGHT)
 if len(models) >= 2:
     st.markdown(
         "\n".join(
@@ -276,8 +331,9 @@ def _power_sentence(a: str, b: str) -> None:
         return
     text_col.markdown(
         f"With these {n_pos:,} positives and {y.size - n_pos:,} negatives, a difference of "
-        f"**{d:.3f}** in AUC between {md(a)} and {md(b)} is found with power "
-        f"**{power:.0%}**; the smallest difference found with 80% power is **{smallest:.3f}**."
+        f"**{decimals(d, 3)}** in AUC between {md(a)} and {md(b)} is found with power "
+        f"**{power:.0%}**; the smallest difference found with 80% power is "
+        f"**{decimals(smallest, 3)}**."
     )
     text_col.caption(
         "DeLong's paired test at 5%, in the normal approximation of Obuchowski & McClish "
@@ -469,10 +525,10 @@ def _many_models() -> None:
     )  # fmt: skip
     descriptive = " (descriptive only: resamples)" if kind == compare_many.RESAMPLES else ""
     st.markdown(
-        f"Friedman's χ² = **{fr.statistic:.3f}**, {format_p(fr.p_value)}{descriptive}; "
-        f"Iman-Davenport's F = **{idf.statistic:.3f}** on ({idf.df_numerator}, "
+        f"Friedman's χ² = **{decimals(fr.statistic, 3)}**, {format_p(fr.p_value)}{descriptive}; "
+        f"Iman-Davenport's F = **{decimals(idf.statistic, 3)}** on ({idf.df_numerator}, "
         f"{idf.df_denominator}) degrees of freedom, {format_p(idf.p_value)}. Nemenyi's "
-        f"critical difference at 5%: **{fr.critical_difference:.3f}** in mean rank "
+        f"critical difference at 5%: **{decimals(fr.critical_difference, 3)}** in mean rank "
         f"({fr.n_models} models, {fr.n_blocks:,} blocks)."
     )
     chart(compare_many.cd_figure(analysis), key="compare_many_cd", name="critical-difference")
@@ -609,7 +665,6 @@ def _many_models() -> None:
 if len(models) >= 3 and not ds.mapping.per_class:
     _many_models()
 
-y_all = ds.labels_for(models[0])
 same_labels = not ds.mapping.per_class
 if same_labels:
     _section("At the operating point", "operating-point")
@@ -640,7 +695,9 @@ if same_labels:
             )
             for rate in ("precision", "recall", "F1", "FPR"):
                 op_table[rate] = [
-                    f"{v:.4f}  [{lo:.4f}, {hi:.4f}]" if np.isfinite(v) else "undefined"
+                    f"{decimals(v)}  [{decimals(lo)}, {decimals(hi)}]"
+                    if np.isfinite(v)
+                    else "undefined"
                     for v, lo, hi in op_table[[rate, f"{rate} low", f"{rate} high"]].itertuples(
                         index=False
                     )
@@ -675,49 +732,31 @@ if same_labels:
 
     if wanted:
         _section("How sure are the curves?", "curve-bands")
-        band_kind = st.radio(
-            "Bands", list(uncertainty.BAND_KINDS), format_func=uncertainty.BAND_KINDS.get,
-            key="compare_band_kind", horizontal=True, help=uncertainty.BAND_HELP,
-        )  # fmt: skip
-        band_name = "95% simultaneous band" if band_kind == "simultaneous" else "95% band"
+        if not head.presenting:  # (else in the settings popover)
+            band_kind = _band_kind(st)
+        band_name = _band_name(band_kind)
         st.caption(uncertainty.band_words(band_kind) + ".")
-
-        def _with_bands(curve: str) -> dict[str, tuple]:
-            """Per model: (the curve on all rows, band low, band high)."""
-            return uncertainty.curve_bands(fb, curve, y_all, ds.weight, band_kind, models)
-
-        roc_tab, pr_tab, rate_tab, stable_tab = st.tabs(
-            ["ROC", "Precision-recall", "Rates vs threshold", "Threshold stability"]
-        )
-        with roc_tab:
-            chart(
-                band_charts.roc_band_figure(
-                    fb.roc_grid, _with_bands("roc"), max_fpr or None, band_name
-                ),
-                key="compare_roc_band",
-                name="roc-bands",
+        if head.presenting:  # ROC and PR are on the first screen
+            rate_tab, stable_tab = st.tabs(["Rates vs threshold", "Threshold stability"])
+        else:
+            roc_tab, pr_tab, rate_tab, stable_tab = st.tabs(
+                ["ROC", "Precision-recall", "Rates vs threshold", "Threshold stability"]
             )
-            st.caption(
-                f"Shaded: the {band_name} of the ROC curve from {curve_resamples} resampled "
-                f"curves ({resampled}), TPR at each FPR (vertical averaging). Where two bands "
-                "overlap at an FPR, the data cannot tell those models apart there."
-            )
-        with pr_tab:
-            chart(
-                band_charts.pr_band_figure(
-                    fb.pr_grid,
-                    _with_bands("pr"),
-                    float(np.average(y_all, weights=ds.weight)),
-                    band_name,
-                ),
-                key="compare_pr_band",
-                name="pr-bands",
-            )
-            st.caption(
-                "Precision where each resample's recall first reaches the value on the x axis, "
-                f"its {band_name} shaded. Precision at low recall rests on few rows and spreads "
-                "widely."
-            )
+            with roc_tab:
+                _roc_band_chart()
+                st.caption(
+                    f"Shaded: the {band_name} of the ROC curve from {curve_resamples} "
+                    f"resampled curves ({resampled}), TPR at each FPR (vertical averaging). "
+                    "Where two bands overlap at an FPR, the data cannot tell those models apart "
+                    "there."
+                )
+            with pr_tab:
+                _pr_band_chart()
+                st.caption(
+                    "Precision where each resample's recall first reaches the value on the x "
+                    f"axis, its {band_name} shaded. Precision at low recall rests on few rows "
+                    "and spreads widely."
+                )
         with rate_tab:
             band_model = st.selectbox("Model", models, key="compare_band_model")
             k = models.index(band_model)
@@ -788,10 +827,10 @@ if same_labels:
             _, _, statistic, at = ks_curves[m]
             ks_rows.append({"model": m, "KS": statistic, "at threshold": at})
         ks_table = pd.DataFrame(ks_rows)
-        ks_table["KS"] = [f"{v:.4f}" for v in ks_table["KS"]]
+        ks_table["KS"] = [f"{decimals(v)}" for v in ks_table["KS"]]
         if wanted:
             ks_table["KS"] = [
-                f"{iv.estimate:.4f}  [{iv.ci_low:.4f}, {iv.ci_high:.4f}]"
+                f"{decimals(iv.estimate)}  [{decimals(iv.ci_low)}, {decimals(iv.ci_high)}]"
                 for iv in fb.results["ks"].models
             ]
         st.dataframe(

@@ -11,6 +11,7 @@ import streamlit as st
 
 from ui import charts, data, presentation, shell, thresholds
 from ui.explain import ap_lines, auc_lines, explain
+from ui.numbers import decimals
 from ui.safe import md
 from ui.show import chart
 
@@ -71,7 +72,7 @@ with roc_col:
         partial = {m.name: data.partial_auc(ds.key, m.name, float(max_fpr), ds) for m in curves}
         st.caption(
             f"Partial AUC for FPR ≤ {max_fpr:g} (shaded), McClish-standardised: "
-            + "; ".join(f"{md(n)} {v:.4f}" for n, v in partial.items())
+            + "; ".join(f"{md(n)} {decimals(v)}" for n, v in partial.items())
             + ". The dotted diagonal is a random ranking (AUC 0.5)."
         )
     else:
@@ -84,7 +85,8 @@ with pr_col:
         st.subheader("Precision-recall")
     chart(pr, key="curves_pr", name="precision-recall-curves")
     st.caption(
-        f"The dotted line is the prevalence ({prevalence:.3f}), the AP of a random ranking; grey "
+        f"The dotted line is the prevalence ({decimals(prevalence, 3)}), the AP of a random "
+        "ranking; grey "
         "curves are points of equal F1. Steps show exactly the area scikit-learn's AP sums."
     )
 

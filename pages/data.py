@@ -12,7 +12,7 @@ import streamlit as st
 import metrics
 from ui import agreement_table, shell, sources, thresholds
 from ui.loading import column_summary, mapping_roles
-from ui.numbers import plural
+from ui.numbers import decimals, plural
 from ui.roles import ROLES, infer_roles
 from ui.safe import md
 
@@ -169,7 +169,8 @@ if len(annotators) >= 2:  # several people (or judges) labelled the same rows
             st.dataframe(agreement_table.scores_table(scores), hide_index=True, width="stretch")
             st.caption(
                 "'soft label' is a model's expected accuracy against an annotator drawn at "
-                f"random; no model can expect more than the ceiling, {report.ceiling:.3f}. A "
+                f"random; no model can expect more than the ceiling, "
+                f"{decimals(report.ceiling, 3)}. A "
                 "model near it is as good as the annotators' agreement lets any model be "
                 "(Fleiss 1971; Krippendorff 2011)."
             )

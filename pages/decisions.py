@@ -97,7 +97,7 @@ with cost_tab:
                 "cost at threshold": at_threshold,
                 "least cost (envelope)": best,
                 "optimal for PC(+) in": (
-                    f"[{touching.min():.3f}, {touching.max():.3f}]"
+                    f"[{decimals(touching.min(), 3)}, {decimals(touching.max(), 3)}]"
                     if touching.size
                     else "none (off the ROC convex hull)"
                 ),
@@ -115,7 +115,7 @@ with cost_tab:
                 st.metric(
                     md(r["model"]),
                     decimals(r["least cost (envelope)"]),
-                    help=f"The least normalised expected cost at PC(+) = {r['PC(+)']:.3f} "
+                    help=f"The least normalised expected cost at PC(+) = {decimals(r['PC(+)'], 3)} "
                     f"(your cost ratio); at its current threshold: "
                     f"{decimals(r['cost at threshold'])}.",
                 )

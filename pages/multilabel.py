@@ -12,6 +12,7 @@ from ui import decision_rules as dr
 from ui import multilabel_charts as mc
 from ui import presentation, shell
 from ui.explain import explain, num
+from ui.numbers import decimals
 from ui.roles import default_threshold, infer_scale
 from ui.show import chart
 
@@ -271,8 +272,9 @@ if problem.multiclass and sm.confusion is not None and sm.top_k is not None:
         }
         ovr = metrics.roc_auc_score(labels_1d, problem.scores, average="macro")
         st.markdown(
-            f"**One-vs-one AUC** (Hand & Till): macro **{ovo['macro']:.4f}**, weighted by the "
-            f"pairs' rows **{ovo['weighted']:.4f}**; one-vs-rest macro {ovr:.4f}."
+            f"**One-vs-one AUC** (Hand & Till): macro **{decimals(ovo['macro'])}**, weighted by "
+            "the "
+            f"pairs' rows **{decimals(ovo['weighted'])}**; one-vs-rest macro {decimals(ovr)}."
         )
         st.caption(
             "One-vs-one averages, over every pair of classes, the AUC of telling those two apart "
@@ -859,7 +861,7 @@ if not problem.multiclass and problem.n_rows >= 2:
     choose_cols[0].metric(
         f"macro-{fb}, per-class thresholds",
         dr.fmt(best.macro),
-        delta=f"{best.gain:+.4f} vs one shared",
+        delta=f"{decimals(best.gain, plus=True)} vs one shared",
         delta_color="off" if best.gain == 0 else "normal",
     )
     choose_cols[1].metric(
@@ -870,7 +872,7 @@ if not problem.multiclass and problem.n_rows >= 2:
     choose_cols[2].metric(
         f"micro-{fb}, per-class thresholds",
         dr.fmt(micro_choice.micro),
-        delta=f"{micro_choice.gain:+.4f} vs one shared",
+        delta=f"{decimals(micro_choice.gain, plus=True)} vs one shared",
         delta_color="off" if micro_choice.gain == 0 else "normal",
     )
     choose_cols[3].metric(
@@ -925,16 +927,17 @@ if not problem.multiclass and problem.n_rows >= 2:
             half_cols[2 * i + 1].metric(
                 f"{obj}-{fb}, held-out half",
                 dr.fmt(h.report_value),
-                delta=f"{-h.optimism:+.4f} vs in-sample",
+                delta=f"{decimals(-h.optimism, plus=True)} vs in-sample",
                 help=f"The shared threshold, chosen on the same half, scores "
-                f"{h.report_shared_value:.4f} here: a held-out gain of {h.report_gain:+.4f}.",
+                f"{decimals(h.report_shared_value)} here: a held-out gain of "
+                f"{decimals(h.report_gain, plus=True)}.",
             )
         st.caption(
             f"Rows split at random (seed 0): {split['macro'].chosen_rows.size:,} to choose, "
             f"{split['macro'].report_rows.size:,} to report. Held out, per-class thresholds "
             + " and ".join(
                 f"{'beat' if g > 0 else 'lose to' if g < 0 else 'tie'} the shared one"
-                + (f" by {abs(g):.4f}" if g else "")
+                + (f" by {decimals(abs(g))}" if g else "")
                 + f" ({obj})"
                 for obj, g in (
                     ("macro", split["macro"].report_gain),

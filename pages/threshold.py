@@ -20,6 +20,7 @@ from metrics.thresholds import choose_threshold
 from ui import data, presentation, score_state, shell, show, thresholds
 from ui.explain import explain, fraction, num
 from ui.guarantee_text import guarantee_table, guarantee_words
+from ui.numbers import decimals
 from ui.safe import md
 from ui.show import chart, csv_download, rows_behind
 
@@ -182,7 +183,9 @@ if rates_col is not None:
 
 
 def _rate(value: float, defined: bool) -> str:
-    return f"{value:.3f}" if defined and math.isfinite(value) else "—"  # the card's help says why
+    return (
+        f"{decimals(value, 3)}" if defined and math.isfinite(value) else "—"
+    )  # the card's help says why
 
 
 has_pos, has_neg = counts.n_pos > 0, counts.n_neg > 0

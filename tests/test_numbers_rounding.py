@@ -108,3 +108,39 @@ def test_latex_numbers_round_half_up():
     assert num(0.78125) == "0.7813"
     assert num(1234) == "1\\,234"
     assert num(2 / 3) == "0.6667"
+
+
+def _tie_table():
+    """Four positives and eight negatives whose model_a ranks 25 of the 32 pairs right:
+    AUC = 25/32 = 0.78125 exactly, a tie at four decimals."""
+    import pandas as pd
+
+    negatives = [0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8]
+    positives = [0.85, 0.86, 0.65, 0.35]  # above 8, 8, 6 and 3 negatives
+    return pd.DataFrame(
+        {
+            "label": [1] * 4 + [0] * 8,
+            "model_a": positives + negatives,
+            "model_b": [0.9, 0.2, 0.8, 0.3, 0.1, 0.7, 0.4, 0.6, 0.5, 0.15, 0.25, 0.35],
+        }
+    )
+
+
+def test_compare_shows_a_tie_rounded_half_up():
+    """The Compare table writes AUC 25/32 as a student rounds it, 0.7813 (it wrote 0.7812)."""
+    from streamlit.testing.v1 import AppTest
+
+    import metrics
+    from tests.apptest_utils import APP, upload_frame
+
+    frame = _tie_table()
+    assert metrics.roc_auc_score(frame["label"], frame["model_a"]) == 0.78125
+    at = AppTest.from_file(APP, default_timeout=60)
+    at.run()
+    upload_frame(at, frame, "tie.csv")
+    at.switch_page("pages/compare.py").run()
+    at.select_slider(key="compare_resamples").set_value(0).run()
+    assert not at.exception, at.exception
+    table = at.dataframe[0].value
+    cell = table.loc[table["model"] == "model_a", "AUC"].iloc[0]
+    assert cell.lstrip("★ ").startswith("0.7813"), cell

@@ -38,6 +38,7 @@ import metrics
 from metrics.model_tests import FriedmanResult, ImanDavenportResult
 from metrics.significance import holm_adjust
 from ui.charts import PALETTE
+from ui.numbers import decimals
 from ui.safe import label
 from ui.text import num, tex_name
 
@@ -485,9 +486,9 @@ def cd_figure(analysis: RankAnalysis) -> go.Figure:
     fig.add_trace(go.Scatter(x=[lo, cd_end], y=[0.55, 0.55], mode="lines+markers",
                              line=dict(color="black", width=2), marker=dict(symbol="line-ns-open",
                              size=10, color="black"), name="critical difference",
-                             hovertemplate=f"Nemenyi CD = {cd:.3f}<extra></extra>",
+                             hovertemplate=f"Nemenyi CD = {decimals(cd, 3)}<extra></extra>",
                              showlegend=False))  # fmt: skip
-    fig.add_annotation(x=(lo + cd_end) / 2, y=0.62, text=f"CD = {cd:.3f}", showarrow=False,
+    fig.add_annotation(x=(lo + cd_end) / 2, y=0.62, text=f"CD = {decimals(cd, 3)}", showarrow=False,
                        yanchor="bottom")  # fmt: skip
     # Models: a line down from the rank, then across to the name.
     for pos, (m, r) in enumerate(zip(order, ranks, strict=True)):
@@ -499,13 +500,14 @@ def cd_figure(analysis: RankAnalysis) -> go.Figure:
             go.Scatter(
                 x=[r, r, x_end], y=[0, y, y], mode="lines", line=dict(color=color, width=1.5),
                 name=label(models[m]), showlegend=False,
-                hovertemplate=f"{label(models[m])}: mean rank {r:.3f}<extra></extra>",
+                hovertemplate=f"{label(models[m])}: mean rank {decimals(r, 3)}<extra></extra>",
             )
         )  # fmt: skip
         fig.add_trace(go.Scatter(x=[r], y=[0], mode="markers", marker=dict(color=color, size=7),
                                  hoverinfo="skip", showlegend=False))  # fmt: skip
         fig.add_annotation(
-            x=x_end, y=y, text=f"{label(models[m], limit=12)}<br>({r:.2f})", showarrow=False,
+            x=x_end, y=y, text=f"{label(models[m], limit=12)}<br>({decimals(r, 2)})",
+            showarrow=False,
             xanchor="right" if on_left else "left", xshift=-4 if on_left else 4,
             font=dict(size=12),
         )  # fmt: skip

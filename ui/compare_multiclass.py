@@ -22,6 +22,7 @@ import metrics
 from metrics.multiclass_compare import PER_CLASS
 from metrics.significance import format_p
 from ui.data import UPLOAD_TTL, Dataset
+from ui.numbers import decimals
 from ui.safe import md
 from ui.show import csv_download
 
@@ -70,11 +71,11 @@ def _cell(r: metrics.MulticlassComparison, name: str, i: int) -> str:
     value = r.values[name][i]
     if not math.isfinite(value):
         return "undefined"
-    text = f"{value:.4f}"
+    text = f"{decimals(value)}"
     if r.results is not None:
         iv = r.results[name].models[i]
         if math.isfinite(iv.ci_low):
-            text += f"  [{iv.ci_low:.4f}, {iv.ci_high:.4f}]"
+            text += f"  [{decimals(iv.ci_low)}, {decimals(iv.ci_high)}]"
     return ("★ " if r.best[name].best == i else "") + text
 
 
@@ -125,11 +126,11 @@ def per_class_frame(r: metrics.MulticlassComparison) -> pd.DataFrame:
             row = {"class": cls, "model": model, "positives": float(r.support[c])}
             for name in PER_CLASS:
                 value = r.per_class[name][i, c]
-                text = "undefined" if not math.isfinite(value) else f"{value:.4f}"
+                text = "undefined" if not math.isfinite(value) else f"{decimals(value)}"
                 if r.per_class_intervals is not None and math.isfinite(value):
                     low, high = r.per_class_intervals[name][i, c]
                     if math.isfinite(low):
-                        text += f"  [{low:.4f}, {high:.4f}]"
+                        text += f"  [{decimals(low)}, {decimals(high)}]"
                 row[name] = text
             rows.append(row)
     return pd.DataFrame(rows)

@@ -384,35 +384,36 @@ def lessons(ev: Evaluation, multiclass: bool) -> list[str]:
     macro = ev.averages[("F1", "macro")]
     if ev.rule.kind == "argmax":
         out.append(
-            f"**Micro-F1 = accuracy**: micro-F1 {micro:.4f}, accuracy {ev.accuracy:.4f}. With one "
+            f"**Micro-F1 = accuracy**: micro-F1 {decimals(micro)}, accuracy "
+            f"{decimals(ev.accuracy)}. With one "
             "true and one predicted class per row, every wrong row is one FP (of the class "
             "predicted) and one FN (of the true class), so ΣFP = ΣFN and micro precision = "
             "micro recall = accuracy."
         )
     elif ev.rule.kind == "abstain":
         out.append(
-            f"**Abstaining breaks micro-F1 = accuracy**: micro-F1 {micro:.4f}, accuracy "
-            f"{ev.accuracy:.4f}. The {ev.n_no_pred:,} abstained row"
+            f"**Abstaining breaks micro-F1 = accuracy**: micro-F1 {decimals(micro)}, accuracy "
+            f"{decimals(ev.accuracy)}. The {ev.n_no_pred:,} abstained row"
             f"{'s' * (ev.n_no_pred != 1)} are misses (FN) but not false positives, so micro "
-            f"precision ({ev.averages[('precision', 'micro')]:.4f}) rises above micro recall "
-            f"({ev.averages[('recall', 'micro')]:.4f})."
+            f"precision ({decimals(ev.averages[('precision', 'micro')])}) rises above micro recall "
+            f"({decimals(ev.averages[('recall', 'micro')])})."
         )
     elif multiclass and ev.rule.kind == "top-k" and ev.rule.k > 1:
         out.append(
-            f"Top-{ev.rule.k} accuracy ({ev.averages[('recall', 'micro')]:.4f}) counts a row "
+            f"Top-{ev.rule.k} accuracy ({decimals(ev.averages[('recall', 'micro')])}) counts a row "
             f"right when its class is among the {ev.rule.k} predicted; subset accuracy "
-            f"({ev.accuracy:.4f}) asks the predicted set to be exactly the true class, which "
-            f"{ev.rule.k} labels never are. Micro-F1 is {micro:.4f}."
+            f"({decimals(ev.accuracy)}) asks the predicted set to be exactly the true class, which "
+            f"{ev.rule.k} labels never are. Micro-F1 is {decimals(micro)}."
         )
     elif multiclass:
         out.append(
-            f"Accuracy here is subset accuracy ({ev.accuracy:.4f}: the predicted set must be "
-            f"exactly the true class); micro-F1 is {micro:.4f}."
+            f"Accuracy here is subset accuracy ({decimals(ev.accuracy)}: the predicted set must be "
+            f"exactly the true class); micro-F1 is {decimals(micro)}."
         )
     else:
         out.append(
-            f"Subset accuracy (every label of a row right): {ev.accuracy:.4f}; micro-F1 "
-            f"{micro:.4f}."
+            f"Subset accuracy (every label of a row right): {decimals(ev.accuracy)}; micro-F1 "
+            f"{decimals(micro)}."
         )
     support = ev.support.astype(float)
     present = np.flatnonzero(support > 0)
@@ -422,8 +423,10 @@ def lessons(ev: Evaluation, multiclass: bool) -> list[str]:
         out.append(
             f"**The rarest class, {ev.classes[rare]}** ({_support_words(ev, support[rare])}, "
             f"{share:.1%} of all true labels), has F1 "
-            f"{ev.f1[rare]:.4f}. Macro-F1 ({macro:.4f}) gives it 1/{len(ev.classes)} of the "
-            f"weight; micro-F1 ({micro:.4f}) only its {share:.1%} share of the pooled counts. "
+            f"{decimals(ev.f1[rare])}. Macro-F1 ({decimals(macro)}) gives it 1/{len(ev.classes)} "
+            "of the "
+            f"weight; micro-F1 ({decimals(micro)}) only its {share:.1%} share of the pooled "
+            "counts. "
             "When a rare class fails, macro falls while micro barely moves; here its F1 is "
             + ("below" if ev.f1[rare] < macro else "at or above")
             + " the macro average."
@@ -447,8 +450,8 @@ def lessons(ev: Evaluation, multiclass: bool) -> list[str]:
             + f"{'the other ' if ev.n_no_true_predicted else ''}"
             f"{ev.n_no_true - ev.n_no_true_predicted:,} "
             "are 0/0 and get zero_division (0, with a warning). Samples-F1 "
-            f"{ev.averages[('F1', 'samples')]:.4f}; over the rows with a label only, "
-            + (f"{with_label:.4f}." if np.isfinite(with_label) else "undefined.")
+            f"{decimals(ev.averages[('F1', 'samples')])}; over the rows with a label only, "
+            + (f"{decimals(with_label)}." if np.isfinite(with_label) else "undefined.")
         )
     else:
         out.append("Every row has at least one true label, so samples averaging drops none.")

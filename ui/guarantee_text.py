@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from metrics.guarantees import GuaranteedThreshold
+from ui.numbers import decimals
 
 __all__ = ["METHOD_SOURCE", "NAMES", "guarantee_table", "guarantee_words"]
 
@@ -28,7 +29,7 @@ METHOD_SOURCE = (
 
 
 def _three(value: float) -> str:
-    return "—" if value != value else f"{value:.3f}"  # NaN: nothing flagged
+    return "—" if value != value else f"{decimals(value, 3)}"  # NaN: nothing flagged
 
 
 def _side(result: GuaranteedThreshold) -> tuple[str, str]:
@@ -51,15 +52,15 @@ def guarantee_table(
             {
                 "choice": choice,
                 "threshold": label(point.threshold),
-                f"{name} here": f"{point.estimate:.3f}",
-                f"95% {kind} bound": f"{point.bound:.3f}",
+                f"{name} here": f"{decimals(point.estimate, 3)}",
+                f"95% {kind} bound": f"{decimals(point.bound, 3)}",
                 f"bound {op} {result.target:g}": "yes"
                 if (point.bound <= result.target if op == "≤" else point.bound >= result.target)
                 else "no",
                 "flagged": amount(point.n_flagged),
                 "precision": "—"
                 if point.precision != point.precision
-                else f"{point.precision:.3f}",
+                else f"{decimals(point.precision, 3)}",
             }
         )
     return rows
@@ -84,7 +85,8 @@ def guarantee_words(
         )
     head = (
         f"**With a guarantee**: threshold {label(result.threshold)}, where {name} is "
-        f"{result.estimate:.3f} and its one-sided {pct} {kind} bound is {result.bound:.3f} "
+        f"{decimals(result.estimate, 3)} and its one-sided {pct} {kind} bound is "
+        f"{decimals(result.bound, 3)} "
         f"{op} {result.target:g}: the chance that a threshold chosen this way misses "
         f"{name} {op} {result.target:g} on new rows like these is at most "
         f"{1 - result.confidence:.0%}."
@@ -95,8 +97,10 @@ def guarantee_words(
     else:
         more = result.n_flagged - plain.n_flagged
         cost = (
-            f" The plain choice (threshold {label(plain.threshold)}, {name} {plain.estimate:.3f} "
-            f"on these rows) has a bound of only {plain.bound:.3f}: chosen that way, a threshold "
+            f" The plain choice (threshold {label(plain.threshold)}, {name} "
+            f"{decimals(plain.estimate, 3)} "
+            f"on these rows) has a bound of only {decimals(plain.bound, 3)}: chosen that way, a "
+            "threshold "
             f"misses the target on new data about half the time. **The guarantee costs** "
             + (
                 f"{amount(more)} more {unit} flagged"
@@ -106,7 +110,7 @@ def guarantee_words(
                 else f"no change in the {unit} flagged"
             )
             + (
-                f", precision {plain.precision:.3f} → {result.precision:.3f}."
+                f", precision {decimals(plain.precision, 3)} → {decimals(result.precision, 3)}."
                 if plain.precision == plain.precision and result.precision == result.precision
                 else "."
             )

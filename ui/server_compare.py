@@ -21,6 +21,7 @@ import metrics
 from metrics.significance import P_FLOOR, format_p
 from metrics.sql import DeLongSummary
 from ui import data, server_source, summaries
+from ui.numbers import decimals
 from ui.safe import md
 from ui.show import csv_download
 
@@ -179,7 +180,7 @@ def show(ds: data.Dataset) -> None:
     found, pairs = summaries.verdicts(table, pairs, specs)
 
     def cell(row, name: str) -> str:
-        text = f"{row[name]:.4f}"
+        text = f"{decimals(row[name])}"
         if f"{name} low" in row:
             text += f"  [{row[f'{name} low']:.4f}, {row[f'{name} high']:.4f}]"
         elif f"{name} row-level low" in row:  # labelled: not the interval of grouped rows
