@@ -17,7 +17,7 @@ import plotly.graph_objects as go
 import streamlit as st
 
 from metrics.thresholds import choose_threshold
-from ui import data, presentation, score_state, shell, show, thresholds
+from ui import data, presentation, score_state, shell, show, threshold_drag, thresholds
 from ui.explain import explain, fraction, num
 from ui.guarantee_text import guarantee_table, guarantee_words
 from ui.numbers import decimals
@@ -30,8 +30,10 @@ low, high, step = thresholds.slider_range(ds, model)
 scale = thresholds.scale(ds, model)
 default_value, default_rule = thresholds.default(ds, model)
 presenting = presentation.on()
-# In presentation mode the charts' heights fit the row left under the controls at 720 px.
-CHART_HEIGHT = 390
+# In presentation mode the charts' heights fit the row left under the controls and the class
+# strip at 720 px.
+CHART_HEIGHT = 280
+STRIP_HEIGHT = 96 if presenting else 130
 
 rule = (
     f"A row is predicted **{md(ds.positive_name)}** when its score is at least the threshold "
@@ -143,6 +145,14 @@ st.markdown(
     )
     + (" (none: the threshold is above every score)." if c.tp + c.fp == 0 else ".")
 )
+
+# Each class's scores with the threshold as a line to drag on the chart itself; the matrix and
+# both curve points below follow it (ui.threshold_drag).
+threshold_drag.class_strip(
+    counts, model=model, low=low, high=high, step=step, threshold=threshold,
+    positive_name=ds.positive_name, negative_name=ds.negative_name, whole=not weighted,
+    height=STRIP_HEIGHT,
+)  # fmt: skip
 
 if presenting:
     matrix_col, roc_col, pr_col, rates_col = st.columns(4)

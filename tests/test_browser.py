@@ -181,6 +181,81 @@ def test_threshold_page_renders_and_reacts_to_the_keyboard(server, page):
     page.screenshot(path=ARTIFACTS / "threshold-moved.png", full_page=True)
 
 
+
+_POINTS = """(key) => {
+  const plot = document.querySelector(`.st-key-${key} .js-plotly-plot`);
+  return plot ? plot.data.filter((t) => t.mode === 'markers' && t.x && t.x.length === 1)
+    .map((t) => [Number(t.x[0]), Number(t.y[0])]) : [];
+}"""
+
+
+def test_dragging_the_threshold_on_the_class_strip_moves_the_matrix_and_the_points(
+    server, page
+):
+    """Issue 35, part 5: the line on the class-score strip is dragged with the mouse. While
+    the button is still down the page already follows (the threshold is sent during the drag);
+    once let go, the slider, the flagged count, the confusion matrix and the ROC and PR
+    operating points all show the threshold the line stands at, exactly."""
+    import metrics
+    from ui.data import DEFAULT_DATASET, bundled_dataset
+
+    page.goto(server)
+    _wait_for_app(page)
+    strip = page.locator(".lens-strip-svg")
+    strip.wait_for(timeout=30_000)
+    slider = page.locator('[data-testid="stSlider"] input[type="range"]').first
+    start = float(slider.input_value())
+    box = strip.bounding_box()
+    y = box["y"] + box["height"] / 2
+    page.mouse.move(box["x"] + box["width"] * 0.6, y)
+    page.mouse.down()
+    page.mouse.move(box["x"] + box["width"] * 0.45, y, steps=6)
+    page.wait_for_function(  # the page follows while the button is still down
+        "([v]) => { const s = document.querySelector('[data-testid=stSlider] input');"
+        " return s && Number(s.value) !== v; }",
+        arg=[start],
+        timeout=30_000,
+    )
+    page.mouse.move(box["x"] + box["width"] * 0.3, y, steps=6)
+    page.mouse.up()
+    _wait_for_app(page)
+    t = float(strip.get_attribute("aria-valuenow"))
+    page.wait_for_function(
+        "([v]) => Number(document.querySelector('[data-testid=stSlider] input').value) === v",
+        arg=[t],
+        timeout=30_000,
+    )
+    _wait_for_app(page)
+    assert t < start
+    table = bundled_dataset(DEFAULT_DATASET)
+    c = metrics.confusion_at_threshold(
+        table.y, table.score("logistic_regression"), t, pos_label=True
+    )
+    flagged = page.get_by_text("are predicted").first.inner_text()
+    assert f"{int(c.tp + c.fp)} of 569 rows" in flagged, (t, flagged)
+    matrix = page.locator(".st-key-threshold_matrix").inner_text()
+    for cell in (c.tp, c.fp, c.fn, c.tn):
+        assert str(int(cell)) in matrix, (t, matrix)
+    fpr, tpr = c.fp / (c.fp + c.tn), c.tp / (c.tp + c.fn)
+    precision = c.tp / (c.tp + c.fp)
+    roc = page.evaluate(_POINTS, "threshold_roc")
+    pr = page.evaluate(_POINTS, "threshold_pr")
+    assert any(abs(x - fpr) < 1e-9 and abs(yv - tpr) < 1e-9 for x, yv in roc), (t, roc)
+    assert any(abs(x - tpr) < 1e-9 and abs(yv - precision) < 1e-9 for x, yv in pr), (t, pr)
+    assert page.locator('[data-testid="stException"]').count() == 0
+    ARTIFACTS.mkdir(exist_ok=True)
+    page.screenshot(path=ARTIFACTS / "threshold-dragged.png", full_page=True)
+    # The strip is a slider for the keyboard too: Right moves the cut up one step of the slider.
+    strip.focus()
+    page.keyboard.press("ArrowRight")
+    page.wait_for_function(
+        "([v]) => Number(document.querySelector('[data-testid=stSlider] input').value) > v",
+        arg=[t],
+        timeout=30_000,
+    )
+    _wait_for_app(page)
+    assert float(slider.input_value()) == pytest.approx(t + 0.001, abs=1e-9)
+
 PAGES = [
     ("curves", "breast_cancer"),
     ("compare", "breast_cancer"),
