@@ -181,7 +181,6 @@ def test_threshold_page_renders_and_reacts_to_the_keyboard(server, page):
     page.screenshot(path=ARTIFACTS / "threshold-moved.png", full_page=True)
 
 
-
 _POINTS = """(key) => {
   const plot = document.querySelector(`.st-key-${key} .js-plotly-plot`);
   return plot ? plot.data.filter((t) => t.mode === 'markers' && t.x && t.x.length === 1)
@@ -189,9 +188,7 @@ _POINTS = """(key) => {
 }"""
 
 
-def test_dragging_the_threshold_on_the_class_strip_moves_the_matrix_and_the_points(
-    server, page
-):
+def test_dragging_the_threshold_on_the_class_strip_moves_the_matrix_and_the_points(server, page):
     """Issue 35, part 5: the line on the class-score strip is dragged with the mouse. While
     the button is still down the page already follows (the threshold is sent during the drag);
     once let go, the slider, the flagged count, the confusion matrix and the ROC and PR
@@ -255,6 +252,7 @@ def test_dragging_the_threshold_on_the_class_strip_moves_the_matrix_and_the_poin
     )
     _wait_for_app(page)
     assert float(slider.input_value()) == pytest.approx(t + 0.001, abs=1e-9)
+
 
 PAGES = [
     ("curves", "breast_cancer"),
