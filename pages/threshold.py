@@ -151,7 +151,7 @@ st.markdown(
 threshold_drag.class_strip(
     counts, model=model, low=low, high=high, step=step, threshold=threshold,
     positive_name=ds.positive_name, negative_name=ds.negative_name, whole=not weighted,
-    height=STRIP_HEIGHT,
+    height=STRIP_HEIGHT, font=12 * presentation.SCALE if presenting else 12,
 )  # fmt: skip
 
 if presenting:

@@ -79,14 +79,14 @@ export default function (component) {
             fill: row.color, 'fill-opacity': 0.6}, svg);
         });
       }
-      const name = el('text', {x: left - 6, y: top + band / 2 + 4, 'font-size': 12,
+      const name = el('text', {x: left - 6, y: top + band / 2 + 4, 'font-size': d.font,
         fill: row.color, 'font-weight': 600, 'text-anchor': 'end'}, svg);
       name.textContent = row.name;
     });
     d.ticks.forEach((s) => {
       el('line', {x1: x(s), x2: x(s), y1: height - axis, y2: height - axis + 4,
         stroke: '#999'}, svg);
-      const t = el('text', {x: x(s), y: height - 6, 'font-size': 11, fill: '#777',
+      const t = el('text', {x: x(s), y: height - 6, 'font-size': d.font - 1, fill: '#777',
         'text-anchor': 'middle'}, svg);
       t.textContent = Number(s.toPrecision(6)).toString();
     });
@@ -94,7 +94,8 @@ export default function (component) {
       class: 'lens-strip-line'}, svg);
     const handle = el('rect', {y: (height - axis) / 2 - 12, width: 10, height: 24, rx: 3,
       fill: '#222', class: 'lens-strip-handle'}, svg);
-    const value = el('text', {y: 12, 'font-size': 12, fill: '#222', 'font-weight': 600}, svg);
+    const value = el('text', {y: d.font, 'font-size': d.font, fill: '#222',
+      'font-weight': 600}, svg);
     const place = (t) => {
       const px = x(t);
       line.setAttribute('x1', px); line.setAttribute('x2', px);
@@ -220,6 +221,7 @@ def strip_data(
     negative_name: str,
     whole: bool = True,
     height: int = 130,
+    font: float = 12,
 ) -> dict:
     """What the component draws, from each distinct score and how many positive and negative
     rows (or how much of their weight) have it, as the Threshold page's counts hold them (so a
@@ -232,6 +234,7 @@ def strip_data(
     scores = np.clip(scores[finite], low, high)
     positives, negatives = positives[finite], negatives[finite]
     dots = whole and positives.sum() + negatives.sum() <= DOTS_UP_TO
+    longest = max(len(positive_name), len(negative_name))  # the class names' gutter
     rows = [
         _row(positive_name, scores, positives, low, high, COLORS["pos"], dots),
         _row(negative_name, scores, negatives, low, high, COLORS["neg"], dots),
@@ -245,7 +248,8 @@ def strip_data(
         "height": int(height),
         "throttle": THROTTLE_MS,
         "ticks": nice_ticks(low, high),
-        "gutter": int(min(120, 16 + 7 * max(len(positive_name), len(negative_name)))),
+        "font": float(font),
+        "gutter": int(min(10 * font, 16 + 0.6 * font * longest)),
     }
 
 
@@ -261,14 +265,14 @@ def _dragged(model: str, low: float, high: float) -> None:
 
 def class_strip(counts, *, model: str, low: float, high: float, step: float, threshold: float,
                 positive_name: str, negative_name: str, whole: bool = True,
-                height: int = 130) -> None:  # fmt: skip
+                height: int = 130, font: float = 12) -> None:  # fmt: skip
     """Draw the strip with its draggable threshold line in the current container, from the
     page's threshold counts (distinct scores, descending, with cumulative positives and
     negatives: ``tps``, ``fps``)."""
     data = strip_data(
         counts.thresholds, np.diff(counts.tps, prepend=0), np.diff(counts.fps, prepend=0),
         low=low, high=high, step=step, threshold=threshold, positive_name=positive_name,
-        negative_name=negative_name, whole=whole, height=height,
+        negative_name=negative_name, whole=whole, height=height, font=font,
     )  # fmt: skip
     _component()(
         key=KEY,
