@@ -185,6 +185,55 @@ class ThresholdCounts:
         """``(precision, recall, thresholds)`` as :func:`precision_recall_curve` returns them."""
         return _pr_from_counts(self, drop_intermediate=drop_intermediate)
 
+    def at_prevalence(self, prevalence: float) -> ThresholdCounts:
+        """These counts with the classes reweighted to ``prevalence``: each positive weighs
+        ``prevalence / p`` and each negative ``(1 - prevalence) / (1 - p)`` of itself, where
+        ``p`` is the counts' own prevalence, so the total weight is unchanged. The scores
+        within each class keep their distribution, so TPR, FPR and the ROC curve stay exactly
+        where they were, while precision, the PR curve, AP, F1 and accuracy move as they
+        would on data with that class balance (a test set resampled to it, in expectation).
+
+        >>> counts = threshold_counts([0, 0, 1, 1], [0.1, 0.4, 0.35, 0.8])
+        >>> rare = counts.at_prevalence(0.2)
+        >>> float(rare.n_pos), float(rare.n_neg)
+        (0.8, 3.2)
+        >>> float(rare.at(0.35).recall), float(rare.at(0.35).fpr)  # the ROC point: unchanged
+        (1.0, 0.5)
+        >>> round(float(rare.at(0.35).precision), 4)  # 0.8 / (0.8 + 1.6), was 2/3
+        0.3333
+        """
+        n_pos, n_neg = float(self.n_pos), float(self.n_neg)
+        if not n_pos > 0 or not n_neg > 0:
+            raise ValueError("Reweighting to a prevalence needs rows of both classes.")
+        prevalence = float(prevalence)
+        if not 0.0 < prevalence < 1.0:
+            raise ValueError(f"A prevalence lies strictly between 0 and 1; got {prevalence!r}.")
+        here = n_pos / (n_pos + n_neg)
+        return ThresholdCounts(
+            self.thresholds,
+            self.tps * (prevalence / here),
+            self.fps * ((1.0 - prevalence) / (1.0 - here)),
+        )
+
+    def average_precision(self) -> float:
+        """Average precision (scikit-learn's step sum, over these distinct thresholds): the
+        sum of the precision at each threshold times the recall gained there. Equal to
+        :func:`average_precision_score` on the rows the counts came from, and defined for
+        reweighted counts too (:meth:`at_prevalence`).
+
+        >>> threshold_counts([0, 0, 1, 1], [0.1, 0.4, 0.35, 0.8]).average_precision()
+        0.8333333333333333
+        """
+        n_pos = float(self.n_pos)
+        if not n_pos > 0:
+            return float("nan")
+        flagged = self.tps + self.fps
+        precision = np.divide(
+            self.tps, flagged, out=np.zeros(self.tps.shape, np.float64), where=flagged > 0
+        )
+        gained = np.diff(self.tps, prepend=0) / n_pos
+        return float(np.sum(gained * precision))
+
     def confusion(self) -> Confusion:
         """The confusion matrices at every threshold, as one :class:`Confusion` of arrays."""
         return Confusion(

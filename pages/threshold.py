@@ -32,7 +32,7 @@ default_value, default_rule = thresholds.default(ds, model)
 presenting = presentation.on()
 # In presentation mode the charts' heights fit the row left under the controls and the class
 # strip at 720 px.
-CHART_HEIGHT = 280
+CHART_HEIGHT = 262
 STRIP_HEIGHT = 96 if presenting else 130
 
 rule = (
@@ -58,10 +58,23 @@ if score_state.below_chance(state.auc, counts.n_pos, counts.n_neg, weighted=stat
         icon=":material/swap_vert:",
     )  # fmt: skip
 
+# "What if the classes came in another balance?": the prevalence control (beside the flagged
+# count below) reweights the counts, so every number, chart and preset below follows it. A new
+# table or model starts from the data's own balance.
+rows_counts = counts  # the rows as they are: the class strip draws these
+data_prevalence = float(counts.n_pos / (counts.n_pos + counts.n_neg)) if len(counts) else 0.0
+can_reweight = bool(counts.n_pos > 0 and counts.n_neg > 0)
+if st.session_state.get("threshold_prevalence_for") != (ds.key, model):
+    st.session_state["threshold_prevalence_for"] = (ds.key, model)
+    st.session_state.pop("threshold_prevalence", None)
+prevalence = st.session_state.get("threshold_prevalence") if can_reweight else None
+if prevalence is not None:
+    counts = counts.at_prevalence(float(prevalence))
+
 n_total = float(counts.n_pos + counts.n_neg)
 flagged_at = counts.tps + counts.fps  # rows (weight) with score >= each distinct threshold
 # Weighted counts are sums of weights: the page says "weight", never "rows", for them.
-weighted = state.weighted
+weighted = state.weighted or prevalence is not None
 
 
 def amount(v: float) -> str:
@@ -136,7 +149,25 @@ threshold = min(max(thresholds.current(ds, model), low), high)
 shown_threshold = thresholds.label(ds, model, threshold)  # digits that keep the count true
 c = counts.at(threshold)  # a lookup in the precomputed counts, never a recount
 beta = float(st.session_state.get("threshold_beta", 1.0))
-st.markdown(
+line_col, prevalence_col = st.columns([4, 1.2], vertical_alignment="center")
+prevalence_col.number_input(
+    "Prevalence",
+    min_value=0.001,
+    max_value=0.999,
+    value=None,
+    step=0.01,
+    format="%.3f",
+    key="threshold_prevalence",
+    placeholder=f"{data_prevalence:.3f} (the data's)",
+    disabled=not can_reweight,
+    label_visibility="collapsed" if presenting else "visible",
+    help="What if the positive class made up this share of the rows? Each positive row is "
+    "reweighted by new / current prevalence and each negative by the same for the negative "
+    "class (the total weight unchanged), as if the classes came in that balance with the "
+    "same scores within each class. ROC and AUC do not move; precision, the PR curve, AP, "
+    "F1, accuracy and the presets' thresholds do. Empty: the data as it is.",
+)
+line_col.markdown(
     f"Scores ≥ **{shown_threshold}** are predicted {md(ds.positive_name)}: "
     + (
         f"rows of weight **{amount(c.tp + c.fp)}** of the total {amount(n_total)}"
@@ -144,13 +175,26 @@ st.markdown(
         else f"**{amount(c.tp + c.fp)}** of {amount(n_total)} rows"
     )
     + (" (none: the threshold is above every score)." if c.tp + c.fp == 0 else ".")
+    + (
+        f" Reweighted to prevalence **{float(prevalence):.3f}** (data {data_prevalence:.3f})."
+        if prevalence is not None and presenting  # (the projector has no room for the caption)
+        else ""
+    )
 )
+if prevalence is not None and not presenting:
+    st.caption(
+        f"Reweighted to a prevalence of **{float(prevalence):.3f}** (the data's: "
+        f"{data_prevalence:.3f}): each {md(ds.positive_name)} row counts "
+        f"{float(prevalence) / data_prevalence:.3g} and each {md(ds.negative_name)} row "
+        f"{(1 - float(prevalence)) / (1 - data_prevalence):.3g}. ROC and AUC stay put; "
+        "precision, PR, AP and F1 move. The guaranteed presets still use the rows as they are."
+    )
 
 # Each class's scores with the threshold as a line to drag on the chart itself; the matrix and
 # both curve points below follow it (ui.threshold_drag).
 threshold_drag.class_strip(
-    counts, model=model, low=low, high=high, step=step, threshold=threshold,
-    positive_name=ds.positive_name, negative_name=ds.negative_name, whole=not weighted,
+    rows_counts, model=model, low=low, high=high, step=step, threshold=threshold,
+    positive_name=ds.positive_name, negative_name=ds.negative_name, whole=not state.weighted,
     height=STRIP_HEIGHT, font=12 * presentation.SCALE if presenting else 12,
 )  # fmt: skip
 
@@ -167,9 +211,12 @@ with normalize_col or matrix_col:
         key="threshold_normalize",
         label_visibility="visible" if presenting else "collapsed",
     )
+areas = data.areas(ds.key, model, ds)
+if prevalence is not None:  # AUC does not move with the balance; AP does
+    areas = {"auc": areas["auc"], "ap": counts.average_precision()}
 figures = show.threshold_figures(
-    ds.key, model, threshold, normalize, beta, ds.positive_name, ds.negative_name,
-    presenting, counts, data.areas(ds.key, model, ds),
+    ds.key if prevalence is None else (ds.key, "prevalence", float(prevalence)), model,
+    threshold, normalize, beta, ds.positive_name, ds.negative_name, presenting, counts, areas,
 )  # fmt: skip
 if presenting:  # copies: the cached figures are shared by every presenting session
     figures = {
@@ -177,6 +224,7 @@ if presenting:  # copies: the cached figures are shared by every presenting sess
     }
     figures["rates"].update_layout(title=dict(text="Rates vs threshold", x=0))
     figures["rates"].update_xaxes(title_text="threshold")  # the long title runs out of a column
+    figures["roc"].update_yaxes(title_text="TPR (recall)")  # the long one meets the title
     # A square ROC in a column narrower than tall: shrink the plot, never stretch the y range
     # past [0, 1] (plotly's default for an axis held to the other's scale).
     figures["roc"].update_yaxes(constrain="domain")
