@@ -17,6 +17,7 @@ from tests.apptest_utils import APP, metric_value
 from tests.strategies import binary_tables
 from ui import example_source as ex
 from ui import example_table as et
+from ui.numbers import decimals
 
 
 def _table(labels, *scores) -> pd.DataFrame:
@@ -240,7 +241,8 @@ def test_paste_csv_replaces_the_table_and_every_page_follows():
     assert len(at.main.data_editor[0].value) == 5
     assert "**Your example**: 5 rows, 3 columns." in [m.value for m in at.markdown]
     y = want["label"].to_numpy() == 1
-    assert _auc(at) == f"{metrics.roc_auc_score(y, want['model_a'].to_numpy()):.4f}"
+    # As the page writes it: half up (29/32 = 0.90625 reads 0.9063).
+    assert _auc(at) == decimals(metrics.roc_auc_score(y, want["model_a"].to_numpy()))
 
 
 def test_paste_tsv_without_header_sets_the_number_of_models():
@@ -299,7 +301,8 @@ def test_apply_changes_the_table_and_the_link_at_once():
     ]
     assert len(at.main.data_editor[0].value) == 9  # the empty row stays in the grid to fill
     y = want["label"].to_numpy() == 1
-    assert _auc(at) == f"{metrics.roc_auc_score(y, want['model_a'].to_numpy()):.4f}"
+    # As the page writes it: half up (29/32 = 0.90625 reads 0.9063).
+    assert _auc(at) == decimals(metrics.roc_auc_score(y, want["model_a"].to_numpy()))
 
 
 def test_add_rows_applies_the_typed_edits_and_adds_empty_rows():

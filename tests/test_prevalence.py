@@ -77,6 +77,7 @@ def test_the_threshold_page_reweights_to_the_chosen_prevalence_and_back():
     model starts again from the data's own balance."""
     from tests.apptest_utils import figures, metric_value, open_page
     from ui.data import DEFAULT_DATASET, bundled_dataset
+    from ui.numbers import decimals
 
     at = open_page("pages/threshold.py")
     table = bundled_dataset(DEFAULT_DATASET)
@@ -87,11 +88,11 @@ def test_the_threshold_page_reweights_to_the_chosen_prevalence_and_back():
     moved = counts.at_prevalence(0.05)
     c = moved.at(0.5)
     assert metric_value(at, "Prevalence") == "0.050"
-    assert metric_value(at, "Precision") == f"{c.precision:.3f}"
-    assert metric_value(at, "Recall (TPR)") == f"{counts.at(0.5).recall:.3f}"
+    assert metric_value(at, "Precision") == decimals(c.precision, 3)
+    assert metric_value(at, "Recall (TPR)") == decimals(counts.at(0.5).recall, 3)
     titles = [f["layout"]["title"]["text"] for f in figures(at)[1:3]]
     assert titles[0] == roc_title  # AUC does not move
-    assert titles[1] == f"PR · AP {moved.average_precision():.3f}"
+    assert titles[1] == f"PR · AP {moved.average_precision():.3f}"  # (as show.py writes it)
     assert any("Reweighted to a prevalence of **0.050**" in c.value for c in at.caption)
     at.selectbox(key="model").set_value("naive_bayes").run()
     assert at.number_input(key="threshold_prevalence").value is None
