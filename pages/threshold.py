@@ -86,8 +86,10 @@ if presenting:  # the matrix's control joins the row: the four charts below shar
     mode_col, slider_col, reset_col, normalize_col = st.columns(
         [2.35, 3.35, 1, 3.3], vertical_alignment="bottom"
     )
-else:
-    mode_col, slider_col, reset_col = st.columns([2, 5, 1], vertical_alignment="bottom")
+else:  # the prevalence control joins the row (a projector has it beside the flagged count)
+    mode_col, slider_col, reset_col, row_prevalence_col = st.columns(
+        [2, 3.9, 1, 1.8], vertical_alignment="bottom"
+    )
     normalize_col = None
 if weighted and st.session_state.get("threshold_mode") == "top k":  # no "k rows" of weight
     st.session_state["threshold_mode"] = "top %"
@@ -149,7 +151,10 @@ threshold = min(max(thresholds.current(ds, model), low), high)
 shown_threshold = thresholds.label(ds, model, threshold)  # digits that keep the count true
 c = counts.at(threshold)  # a lookup in the precomputed counts, never a recount
 beta = float(st.session_state.get("threshold_beta", 1.0))
-line_col, prevalence_col = st.columns([4, 1.2], vertical_alignment="center")
+if presenting:
+    line_col, prevalence_col = st.columns([4, 1.2], vertical_alignment="center")
+else:
+    line_col, prevalence_col = st.container(), row_prevalence_col
 prevalence_col.number_input(
     "Prevalence",
     min_value=0.001,
@@ -190,13 +195,22 @@ if prevalence is not None and not presenting:
         "precision, PR, AP and F1 move. The guaranteed presets still use the rows as they are."
     )
 
-# Each class's scores with the threshold as a line to drag on the chart itself; the matrix and
-# both curve points below follow it (ui.threshold_drag).
-threshold_drag.class_strip(
-    rows_counts, model=model, low=low, high=high, step=step, threshold=threshold,
-    positive_name=ds.positive_name, negative_name=ds.negative_name, whole=not state.weighted,
-    height=STRIP_HEIGHT, font=12 * presentation.SCALE if presenting else 12,
-)  # fmt: skip
+
+def _strip() -> None:
+    """Each class's scores with the threshold as a line to drag on the chart itself; the
+    matrix and both curve points follow it (ui.threshold_drag)."""
+    threshold_drag.class_strip(
+        rows_counts, model=model, low=low, high=high, step=step, threshold=threshold,
+        positive_name=ds.positive_name, negative_name=ds.negative_name,
+        whole=not state.weighted, height=STRIP_HEIGHT,
+        font=12 * presentation.SCALE if presenting else 12,
+    )  # fmt: skip
+
+
+# On a projector the strip comes above the charts (the screen holds both); otherwise below
+# them, so that at 1280x720 the slider, the matrix and the operating points stay on one screen.
+if presenting:
+    _strip()
 
 if presenting:
     matrix_col, roc_col, pr_col, rates_col = st.columns(4)
@@ -235,6 +249,8 @@ with roc_col:
     chart(figures["roc"], key="threshold_roc", name=f"roc-{model}")
 with pr_col:
     chart(figures["pr"], key="threshold_pr", name=f"precision-recall-{model}")
+if not presenting:
+    _strip()
 if rates_col is not None:
     with rates_col:
         chart(figures["rates"], key="threshold_rates", name=f"rates-vs-threshold-{model}")
