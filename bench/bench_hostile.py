@@ -26,12 +26,19 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
-import subprocess
 import tempfile
 import time
 from pathlib import Path
 
-from bench.bench_load import RssSampler, User, _run_in_own_loop, free_port, rss_mb, start_server
+from bench.bench_load import (
+    RssSampler,
+    User,
+    _run_in_own_loop,
+    free_port,
+    rss_mb,
+    start_server,
+    stop_server,
+)
 from tests import hostile_payloads as payloads
 
 RSS_WATCH_MB = 400  # ui.budget: uploads are dropped when RSS passes the budget plus this
@@ -139,11 +146,7 @@ def run_hostile_class(budget_mb: float = 1024, large_mb: float = 180, log=print)
             sampler.stop()
             server_log = log_path.read_text(errors="replace")
         finally:
-            server.terminate()
-            try:
-                server.wait(timeout=20)
-            except subprocess.TimeoutExpired:
-                server.kill()
+            stop_server(server)
     uploads = {}
     for s in students:
         start, end = outcome["windows"][s.name]

@@ -91,6 +91,15 @@ def start_server(port: int, budget_mb: float, log_path: Path) -> subprocess.Pope
     raise RuntimeError("the server did not answer its health check within 60 s")
 
 
+def stop_server(server: subprocess.Popen) -> None:
+    """Stop a server started by :func:`start_server` (killed if it has not ended in 20 s)."""
+    server.terminate()
+    try:
+        server.wait(timeout=20)
+    except subprocess.TimeoutExpired:
+        server.kill()
+
+
 def rss_mb(pid: int) -> float:
     """Resident memory of a process and its children, from /proc (MB)."""
     total = 0
@@ -487,11 +496,7 @@ def run_class(
             sampler.stop()
             server_log = (folder / "server.log").read_text(errors="replace")
         finally:
-            server.terminate()
-            try:
-                server.wait(timeout=20)
-            except subprocess.TimeoutExpired:
-                server.kill()
+            stop_server(server)
     interactions = [s for u in clients for _, s in u.latencies]
     sessions = []
     for u in clients:
