@@ -10,7 +10,9 @@ In a notebook, :func:`report_html` returns the report's HTML, which displays inl
     import metrics_lens
     metrics_lens.report_html(predictions_df, label="clicked", score=["model_a", "model_b"])
 
-The metrics themselves are the ``metrics`` package (``from metrics import roc_auc_score``).
+The metrics themselves are :mod:`metrics_lens.metrics` once installed
+(``from metrics_lens.metrics import roc_auc_score``); in a clone, the top-level ``metrics``
+package (``from metrics import roc_auc_score``), the same code.
 """
 
 from __future__ import annotations

@@ -73,9 +73,9 @@ def elsewhere(tmp_path):
     return tmp_path
 
 
-def _lens(installed, *args, cwd, timeout=300) -> subprocess.CompletedProcess:
+def _lens(installed, *args, cwd, timeout=300, env=None) -> subprocess.CompletedProcess:
     bin_dir = installed[0]
-    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    env = env or {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
     return subprocess.run([bin_dir / "metrics-lens", *map(str, args)], cwd=cwd, env=env,
                           capture_output=True, text=True, timeout=timeout)  # fmt: skip
 
@@ -83,10 +83,10 @@ def _lens(installed, *args, cwd, timeout=300) -> subprocess.CompletedProcess:
 def test_the_wheel_holds_the_dashboard_its_data_and_settings(installed):
     names = set(zipfile.ZipFile(installed[2]).namelist())
     for path in ("app.py", "pages/threshold.py", "pages/compare.py", "ui/shell.py",
-                 "metrics/__init__.py", "metrics/sql/__main__.py", "sample_data/breast_cancer.csv",
-                 "sample_data/user_impressions.csv", "metrics_lens/cli.py",
-                 "metrics_lens/_streamlit/config.toml"):  # fmt: skip
-        assert path in names, path
+                 "ui/chart_export.js", "metrics/__init__.py", "metrics/sql/__main__.py",
+                 "sample_data/breast_cancer.csv", "sample_data/user_impressions.csv", "cli.py",
+                 "_streamlit/config.toml"):  # fmt: skip
+        assert f"metrics_lens/{path}" in names, path
     assert not any(n.startswith(("tests/", "bench/", "docs/")) for n in names)
     entry = next(n for n in names if n.endswith("entry_points.txt"))
     text = zipfile.ZipFile(installed[2]).read(entry).decode()
@@ -109,42 +109,78 @@ def test_dependencies_are_requirements_txt():
     assert declared == listed
 
 
-def test_imports_come_from_the_installed_package(installed, elsewhere):
+def test_the_wheel_adds_one_top_level_name(installed):
+    """``metrics_lens`` is the only import name the wheel adds: the clone's ``metrics``, ``ui``,
+    ``pages``, ``app`` and ``sample_data`` are nested inside it (setup.py)."""
+    tops = {n.split("/")[0] for n in zipfile.ZipFile(installed[2]).namelist()}
+    assert {t for t in tops if not t.endswith(".dist-info")} == {"metrics_lens"}
+    added = {p.name for p in installed[1].iterdir()} - {"_metrics_lens_test_deps.pth"}
+    assert {n for n in added if not n.endswith(".dist-info")} == {"metrics_lens"}
+
+
+@pytest.fixture
+def decoys(elsewhere):
+    """A user's own ``metrics``, ``ui`` and ``pages`` packages and ``app.py``, first on the path:
+    importing any of them fails loudly, so a module of ours that still reached for a top-level
+    name would stop the command."""
+    user = elsewhere / "user_code"
+    for name in ("metrics", "ui", "pages", "sample_data"):
+        (user / name).mkdir(parents=True)
+        (user / name / "__init__.py").write_text(
+            f"raise ImportError('a user package named {name}')\n"
+        )
+    (user / "app.py").write_text("raise ImportError('a user module named app')\n")
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    return {**env, "PYTHONPATH": str(user)}
+
+
+def test_imports_come_from_the_installed_package(installed, elsewhere, decoys):
     python = installed[0] / "python"
-    out = subprocess.run(
-        [python, "-c", "import metrics, ui, metrics_lens; "
-         "print(metrics.__file__); print(ui.__file__); print(metrics_lens.__version__)"],
-        cwd=elsewhere, capture_output=True, text=True, check=True,
-        env={k: v for k, v in os.environ.items() if k != "PYTHONPATH"},
-    ).stdout.splitlines()  # fmt: skip
-    site = str(installed[1])
+    code = ("import metrics_lens, metrics_lens.metrics as m, metrics_lens.ui.shell as shell; "
+            "print(m.__file__); print(shell.__file__); print(metrics_lens.__version__); "
+            "print(m.roc_auc_score([0, 1, 1], [0.2, 0.1, 0.9]))")  # fmt: skip
+    out = subprocess.run([python, "-c", code], cwd=elsewhere, env=decoys, capture_output=True,
+                         text=True, check=True).stdout.splitlines()  # fmt: skip
+    site = str(installed[1] / "metrics_lens")
     assert out[0].startswith(site)
     assert out[1].startswith(site)
     assert out[2] == "0.1.0"
+    assert float(out[3]) == 0.5
+    # Every module of the package imports with the user's names first on the path (the
+    # Streamlit scripts, app and pages, run in the app test below).
+    code = ("import pkgutil, importlib, metrics_lens; "
+            "[importlib.import_module(m.name) for m in pkgutil.walk_packages("
+            "metrics_lens.__path__, 'metrics_lens.') if not m.name.endswith(('__main__', '.app'))"
+            " and not m.name.startswith(('metrics_lens.pages', 'metrics_lens.sample_data'))]")  # fmt: skip
+    subprocess.run([python, "-c", code], cwd=elsewhere, env=decoys, check=True)
 
 
-def test_the_console_script_runs_from_another_directory(installed, elsewhere):
+def test_the_console_script_runs_from_another_directory(installed, elsewhere, decoys):
     r = _lens(installed, "--version", cwd=elsewhere)
     assert r.stdout.strip() == "metrics-lens 0.1.0"
     r = _lens(installed, "check", "scores.csv", "--baseline", "naive_bayes", "--candidate",
-              "gradient_boosting", "--metric", "auc", "--resamples", "200", cwd=elsewhere)  # fmt: skip
+              "gradient_boosting", "--metric", "auc", "--resamples", "200", cwd=elsewhere,
+              env=decoys)  # fmt: skip
     assert r.returncode == 0, r.stderr
     r = _lens(installed, "check", "scores.csv", "--baseline", "gradient_boosting",
               "--candidate", "naive_bayes", "--metric", "auc", "--resamples", "200",
               cwd=elsewhere)  # fmt: skip
     assert r.returncode == 1
     r = _lens(installed, "report", "scores.csv", "-o", "out.html", "--resamples", "100",
-              cwd=elsewhere)  # fmt: skip
+              cwd=elsewhere, env=decoys)  # fmt: skip
     assert r.returncode == 0, r.stderr
     assert (elsewhere / "out.html").stat().st_size > 1_000_000  # plotly is inline
 
 
-def test_sql_is_python_m_metrics_sql(installed, elsewhere):
+def test_sql_is_python_m_metrics_lens_metrics_sql(installed, elsewhere, decoys):
     args = ["scores.csv", "--label", "label", "--score", "naive_bayes", "--json"]
-    r = _lens(installed, "sql", *args, cwd=elsewhere)
+    r = _lens(installed, "sql", *args, cwd=elsewhere, env=decoys)
     assert r.returncode == 0, r.stderr
-    direct = subprocess.run([installed[0] / "python", "-m", "metrics.sql", *args],
+    direct = subprocess.run([installed[0] / "python", "-m", "metrics_lens.metrics.sql", *args],
                             cwd=elsewhere, capture_output=True, text=True, check=True)  # fmt: skip
+    help_text = subprocess.run([installed[0] / "python", "-m", "metrics_lens.metrics.sql", "-h"],
+                               cwd=elsewhere, capture_output=True, text=True, check=True).stdout  # fmt: skip
+    assert help_text.startswith("usage: python -m metrics_lens.metrics.sql")
     assert json.loads(r.stdout) == json.loads(direct.stdout)
     frame = pd.read_csv(elsewhere / "scores.csv")
     auc = json.loads(r.stdout)["models"]["naive_bayes"]["auc"]
@@ -181,10 +217,10 @@ def _children(pid: int) -> list[int]:
 
 
 @needs_chromium
-def test_app_serves_the_files_numbers_from_the_installed_package(installed, elsewhere):
+def test_app_serves_the_files_numbers_from_the_installed_package(installed, elsewhere, decoys):
     port = free_port()
     server: list[int] = []  # the Streamlit child's pid
-    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    env = decoys  # the user's own ui, pages and app.py are first on the path
     proc = subprocess.Popen(
         [installed[0] / "metrics-lens", "app", "scores.csv", "--score", "naive_bayes",
          "logistic_regression", "--no-browser", "--port", str(port)],
@@ -204,7 +240,8 @@ def test_app_serves_the_files_numbers_from_the_installed_package(installed, else
             assert "--client.toolbarMode=minimal" in argv
             script = Path(argv[argv.index("run") + 1])
             # The main script's pages are the installed ones (not a clone's).
-            assert (script.parent / "pages").resolve() == (installed[1] / "pages").resolve()
+            pages = installed[1] / "metrics_lens" / "pages"
+            assert (script.parent / "pages").resolve() == pages.resolve()
         frame = pd.read_csv(elsewhere / "scores.csv")
         y = frame["label"].to_numpy() == 1
         c = metrics.confusion_at_threshold(y, frame["naive_bayes"], 0.5)
