@@ -8,7 +8,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 PORT ?= 8501
 
-.PHONY: run test test-fast coverage lint format bench samples clean chromium java install wheel
+.PHONY: run test test-fast coverage lint format bench samples clean chromium java install wheel beside-mlflow test-oldest
 
 $(VENV)/.runtime: requirements.txt constraints.txt
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -73,6 +73,21 @@ install: $(VENV)/.runtime
 
 wheel: $(VENV)/.dev
 	$(PY) -m pip wheel --quiet --no-deps --no-build-isolation -w dist .
+
+# The oldest numpy, pandas, pyarrow and duckdb requirements.txt claims (constraints-oldest.txt):
+# the library and AppTest tiers in a venv of their own, without pyspark (it needs newer ones).
+OLDEST := .venv-oldest
+test-oldest:
+	test -x $(OLDEST)/bin/python || $(PYTHON) -m venv $(OLDEST)
+	sed -e '/^pyspark/d' -e 's#^-r requirements.txt#-r ../requirements.txt#' \
+	  requirements-dev.txt > $(OLDEST)/requirements-dev.txt
+	$(OLDEST)/bin/python -m pip install --quiet -r $(OLDEST)/requirements-dev.txt -c constraints-oldest.txt
+	$(OLDEST)/bin/python -m pytest -q -n $(JOBS) --dist loadgroup -m "not browser and not slow and not statistical" \
+	  --ignore=tests/test_sql_cluster.py --ignore=tests/test_sql_spark.py -k "not spark"
+
+# What pip chooses for `pip install <wheel> mlflow` (from the registry): mlflow 3.x (.ci/run too).
+beside-mlflow: $(VENV)/.dev
+	$(PY) .ci/beside_mlflow.py
 
 samples: $(VENV)/.dev
 	$(PY) sample_data/make_samples.py

@@ -46,6 +46,7 @@ import pandas as pd
 
 import metrics
 from metrics_lens.inputs import BadInput, Table, inverted_notes
+from metrics_lens.progress import Steps
 
 __all__ = ["Gate", "GateRow", "MetricSpec", "gate", "parse_metric"]
 
@@ -444,8 +445,10 @@ def gate(
     rows_independent: bool = False,
     n_resamples: int = 1000,
     seed: int = 0,
+    steps: Steps | None = None,
 ) -> Gate:
-    """Gate ``candidate`` against ``baseline`` on every metric (and slice); see the module."""
+    """Gate ``candidate`` against ``baseline`` on every metric (and slice); see the module.
+    ``steps`` shows each metric and slice as it runs (the command's progress line)."""
     for name, flag in ((baseline, "--baseline"), (candidate, "--candidate")):
         if name not in table.scores:
             raise BadInput(
@@ -509,12 +512,14 @@ def gate(
         missing = column.isna().to_numpy()
         if missing.any():
             slices.append((f"{slice_column} missing", missing))
+    steps = steps or Steps("check", mode="off")
+    steps.add(len(specs) * len(slices))
     for spec in specs:
         for name, mask in slices:
             g = groups if spec.kind == "gauc" else row_groups
-            result.rows.append(
-                _row(spec, name, mask, table, baseline, candidate, groups=g, options=options)
-            )
+            with steps.step(f"{spec.text} · {name}"):
+                row = _row(spec, name, mask, table, baseline, candidate, groups=g, options=options)
+            result.rows.append(row)
     return result
 
 

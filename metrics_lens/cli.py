@@ -88,6 +88,22 @@ def _resampling_options(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--seed", type=_bounded("--seed", 0, MAX_SEED), default=0, help="0 to 4,294,967,295 (0)"
     )
+    p.add_argument(
+        "-v",
+        "--verbose",
+        action="store_true",
+        help="one line per step on stderr, wherever it goes (a terminal shows a progress line "
+        "without it)",
+    )
+
+
+def _steps(command: str, args):
+    """The run's progress on stderr (metrics_lens.progress): off with --json."""
+    from metrics_lens.progress import Steps
+
+    if getattr(args, "json", False):
+        return Steps(command, 1, mode="off")
+    return Steps(command, 1, mode="lines" if args.verbose else "auto")  # 1: reading the table
 
 
 def _table_options(p: argparse.ArgumentParser, *, file_nargs: str = "?") -> None:
@@ -274,7 +290,7 @@ def _source(args, into: Path | None = None):
     if args.mlflow_run and args.file:
         raise BadInput("Give FILE or --mlflow-run, not both.")
     if args.mlflow_run:
-        from metrics_lens.mlflow_source import run_table
+        from metrics_lens.mlflow_source import EVAL_TABLE, evaluation_roles, run_table
 
         frame, name, local = run_table(
             args.mlflow_run,
@@ -283,6 +299,12 @@ def _source(args, into: Path | None = None):
             into=into,
             timeout=args.mlflow_timeout,
         )
+        if Path(local).name == EVAL_TABLE:  # its roles are known: the inputs are not models
+            label, score = evaluation_roles(frame, args.mlflow_run, score_given=bool(args.score))
+            args.label = args.label or label
+            args.score = args.score or [score]
+            args.group = args.group or NONE
+            args.weight = args.weight or NONE
         return frame, name, [], local
     if not args.file:
         raise BadInput("Give a predictions FILE (CSV or Parquet) or --mlflow-run RUN_ID.")
@@ -336,8 +358,10 @@ def _report(args, argv: list[str]) -> int:
         raise BadInput(f"-o {args.output}: the directory {out.parent} does not exist.")
     thresholds = _thresholds(args.threshold)
     _not_the_input(out, args.file)
-    with tempfile.TemporaryDirectory(prefix="metrics-lens-") as tmp:
-        table, path = _table(args, Path(tmp))
+    steps = _steps("report", args)
+    with tempfile.TemporaryDirectory(prefix="metrics-lens-") as tmp, steps:
+        with steps.step(f"reading {args.file or 'the run'}"):
+            table, path = _table(args, Path(tmp))
         settings = ReportSettings(
             source=table.name
             if not args.mlflow_run
@@ -349,7 +373,7 @@ def _report(args, argv: list[str]) -> int:
             command="metrics-lens " + shlex.join(argv),
             file_digest=file_digest(path),
         )
-        page = build_report(table, settings)
+        page = build_report(table, settings, steps=steps)
     try:
         page.save(out)
     except OSError as exc:
@@ -389,23 +413,26 @@ def _check(args) -> int:
     from metrics_lens.check import gate, parse_metric, text_report
 
     specs = [parse_metric(m) for m in args.metric]
-    with tempfile.TemporaryDirectory(prefix="metrics-lens-") as tmp:
-        flags = {args.baseline: "--baseline", args.candidate: "--candidate"}
-        table, _ = _table(_with_scores(args), Path(tmp), flags)
-    _slices_bounded(table, args.slice)
-    result = gate(
-        table,
-        args.baseline,
-        args.candidate,
-        specs,
-        max_drop=args.max_drop,
-        alpha=args.alpha,
-        slice_column=args.slice,
-        strict=args.strict,
-        rows_independent=args.rows_independent,
-        n_resamples=args.resamples,
-        seed=args.seed,
-    )
+    with _steps("check", args) as steps:
+        with tempfile.TemporaryDirectory(prefix="metrics-lens-") as tmp:
+            flags = {args.baseline: "--baseline", args.candidate: "--candidate"}
+            with steps.step(f"reading {args.file or 'the run'}"):
+                table, _ = _table(_with_scores(args), Path(tmp), flags)
+        _slices_bounded(table, args.slice)
+        result = gate(
+            table,
+            args.baseline,
+            args.candidate,
+            specs,
+            max_drop=args.max_drop,
+            alpha=args.alpha,
+            slice_column=args.slice,
+            strict=args.strict,
+            rows_independent=args.rows_independent,
+            n_resamples=args.resamples,
+            seed=args.seed,
+            steps=steps,
+        )
     if args.json:
         print(json.dumps(result.to_json()))
     else:

@@ -54,9 +54,11 @@ from metrics_lens.inputs import BadInput, load_frame
 
 __all__ = [
     "DEFAULT_TIMEOUT",
+    "EVAL_TABLE",
     "MAX_ARTIFACT_BYTES",
     "MAX_JSON_BYTES",
     "TABLE_SUFFIXES",
+    "evaluation_roles",
     "open_store",
     "run_table",
     "table_artifacts",
@@ -64,6 +66,20 @@ __all__ = [
 
 TABLE_SUFFIXES = (".csv", ".csv.gz", ".tsv", ".parquet", ".pq", ".json")
 EVAL_TABLE = "eval_results_table.json"
+# What mlflow.evaluate logs for a classifier besides metrics (MLflow 3, default evaluator):
+# plots, and for more than two classes one row of aggregate metrics per class. None of them is
+# a row's score, so none is read as a predictions table.
+EVAL_PLOTS = ("roc_curve_plot.png", "precision_recall_curve_plot.png", "lift_curve_plot.png",
+              "calibration_curve_plot.png", "confusion_matrix.png")  # fmt: skip
+EVAL_AGGREGATES = ("per_class_metrics.csv",)
+# The evaluation table's columns that score each row for a metric (a judge's grade, a per-row
+# metric), not for the model: "<metric>/score", "<metric>/justification", token_count, latency.
+_EVAL_METRIC_COLUMN = re.compile(r"/(score|justification)$")
+_EVAL_MEASURES = ("token_count", "latency")
+_LOG_SCORES = (
+    "log the scores beside them, e.g. mlflow.log_table({'label': y, 'score': "
+    "model.predict_proba(X)[:, 1]}, 'predictions.json'), and read that run"
+)
 DEFAULT_TIMEOUT = 60.0  # seconds, a tracking server's whole read (--mlflow-timeout)
 MAX_JSON_BYTES = 16 * 1024 * 1024  # a runs/get or artifacts/list answer
 MAX_ARTIFACT_BYTES = 1024 * 1024 * 1024  # the predictions table downloaded from a server
@@ -561,8 +577,55 @@ def table_artifacts(
     _check_run_id(run_id)
     store = store or open_store(tracking_uri, timeout=timeout)
     store.check_run(run_id)
-    paths = [p for p in store.list(run_id) if p.lower().endswith(TABLE_SUFFIXES)]
+    paths = [
+        p
+        for p in store.list(run_id)
+        if p.lower().endswith(TABLE_SUFFIXES) and PurePosixPath(p).name not in EVAL_AGGREGATES
+    ]
     return sorted(paths, key=lambda p: (PurePosixPath(p).name != EVAL_TABLE, p))
+
+
+def evaluation_roles(frame: pd.DataFrame, run_id: str, *, score_given: bool = False):
+    """(label, score) columns of the evaluation table ``mlflow.evaluate`` wrote.
+
+    Its columns are the evaluation data's inputs, then the label and the model's output, then
+    one column per row-level metric (``<metric>/score``...). For a classifier that output is
+    ``predict()``: a decision (each row's class), not a score, and threshold-free metrics
+    cannot be computed from it, so it is refused with a sentence unless ``score_given`` (the
+    user named a score column). A numeric output that is not a class (static data evaluated
+    with ``predictions=`` a probability column) is the model's score. The inputs are never
+    taken as models.
+    """
+    columns = [str(c) for c in frame.columns]
+    rest = [c for c in columns if not _EVAL_METRIC_COLUMN.search(c) and c not in _EVAL_MEASURES]
+    if len(rest) < 2:
+        raise BadInput(
+            f"The evaluation table of MLflow run {run_id} has no label and output columns "
+            f"(its columns: {', '.join(columns[:8])})."
+        )
+    label, output = rest[-2], rest[-1]
+    if score_given:
+        return label, None
+    values = pd.unique(frame[output].dropna())
+    classes = set(pd.unique(frame[label].dropna()).tolist())
+    numeric = pd.api.types.is_numeric_dtype(frame[output]) and not pd.api.types.is_bool_dtype(
+        frame[output]
+    )
+    if not numeric or set(values.tolist()) <= classes | {0, 1}:
+        kind = (
+            "the class predict() gave each row"
+            if numeric or set(values.tolist()) <= classes
+            else "text"
+        )
+        raise BadInput(
+            f"The evaluation table of MLflow run {run_id} (mlflow.evaluate's) holds the label "
+            f"{label!r} and the model's output {output!r}, which is {kind}: a "
+            "decision, not a score, so AUC, AP and the curves cannot be computed from it; "
+            "mlflow.evaluate keeps no classifier scores. Name a score column with --score, or "
+            + _LOG_SCORES
+            + "."
+        )
+    return label, output
 
 
 def _read_json_table(path: Path) -> pd.DataFrame:
@@ -610,6 +673,16 @@ def run_table(
     candidates = table_artifacts(run_id, store=store)
     if artifact is None:
         if not candidates:
+            logged = {PurePosixPath(p).name for p in store.list(run_id)}
+            evaluated = sorted(logged & set(EVAL_PLOTS + EVAL_AGGREGATES))
+            if evaluated:
+                raise BadInput(
+                    f"MLflow run {run_id} was logged by mlflow.evaluate: it holds metrics and "
+                    f"{', '.join(evaluated[:3])}{', ...' if len(evaluated) > 3 else ''} but "
+                    "no row's score (mlflow.evaluate keeps none for a classifier); "
+                    + _LOG_SCORES
+                    + "."
+                )
             raise BadInput(
                 f"MLflow run {run_id} has no table artifact (CSV, Parquet or the JSON table "
                 "mlflow.evaluate or mlflow.log_table writes)."

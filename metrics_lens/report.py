@@ -28,6 +28,7 @@ import pandas as pd
 
 import metrics
 from metrics_lens.inputs import BadInput, Table, inverted_notes
+from metrics_lens.progress import Steps
 from ui import summaries
 from ui.roles import default_threshold, default_threshold_rule, infer_scale
 from ui.safe import label as _label
@@ -539,9 +540,14 @@ def build_report(
     settings: ReportSettings,
     *,
     thresholds: dict[str, float] | None = None,
+    steps: Steps | None = None,
 ) -> ReportHTML:
-    """The HTML report of ``table`` (see the module for its sections)."""
+    """The HTML report of ``table`` (see the module for its sections); ``steps`` shows each
+    section as it is computed (the command's progress line)."""
     import plotly.offline
+
+    steps = steps or Steps("report", mode="off")
+    steps.add(3 + (table.groups is not None))
 
     if settings.n_resamples < 100:
         raise BadInput(f"--resamples must be at least 100, got {settings.n_resamples}.")
@@ -553,7 +559,8 @@ def build_report(
         probabilities=probabilities, groups=table.groups, max_fpr=settings.max_fpr
     )
     resampling = "rows" if table.groups is None else "whole groups (cluster bootstrap)"
-    with warnings.catch_warnings():
+    bootstrap = f"intervals: {settings.n_resamples:,} paired resamples of {resampling}"
+    with warnings.catch_warnings(), steps.step(bootstrap):
         warnings.simplefilter("ignore")
         try:
             models, pairs, _ = _model_table(table, specs, settings)
@@ -565,8 +572,11 @@ def build_report(
                 f"{table.mapping.group} holds both classes with weight); pass --group none."
             ) from None
         best, pairs = summaries.verdicts(models, pairs, specs)
-    roc_html, pr_html = _curves(table, chosen)
+    with steps.step("ROC and PR curves"):
+        roc_html, pr_html = _curves(table, chosen)
     title = f"Metrics Lens report: {table.name}"
+    with steps.step("thresholds and the ways of AP"):
+        threshold_html, ap_html = _threshold_section(table, chosen), _ap_section(table)
     sections = [
         _dataset_section(table),
         _metrics_section(
@@ -579,11 +589,12 @@ def build_report(
         '<section id="curves"><h2>ROC and precision-recall</h2><p>Circles: each model\'s '
         "operating point at its threshold.</p>"
         f'<div class="figures"><div>{roc_html}</div><div>{pr_html}</div></div></section>',
-        _threshold_section(table, chosen),
-        _ap_section(table),
+        threshold_html,
+        ap_html,
     ]
     if table.groups is not None:
-        sections.append(_gauc_section(table, models, settings.n_resamples))
+        with steps.step(f"GAUC by {table.mapping.group}"):
+            sections.append(_gauc_section(table, models, settings.n_resamples))
     sections.append(_verdict_section(best, pairs))
     sections.append(_settings_section(table, settings, chosen, resampling))
     page = (

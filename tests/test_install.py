@@ -118,6 +118,18 @@ def test_the_wheel_adds_one_top_level_name(installed):
     assert {n for n in added if not n.endswith(".dist-info")} == {"metrics_lens"}
 
 
+def test_the_package_sits_beside_the_full_mlflow(installed):
+    """The fresh environment sees this interpreter's packages, the full mlflow 3 among them:
+    pip finds every requirement of metrics-lens and of mlflow met by the same versions (with
+    pyarrow>=26 required here, mlflow 3.17's pyarrow<26 could not be met). The registry's own
+    resolution is .ci/beside_mlflow.py."""
+    mlflow = pytest.importorskip("mlflow.version")
+    assert int(mlflow.VERSION.split(".")[0]) >= 3
+    out = subprocess.run([installed[0] / "python", "-m", "pip", "check"], capture_output=True,
+                         text=True)  # fmt: skip
+    assert out.returncode == 0, out.stdout + out.stderr
+
+
 @pytest.fixture
 def decoys(elsewhere):
     """A user's own ``metrics``, ``ui`` and ``pages`` packages and ``app.py``, first on the path:

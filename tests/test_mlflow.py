@@ -1,11 +1,12 @@
 """MLflow runs as a data source, against real local tracking stores the tests create.
 
 A sqlite store (MLflow's default backend) and a file store (``./mlruns``, which MLflow 3 keeps in
-maintenance mode) get runs that log predictions as a Parquet or CSV artifact, or as the JSON
-evaluation table ``mlflow.evaluate`` writes (``eval_results_table.json``, written here with
-``MlflowClient.log_table``, which ``mlflow.evaluate`` calls). No mocks: the command downloads the
-artifact through MLflow and computes on it. (``mlflow.evaluate`` itself needs the full mlflow
-package, which pins pyarrow<26 and so cannot be installed beside this project.)
+maintenance mode) get runs that log predictions as a Parquet or CSV artifact, or as a JSON table
+(``MlflowClient.log_table``). A second sqlite store gets the runs ``mlflow.evaluate`` itself
+logs for a scikit-learn classifier, in a separate process (it sets MLflow's global tracking URI):
+plots and metrics only; the evaluation table whose output column is ``predict()``'s classes (a
+decision, not a score); and static data evaluated with ``predictions=`` a score column. No mocks:
+the command reads the artifacts from the store and computes on them.
 """
 
 from __future__ import annotations
@@ -63,7 +64,7 @@ def _store(tmp, uri: str):
 
     run = client.create_run(exp).info.run_id
     frame = _predictions(2)
-    client.log_table(run, frame, "eval_results_table.json")
+    client.log_table(run, frame, "eval_results_table.json")  # the name mlflow.evaluate gives
     _predictions(99).to_csv(tmp / "other.csv", index=False)
     client.log_artifact(run, str(tmp / "other.csv"))
     runs["evaluate"] = (run, frame)
@@ -189,3 +190,117 @@ def test_app_opens_a_runs_predictions(sqlite_store, tmp_path):
     finally:
         proc.terminate()
         proc.wait(timeout=30)
+
+
+# --- runs logged by mlflow.evaluate itself ---------------------------------------------------
+
+EVALUATE = """
+import sys
+import mlflow
+import numpy as np
+from mlflow.metrics import MetricValue, make_metric
+from sklearn.datasets import load_breast_cancer
+from sklearn.linear_model import LogisticRegression
+
+mlflow.set_tracking_uri(sys.argv[1])
+X, y = load_breast_cancer(return_X_y=True, as_frame=True)
+X = X.iloc[:, :4]
+model = LogisticRegression(max_iter=5000).fit(X, y)
+data = X.assign(target=y)
+
+
+def per_row(predictions, targets, metrics):
+    right = (np.asarray(predictions) == np.asarray(targets)).astype(float)
+    return MetricValue(scores=list(right), aggregate_results={"mean": float(right.mean())})
+
+
+correct = make_metric(eval_fn=per_row, greater_is_better=True, name="correct")
+runs = {}
+for kind, extra in (("plots", []), ("decisions", [correct])):
+    with mlflow.start_run() as run:
+        info = mlflow.sklearn.log_model(model, name="model", input_example=X.iloc[:2])
+        mlflow.evaluate(info.model_uri, data, targets="target", model_type="classifier",
+                        extra_metrics=extra)
+    runs[kind] = run.info.run_id
+with mlflow.start_run() as run:  # static data: the model's scores as the predictions column
+    scored = data.assign(proba=model.predict_proba(X)[:, 1])
+    mlflow.evaluate(data=scored, targets="target", predictions="proba", extra_metrics=[correct])
+runs["scores"] = run.info.run_id
+print(" ".join(f"{k}={v}" for k, v in runs.items()))
+"""
+
+
+@pytest.fixture(scope="module")
+def evaluated(tmp_path_factory):
+    """(uri, {kind: run id}, the scores the model gave) of runs mlflow.evaluate logged."""
+    pytest.importorskip("mlflow.models", reason="mlflow.evaluate needs the full mlflow package")
+    from sklearn.datasets import load_breast_cancer
+    from sklearn.linear_model import LogisticRegression
+
+    tmp = tmp_path_factory.mktemp("mlflow_evaluate")
+    uri = f"sqlite:///{tmp / 'mlflow.db'}"
+    out = subprocess.run([sys.executable, "-c", EVALUATE, uri], cwd=tmp, capture_output=True,
+                         text=True, timeout=600)  # fmt: skip
+    assert out.returncode == 0, out.stderr[-3000:]
+    runs = dict(pair.split("=") for pair in out.stdout.split()[-3:])
+    X, y = load_breast_cancer(return_X_y=True, as_frame=True)
+    X = X.iloc[:, :4]
+    proba = LogisticRegression(max_iter=5000).fit(X, y).predict_proba(X)[:, 1]
+    return uri, runs, (y.to_numpy() == 1, proba)
+
+
+def _report(uri: str, run: str, tmp_path, capsys, *extra: str) -> tuple[int, str, str]:
+    out = tmp_path / "r.html"
+    code = main(["report", "--mlflow-run", run, "--tracking-uri", uri, "-o", str(out),
+                 "--resamples", "100", *extra])  # fmt: skip
+    err = capsys.readouterr().err
+    return code, err, out.read_text(encoding="utf-8") if code == 0 else ""
+
+
+def test_evaluate_with_only_plots_says_mlflow_kept_no_scores(evaluated, tmp_path, capsys):
+    uri, runs, _ = evaluated
+    code, err, _ = _report(uri, runs["plots"], tmp_path, capsys)
+    assert code == 2
+    assert len(err.strip().splitlines()) == 1
+    assert "was logged by mlflow.evaluate" in err
+    assert "no row's score" in err
+    assert "mlflow.log_table" in err
+
+
+def test_evaluates_table_of_decisions_is_not_a_score(evaluated, tmp_path, capsys):
+    """The classifier's evaluation table holds predict()'s 0/1 in 'outputs': a decision. Its
+    inputs and the per-row metric are not models either."""
+    uri, runs, (y, _) = evaluated
+    code, err, _ = _report(uri, runs["decisions"], tmp_path, capsys)
+    assert code == 2
+    assert len(err.strip().splitlines()) == 1
+    assert "'target'" in err
+    assert "'outputs'" in err
+    assert "a decision, not a score" in err
+    # A column named as the score is read, against the label the table's layout gives.
+    code, err, text = _report(uri, runs["decisions"], tmp_path, capsys, "--score", "mean radius")
+    assert code == 0, err
+    from sklearn.datasets import load_breast_cancer
+
+    radius = load_breast_cancer(as_frame=True).frame["mean radius"].to_numpy()
+    assert _auc_shown(text, "mean radius") == pytest.approx(metrics.roc_auc_score(y, radius),
+                                                            abs=5e-5)  # fmt: skip
+
+
+def _auc_shown(html: str, model: str) -> float:
+    """The AUC the report's table shows for ``model`` (4 decimals)."""
+    import re
+
+    found = re.search(rf'data-metric="AUC" data-model="{re.escape(model)}"><span class="v">'
+                      r"([0-9.]+)</span>", html)  # fmt: skip
+    assert found, f"no AUC cell for {model}"
+    return float(found.group(1))
+
+
+def test_evaluate_on_scores_is_read_with_its_label_and_one_model(evaluated, tmp_path, capsys):
+    uri, runs, (y, proba) = evaluated
+    code, err, text = _report(uri, runs["scores"], tmp_path, capsys)
+    assert code == 0, err
+    assert _auc_shown(text, "proba") == pytest.approx(metrics.roc_auc_score(y, proba), abs=5e-5)
+    for not_a_model in ("mean radius", "correct/score", "target"):
+        assert f'data-model="{not_a_model}"' not in text

@@ -501,7 +501,7 @@ def test_cli_usage_mistakes_are_one_line_too(data_file):
 
 def test_cli_success_still_reports_progress(data_file):
     path, t = data_file
-    r = _cli(str(path), *BASE, "--json")
+    r = _cli(str(path), *BASE, "--json", "--verbose")
     assert r.returncode == 0, r.stderr
     assert json.loads(r.stdout)["models"]["score"]["auc"] == metrics.roc_auc_score(t.label, t.score)
     assert "[metrics.sql] done in" in r.stderr

@@ -53,9 +53,12 @@ class _Parser(argparse.ArgumentParser):
 
 class _Progress:
     """Progress lines on stderr, held for the first ``HOLD`` seconds: dropped if the run fails
-    by then (its one error line is all that shows), printed once it runs longer or succeeds."""
+    by then (its one error line is all that shows), printed once it runs longer or succeeds.
+    Shown when stderr is a terminal and the result is not ``--json``, or with ``--verbose``
+    wherever stderr goes (a CI log); otherwise nothing is written but the result."""
 
-    def __init__(self) -> None:
+    def __init__(self, shown: bool = True) -> None:
+        self.shown = shown
         self._held: list[str] | None = []
         self._lock = threading.Lock()
         self._timer = threading.Timer(HOLD, self.release)
@@ -63,6 +66,8 @@ class _Progress:
         self._timer.start()
 
     def __call__(self, line: str) -> None:
+        if not self.shown:
+            return
         text = f"[metrics.sql] {line}"
         with self._lock:
             if self._held is not None:
@@ -118,6 +123,7 @@ def _parser() -> argparse.ArgumentParser:
         "(with --group, Obuchowski's clustered ones: rows of one user are not independent)",
     )  # fmt: skip
     p.add_argument("--json", action="store_true", help="print one JSON object on stdout")
+    _verbose(p)
     p.add_argument("--out", help="write the summary (per-score tables) to this .npz file")
     p.add_argument("--force", action="store_true", help="let --out replace an existing file")
     return p
@@ -172,6 +178,7 @@ def _merge_parser() -> argparse.ArgumentParser:
     p.add_argument("--out", help="write the merged state to this .npz file")
     p.add_argument("--force", action="store_true", help="let --out replace an existing file")
     p.add_argument("--json", action="store_true", help="print one JSON object on stdout")
+    _verbose(p)
     p.add_argument(
         "--delong", action="store_true",
         help="each AUC's DeLong interval (with a user column, Obuchowski's clustered one) from "
@@ -184,7 +191,7 @@ def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else list(argv)
     merging = bool(argv) and argv[0] == "merge"
     args = (_merge_parser() if merging else _parser()).parse_args(argv[1:] if merging else argv)
-    progress = _Progress()
+    progress = _Progress(args.verbose or (not args.json and _terminal(sys.stderr)))
     try:
         code = _merge(args, progress) if merging else _run(args, progress)
     except SQLInputError as exc:
@@ -198,6 +205,23 @@ def main(argv: list[str] | None = None) -> int:
     if code == 0:
         progress.release()
     return code
+
+
+def _terminal(stream) -> bool:
+    try:
+        return stream.isatty()
+    except (AttributeError, ValueError):
+        return False
+
+
+def _verbose(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "-v",
+        "--verbose",
+        action="store_true",
+        help="progress lines on stderr wherever it goes (shown on a terminal without it, "
+        "never with --json unless asked)",
+    )
 
 
 def _fail(progress: _Progress, message: str) -> int:

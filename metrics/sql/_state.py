@@ -44,6 +44,7 @@ from metrics.sql._summary import (
     Summary,
     _check_summary,
     nan_to_none,
+    write_npz,
 )
 
 STATE_FORMAT = "metrics-lens-summary/2"
@@ -306,8 +307,7 @@ def save_state(s: Summary, path: str | Path) -> Path:
             for c in _USER_COLUMNS:
                 arrays[f"{i}_users_{c}"] = getattr(m.users, c)
     arrays["header"] = np.frombuffer(json.dumps(header, default=_plain).encode(), np.uint8)
-    with path.open("wb") as f:
-        np.savez_compressed(f, **arrays)
+    write_npz(path, arrays)
     return path
 
 

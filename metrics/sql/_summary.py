@@ -6,6 +6,7 @@ machine and opened by the dashboard on another.
 
 from __future__ import annotations
 
+import io
 import json
 import math
 import re
@@ -236,9 +237,18 @@ class Summary:
                 for column in _GROUP_COLUMNS:
                     arrays[f"{i}_groups_{column}"] = getattr(m.groups, column)
         arrays["header"] = np.frombuffer(json.dumps(header, default=_plain).encode(), np.uint8)
-        with path.open("wb") as f:
-            np.savez_compressed(f, **arrays)
+        write_npz(path, arrays)
         return path
+
+
+def write_npz(path: Path, arrays: dict[str, np.ndarray]) -> None:
+    """``arrays`` as a compressed ``.npz`` at ``path``: built in memory, then written in one
+    go, so a disk that fails mid-write (full, /dev/full) raises its OSError once; numpy 2.0's
+    savez onto the file itself also left a half-closed zip that printed a traceback later."""
+    buffer = io.BytesIO()
+    np.savez_compressed(buffer, **arrays)
+    with path.open("wb") as f:
+        f.write(buffer.getbuffer())
 
 
 _META = [f.name for f in fields(ModelSummary)]
