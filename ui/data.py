@@ -241,7 +241,7 @@ def read_bundled(file: str) -> pd.DataFrame:
     return pd.read_csv(SAMPLE_DIR / file)
 
 
-@st.cache_data(max_entries=8, ttl=UPLOAD_TTL, show_spinner=False)
+@st.cache_data(max_entries=8, ttl=UPLOAD_TTL, show_spinner="Checking every row...")
 def _prepare(
     source_id: str, mapping: ColumnMapping, drop_bad_rows: bool, _frame: pd.DataFrame
 ) -> Prepared:

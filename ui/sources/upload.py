@@ -61,7 +61,11 @@ def _upload_widget() -> None:
         budget.make_room(uploaded.size)  # room first: a class uploading at once peaks here
         # The parse itself in its lane (ui.budget.parsing): large tables one at a time, small
         # ones beside them, so no upload waits behind another student's large file.
-        frame, notes = read_table(uploaded.name, uploaded.getvalue(), lane=budget.parsing)
+        # Words while it runs (Streamlit shows them after half a second): a large table or a
+        # class's queue of large parses takes seconds.
+        with st.spinner(f"Reading {md(uploaded.name)} ({uploaded.size / 1e6:,.1f} MB)...",
+                        show_time=True):  # fmt: skip
+            frame, notes = read_table(uploaded.name, uploaded.getvalue(), lane=budget.parsing)
     except LoadError as exc:
         st.session_state["upload_failed"] = file_id
         st.session_state["upload_error"] = str(exc)
