@@ -451,10 +451,12 @@ def _with_scores(args):
 
 def _app(args) -> int:
     from metrics_lens.dashboard import SERVER_SUFFIXES, serve
+    from metrics_lens.progress import Steps
     from ui import budget
     from ui.loading import LoadError, TooLarge, mapping_with, read_path, regular_file
 
     run_dir = Path(tempfile.mkdtemp(prefix="metrics-lens-app-"))
+    steps = Steps("app")  # a terminal sees each file read and the engine's pass; closed to serve
     try:
         files: list[Path] = []
         first = None  # the first file's table, when it opens as rows
@@ -473,7 +475,8 @@ def _app(args) -> int:
                     continue
                 frame = None
                 if k == 0 or p.suffix.lower() not in SERVER_SUFFIXES:
-                    frame, _ = read_path(p, max_bytes=budget.rows_limit())
+                    with steps.step(f"reading {p.name}"):
+                        frame, _ = read_path(p, max_bytes=budget.rows_limit())
             except TooLarge as exc:
                 if p.suffix.lower() not in SERVER_SUFFIXES:
                     raise BadInput(str(exc)) from None
@@ -493,8 +496,12 @@ def _app(args) -> int:
             except LoadError as exc:
                 raise BadInput(str(exc)) from None
             mapping = {**roles, "scores": args.score or (), "rows": True}
+        elif files:
+            with steps.step(f"checking {files[0].name} in one pass of the engine"):
+                mapping = _validate_for_server(files[0], args)
         else:
-            mapping = _validate_for_server(files[0], args) if files else {}
+            mapping = {}
+        steps.close()
         return serve(
             files,
             port=args.port,
@@ -506,6 +513,7 @@ def _app(args) -> int:
     finally:
         import shutil
 
+        steps.close()
         shutil.rmtree(run_dir, ignore_errors=True)
 
 

@@ -136,3 +136,29 @@ def test_sql_in_a_terminal_shows_its_lines_and_json_on_a_pipe_does_not():
     assert code == 0
     assert json.loads(out)["rows"] == 569
     assert shown == ""
+
+
+@pytest.mark.slow
+def test_app_in_a_terminal_shows_the_file_it_reads_before_serving():
+    from tests.lens_browser import free_port
+
+    master, slave = pty.openpty()
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    proc = subprocess.Popen([sys.executable, "-m", "metrics_lens", "app", str(CANCER),
+                             "--no-browser", "--port", str(free_port())], cwd=ROOT, env=env,
+                            stdin=subprocess.DEVNULL, stdout=slave, stderr=slave)  # fmt: skip
+    os.close(slave)
+    shown = b""
+    try:
+        deadline = time.monotonic() + 120
+        while b"http://" not in shown and time.monotonic() < deadline:
+            ready, _, _ = select.select([master], [], [], 0.5)
+            if ready:
+                shown += os.read(master, 65536)
+    finally:
+        proc.terminate()
+        proc.wait(timeout=30)
+        os.close(master)
+    text = shown.decode(errors="replace")
+    assert "http://" in text
+    assert text.index("reading breast_cancer.csv") < text.index("http://")
