@@ -237,8 +237,11 @@ def predict_argmax(
     y_score : array-like of shape (n_samples, n_classes)
     labels : array-like of shape (n_classes,), optional
         Class of each column; default the column indices.
-    min_score : float, optional
-        Rows whose highest score is below it get ``abstain`` instead of a class.
+    min_score : float or array-like of shape (n_classes,), optional
+        A cut-off: a class is a candidate for a row when its score is at or above it, the row
+        gets its highest-scored candidate, and a row with none gets ``abstain``. One number is
+        argmax that abstains when the top score is below it; one per class lets each class
+        ask for more (or less) evidence before it is predicted.
     abstain : scalar, default -1
         The prediction of an abstaining row. Score it with ``labels=`` listing the classes:
         an abstention is then a miss (a false negative of the true class), never a false
@@ -255,13 +258,24 @@ def predict_argmax(
     [1, 0, 1, 0]
     >>> predict_argmax(_EXAMPLE_S, labels=["a", "b"], min_score=0.5, abstain="?").tolist()
     ['b', '?', 'b', 'a']
+    >>> predict_argmax(_EXAMPLE_S, labels=["a", "b"], min_score=[0.3, 0.7], abstain="?").tolist()
+    ['b', 'a', 'a', 'a']
     """
     scores = _score_matrix(y_score)
-    idx = np.argmax(scores, axis=1)
+    cuts = None if min_score is None else np.asarray(min_score, dtype=np.float64)
+    if cuts is not None and cuts.ndim == 1:  # per class: the top score among the candidates
+        cuts = _thresholds(cuts, scores.shape[1])
+        candidate = scores >= cuts[None, :]
+        idx = np.argmax(np.where(candidate, scores, -np.inf), axis=1)
+        low = ~candidate.any(axis=1)
+    else:
+        idx = np.argmax(scores, axis=1)
+        low = None
     out = idx if labels is None else _labels_of(labels, scores.shape[1])[idx]
     if min_score is None:
         return out
-    low = scores[np.arange(scores.shape[0]), idx] < min_score
+    if low is None:
+        low = scores[np.arange(scores.shape[0]), idx] < min_score
     if not low.any():
         return out
     try:

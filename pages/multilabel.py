@@ -296,6 +296,7 @@ if st.session_state.get("multilabel_rule_for") != _sig:  # a new table starts af
     for _k in ("multilabel_threshold", "multilabel_abstain", "multilabel_k"):
         st.session_state.pop(_k, None)
     st.session_state.pop("multilabel_thr_editor", None)
+    st.session_state.pop("multilabel_cut_editor", None)
     st.session_state["multilabel_thr_values"] = None
     for _k in (
         "multilabel_cost_editor",
@@ -412,6 +413,22 @@ elif kind_ == "per-class":
     _thr = pd.to_numeric(edited["threshold"], errors="coerce").to_numpy(float)
     _thr = np.where(np.isnan(_thr), _default_thr, _thr)
     rule = dr.Rule("per-class", thresholds=tuple(float(t) for t in _thr))
+elif kind_ == "cut-offs":  # multi-class: each class's own cut-off, from the lowest score
+    _floor = float(min(_range[0], _lo))
+    with rule_cols[1]:
+        edited = st.data_editor(
+            pd.DataFrame({"class": list(problem.classes), "cut-off": [_floor] * problem.n_classes}),
+            hide_index=True,
+            disabled=["class"],
+            width="stretch",
+            height=min(35 * problem.n_classes + 38, 300),
+            column_config={"cut-off": st.column_config.NumberColumn(format="%.4g", required=True)},
+            key="multilabel_cut_editor",
+        )
+    _cut = pd.to_numeric(edited["cut-off"], errors="coerce").to_numpy(float)
+    rule = dr.Rule(
+        "cut-offs", thresholds=tuple(float(t) for t in np.where(np.isnan(_cut), _floor, _cut))
+    )
 else:
     rule = dr.Rule("argmax")
 st.markdown(f"**{rule_name}**: {dr.RULE_LINES[rule_name]}")

@@ -205,6 +205,18 @@ def test_decision_rules_equal_row_loops(t, k, min_score):
         for j in range(c):
             assert got[i, j] == (t.s[i, j] >= thr[j])
     np.testing.assert_array_equal(mt.predict_at_thresholds(t.s, 0.5), t.s >= 0.5)
+    # argmax over per-class cut-offs: the top-scored class among those at or above their own
+    cuts = t.s[np.arange(c) % n, np.arange(c)]  # cut-offs at scores of the table: ties on them
+    got = mt.predict_argmax(t.s, min_score=cuts)
+    for i in range(n):
+        candidates = [j for j in range(c) if t.s[i, j] >= cuts[j]]
+        want = max(candidates, key=lambda j, i=i: (t.s[i, j], -j)) if candidates else -1
+        assert got[i] == want
+    if min_score is not None:  # one cut-off repeated per class is the one-number rule
+        np.testing.assert_array_equal(
+            mt.predict_argmax(t.s, min_score=np.full(c, min_score)),
+            mt.predict_argmax(t.s, min_score=min_score),
+        )
 
 
 @SETTINGS

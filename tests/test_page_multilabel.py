@@ -405,6 +405,35 @@ def test_wine_argmax_abstain_and_top_k_show_the_library_numbers(wine):
     assert "Choosing thresholds" not in [s.value for s in wine.subheader]
 
 
+def test_wine_per_class_cut_offs_show_the_library_numbers(wine):
+    """Multi-class per-class cut-offs: argmax among the classes at or above their own cut-off,
+    no prediction where none is; from the lowest score they are plain argmax."""
+    p = mc.problem_from_dataset(data.bundled_dataset("wine_multiclass"))
+    wine.segmented_control(key="multilabel_rule_mc").set_value("argmax, per-class cut-offs").run()
+    assert not wine.exception
+    floor = float(min(0.0, np.nanmin(p.scores)))
+    _check_rule_numbers(wine, p, dr.Rule("cut-offs", thresholds=(floor,) * p.n_classes))
+    text = "\n".join(m.value for m in wine.markdown)
+    assert "**Micro-F1 = accuracy**" in text  # nothing abstains yet: argmax's lesson holds
+    cuts = [floor] * p.n_classes
+    cuts[0] = 0.8  # the first class asks for 0.8
+    wine.session_state["multilabel_cut_editor"] = {
+        "edited_rows": {0: {"cut-off": 0.8}}, "added_rows": [], "deleted_rows": []
+    }  # fmt: skip
+    wine.run()
+    rule = dr.Rule("cut-offs", thresholds=tuple(cuts))
+    _check_rule_numbers(wine, p, rule)
+    predicted = metrics.predict_argmax(p.scores, labels=list(p.classes), min_score=cuts,
+                                       abstain=dr.ABSTAINED)  # fmt: skip
+    top_is_first = p.scores.argmax(axis=1) == 0
+    moved = top_is_first & (p.scores[:, 0] < 0.8)
+    assert moved.any()  # rows whose top class is the first but below its cut-off
+    assert not (predicted[moved] == p.classes[0]).any()
+    text = "\n".join(m.value for m in wine.markdown)
+    if (predicted == dr.ABSTAINED).any():
+        assert "**Abstaining breaks micro-F1 = accuracy**" in text
+
+
 def test_wine_matrix_of_all_rows(wine):
     ds = data.bundled_dataset("wine_multiclass")
     p = mc.problem_from_dataset(ds)

@@ -26,7 +26,12 @@ from ui.multilabel_charts import ClassScores, capture, count, tex
 from ui.numbers import decimals, shortest_cut
 from ui.text import num
 
-MULTICLASS_RULES = ("argmax", "argmax, abstain below a score", "top-k")
+MULTICLASS_RULES = (
+    "argmax",
+    "argmax, abstain below a score",
+    "argmax, per-class cut-offs",
+    "top-k",
+)
 MULTILABEL_RULES = ("one shared threshold", "per-class thresholds", "top-k per row")
 RULE_LINES = {
     "argmax": "Each row is predicted as its highest-scoring class (a tie goes to the first "
@@ -34,6 +39,10 @@ RULE_LINES = {
     "argmax, abstain below a score": "The highest-scoring class, unless that score is below the "
     "cut-off: then the row gets no prediction (a miss of its true class, never a false "
     "positive).",
+    "argmax, per-class cut-offs": "The highest-scoring class among those whose score is at or "
+    "above their own cut-off (edit the table); a row where no class reaches its cut-off gets no "
+    "prediction (a miss of its true class, never a false positive). Cut-offs at the lowest "
+    "score are plain argmax.",
     "top-k": "Each row predicts its k highest-scoring classes (ties: the column further left). "
     "A row is a set of predictions, so the averages are the multi-label ones.",
     "one shared threshold": "Class c is predicted for a row when its score >= the threshold, "
@@ -61,7 +70,8 @@ AVERAGE_LINES = {
 
 @dataclass(frozen=True)
 class Rule:
-    """A decision rule: ``kind`` in "argmax", "abstain", "top-k", "shared", "per-class"."""
+    """A decision rule: ``kind`` in "argmax", "abstain", "cut-offs", "top-k", "shared",
+    "per-class" (the last two multi-label; "cut-offs" is argmax over per-class cut-offs)."""
 
     kind: str
     threshold: float | None = None  # the abstention cut-off, or the shared threshold
@@ -71,7 +81,7 @@ class Rule:
     @property
     def single(self) -> bool:
         """One predicted label (or none) per row: the library gets 1-D labels."""
-        return self.kind in ("argmax", "abstain")
+        return self.kind in ("argmax", "abstain", "cut-offs")
 
 
 def _support_words(ev: Evaluation, support: float) -> str:
@@ -91,6 +101,7 @@ def rule_kind(name: str) -> str:
     return {
         "argmax": "argmax",
         "argmax, abstain below a score": "abstain",
+        "argmax, per-class cut-offs": "cut-offs",
         "top-k": "top-k",
         "one shared threshold": "shared",
         "per-class thresholds": "per-class",
@@ -104,10 +115,11 @@ def predictions(p: ClassScores, rule: Rule) -> tuple[np.ndarray, np.ndarray, lis
         if not p.multiclass:
             raise ValueError("argmax rules need multi-class data (one label per row).")
         classes = np.asarray(p.classes)
+        cuts = {"abstain": rule.threshold, "cut-offs": rule.thresholds}.get(rule.kind)
         pred = metrics.predict_argmax(
             p.scores,
             labels=classes,
-            min_score=rule.threshold if rule.kind == "abstain" else None,
+            min_score=None if cuts is None else np.asarray(cuts, dtype=float),
             abstain=ABSTAINED,
         )
         return p.true_labels(), pred, list(p.classes)
@@ -382,7 +394,7 @@ def lessons(ev: Evaluation, multiclass: bool) -> list[str]:
     out: list[str] = []
     micro = ev.averages[("F1", "micro")]
     macro = ev.averages[("F1", "macro")]
-    if ev.rule.kind == "argmax":
+    if ev.rule.kind == "argmax" or (ev.rule.kind == "cut-offs" and ev.n_no_pred == 0):
         out.append(
             f"**Micro-F1 = accuracy**: micro-F1 {decimals(micro)}, accuracy "
             f"{decimals(ev.accuracy)}. With one "
@@ -390,7 +402,7 @@ def lessons(ev: Evaluation, multiclass: bool) -> list[str]:
             "predicted) and one FN (of the true class), so ΣFP = ΣFN and micro precision = "
             "micro recall = accuracy."
         )
-    elif ev.rule.kind == "abstain":
+    elif ev.rule.kind in ("abstain", "cut-offs"):
         out.append(
             f"**Abstaining breaks micro-F1 = accuracy**: micro-F1 {decimals(micro)}, accuracy "
             f"{decimals(ev.accuracy)}. The {ev.n_no_pred:,} abstained row"
@@ -509,7 +521,7 @@ def rule_confusion_figure(ev: Evaluation, normalize: str | None = None) -> go.Fi
     """Single-label rules: the N x N matrix (plus an "abstained" column when the rule abstains),
     normalised by true class ("true"), predicted class ("pred") or all rows ("all")."""
     assert ev.confusion is not None
-    keep = ev.confusion.shape[1] if ev.rule.kind == "abstain" else len(ev.classes)
+    keep = ev.confusion.shape[1] if ev.rule.kind in ("abstain", "cut-offs") else len(ev.classes)
     return matrix_figure(
         ev.confusion[:, :keep], ev.classes, [*ev.classes, ABSTAINED][:keep], normalize
     )
