@@ -352,3 +352,8 @@ __all__ += [
     "MulticlassPair",
     "compare_multiclass_models",
 ]
+
+# Intervals for the averages of a multi-class / multi-label decision (issue 31 §2).
+from metrics.decision_intervals import DecisionIntervals, decision_intervals  # noqa: E402
+
+__all__ += ["DecisionIntervals", "decision_intervals"]

@@ -75,6 +75,23 @@ else:
     problem = mc.PRESETS[preset]
     sm = mc.summarize_averaging(problem)
 
+# Intervals resample rows, or whole users when the table maps a group column.
+groups = ds.prepared.groups if preset == CURRENT else None
+grouped = groups is not None
+unit = f"whole {ds.mapping.group} values" if grouped else "rows"
+RESAMPLES = [0, 200, 500, 1000, 2000]
+
+
+@st.cache_data(max_entries=8, show_spinner="Resampling the averages of AP and AUC...")
+def _averaged_intervals(key: tuple, _problem: mc.ClassScores, n: int, _groups):
+    truth = _problem.true_labels() if _problem.multiclass else _problem.y
+    return metrics.compare_multiclass_models(
+        truth, {_problem.name: _problem.scores}, classes=list(_problem.classes) if
+        _problem.multiclass else None, sample_weight=_problem.weight, groups=_groups,
+        n_resamples=n, probabilities=False,
+    )  # fmt: skip
+
+
 kind = "multi-class (one label per row)" if problem.multiclass else "multi-label"
 st.markdown(
     f"**{problem.name}**: {problem.n_rows:,} row{'s' * (problem.n_rows != 1)} × "
@@ -125,6 +142,21 @@ with average_col:
     cards[0].metric(f"AP ({label})", mc.fmt(ap_value))
     cards[1].metric(f"AUC ({label})", mc.fmt(auc_value))
     cards[2].metric("mAP (macro AP)", mc.fmt(sm.ap["macro"]), help="The mean of the per-class APs.")
+    # The resamples are chosen with the decision rule's averages (section 5); off a projector's
+    # first screen, the averages of AP and AUC show their intervals here too.
+    n_resamples = st.session_state.get("multilabel_resamples", 200) if preset == CURRENT else 0
+    if n_resamples and mode in ("macro", "micro", "weighted") and not presenting:
+        band = _averaged_intervals(
+            (ds.key, ds.prepared.n_dropped, problem.name, n_resamples, grouped), problem,
+            n_resamples, groups,
+        )  # fmt: skip
+        ap_iv, auc_iv = (band.results[f"{mode} {m}"].models[0] for m in ("AP", "AUC"))
+        st.caption(
+            f"95% intervals ({n_resamples:,} resamples of {unit}): AP ({mode}) "
+            f"[{decimals(ap_iv.ci_low)}, {decimals(ap_iv.ci_high)}], AUC ({mode}) "
+            f"[{decimals(auc_iv.ci_low)}, {decimals(auc_iv.ci_high)}]; "
+            "metrics.compare_multiclass_models."
+        )
 
 
 def _bars(where, height: int | None = None) -> None:
@@ -477,6 +509,17 @@ def _evaluate(key: tuple, _problem: mc.ClassScores, _rule: dr.Rule, beta: float)
 
 ev = _evaluate((_sig, rule), problem, rule, beta)
 
+
+@st.cache_data(max_entries=16, show_spinner="Resampling the decision's averages...")
+def _rule_intervals(
+    key: tuple, _problem: mc.ClassScores, _rule: dr.Rule, beta: float, n: int, _groups
+) -> metrics.DecisionIntervals:
+    return metrics.decision_intervals(
+        _problem.y, dr.indicator(_problem, _rule), beta=beta, sample_weight=_problem.weight,
+        groups=_groups, n_resamples=n,
+    )  # fmt: skip
+
+
 cards = st.columns(5)
 for col, avg in zip(cards, dr.AVERAGES, strict=False):
     col.metric(f"F1 ({avg})", dr.fmt(ev.averages[("F1", avg)]), help=dr.AVERAGE_LINES[avg])
@@ -518,6 +561,32 @@ with avg_col:
         m for key in ("per class", *dr.AVERAGES) for m in ev.notes.get(key, ())
     ):
         st.caption(f":material/warning: {msg}")
+    if preset == CURRENT:
+        n_resamples = st.selectbox(
+            "Intervals: resamples",
+            RESAMPLES,
+            index=RESAMPLES.index(200),
+            key="multilabel_resamples",
+            help="Bootstrap resamples behind the 95% intervals of the averages here and of AP "
+            "and AUC above (0: none). "
+            + (f"Whole {ds.mapping.group} values are resampled." if grouped else "Rows are "
+               "resampled."),
+        )  # fmt: skip
+    if n_resamples:
+        spread = _rule_intervals((_sig, rule, beta, n_resamples, grouped), problem, rule, beta,
+                                 n_resamples, groups)  # fmt: skip
+        st.dataframe(
+            dr.intervals_table(spread, single=rule.single),
+            hide_index=True,
+            width="stretch",
+            key="multilabel_rule_intervals",
+        )
+        st.caption(
+            f"95% bootstrap intervals of each average; "
+            f"{'accuracy' if rule.single else 'subset accuracy'} {dr.fmt(spread.accuracy)} "
+            f"{dr.interval(spread.accuracy_interval)}. The rule's predictions fixed, "
+            f"{n_resamples:,} resamples of {unit}; metrics.decision_intervals."
+        )
 with explain_col:
     for avg in dr.AVERAGES:
         lines, note = dr.explain_lines(ev, avg)

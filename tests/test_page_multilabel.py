@@ -19,6 +19,7 @@ from tests.apptest_utils import open_page
 from ui import data
 from ui import decision_rules as dr
 from ui import multilabel_charts as mc
+from ui.numbers import decimals
 
 
 def _open(dataset: str) -> AppTest:
@@ -681,3 +682,41 @@ def test_many_classes_use_the_shortcut_and_unnormalised_rows_are_said():
     # dividing each row by its sum changes no decision
     raw = metrics.compare_cost_decisions(truth, scores, cost, labels=names)
     np.testing.assert_array_equal(raw.min_cost_pred, want.min_cost_pred)
+
+
+@pytest.mark.parametrize("dataset", ["wine_multiclass", "digits_multilabel"])
+def test_the_averages_show_their_intervals(dataset):
+    """Issue 31: the decision rule's averages (macro-F1 among them) and the averaged AP and AUC
+    carry 95% bootstrap intervals, the library's for the rule on the page; 0 resamples hides
+    them."""
+    at = _open(dataset)
+    p = mc.problem_from_dataset(data.bundled_dataset(dataset))
+    rule = dr.Rule("argmax") if p.multiclass else None
+    if rule is None:
+        rule = dr.Rule("shared", threshold=float(at.slider(key="multilabel_threshold").value))
+    want = metrics.decision_intervals(p.y, dr.indicator(p, rule), sample_weight=p.weight,
+                                      n_resamples=200)  # fmt: skip
+    table = _frame(at, "metric", "weighted")
+    shown = next(d.value for d in at.dataframe if "micro" in d.value.columns and d.value["macro"]
+                 .astype(str).str.startswith("[").any()).set_index("metric")  # fmt: skip
+    for name in ("precision", "recall", "F1", "Jaccard"):
+        for avg in ("micro", "macro", "weighted"):
+            assert shown.loc[name, avg] == dr.interval(want.intervals[(name, avg)]), (name, avg)
+        if p.multiclass:
+            assert shown.loc[name, "samples"] == "—"
+    assert table is not None
+    captions = "\n".join(c.value for c in at.caption)
+    assert f"{dr.interval(want.accuracy_interval)}. The rule's predictions fixed" in captions
+    truth = p.true_labels() if p.multiclass else p.y
+    band = metrics.compare_multiclass_models(
+        truth, {p.name: p.scores}, classes=list(p.classes) if p.multiclass else None,
+        sample_weight=p.weight, n_resamples=200, probabilities=False,
+    )  # fmt: skip
+    ap = band.results["macro AP"].models[0]
+    assert f"AP (macro) [{decimals(ap.ci_low)}, {decimals(ap.ci_high)}]" in captions
+    assert ap.estimate == pytest.approx(float(_metric(at, "AP (macro)")), abs=5e-5)
+    at.selectbox(key="multilabel_resamples").set_value(0).run()
+    assert not at.exception
+    assert not any(d.value["macro"].astype(str).str.startswith("[").any() for d in at.dataframe
+                   if "macro" in d.value.columns)  # fmt: skip
+    assert "AP (macro) [" not in "\n".join(c.value for c in at.caption)

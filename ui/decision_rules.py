@@ -320,6 +320,31 @@ def averages_table(ev: Evaluation) -> pd.DataFrame:
     )
 
 
+def intervals_table(spread: metrics.DecisionIntervals, *, single: bool) -> pd.DataFrame:
+    """The averages' 95% intervals as ``[low, high]``, one row per metric, one column per
+    average; samples averaging is "—" for single-label rules (not defined for one label per
+    row), as is an interval no resample could compute."""
+    names = list(dict.fromkeys(m for m, _ in spread.values))
+    return pd.DataFrame(
+        {
+            "metric": names,
+            **{
+                a: ["—" if single and a == "samples" else interval(spread.intervals[(m, a)])
+                    for m in names]
+                for a in AVERAGES
+            },
+        }
+    )  # fmt: skip
+
+
+def interval(pair: tuple[float, float]) -> str:
+    """``[low, high]`` in the page's decimals, "—" when either end is undefined."""
+    low, high = pair
+    if not (np.isfinite(low) and np.isfinite(high)):
+        return "—"
+    return f"[{decimals(low)}, {decimals(high)}]"
+
+
 # --- Explain -----------------------------------------------------------------------------------
 
 
