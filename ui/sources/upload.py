@@ -13,6 +13,7 @@ import streamlit as st
 
 from ui import budget, data, slice_picker
 from ui.loading import ColumnMapping, LoadError, guess_mapping, guess_pos_label, read_table
+from ui.model_files import add_model_file
 from ui.roles import NONE, ROLES, class_models, class_score_columns
 from ui.safe import md
 from ui.sources import Source
@@ -51,6 +52,8 @@ def _upload_widget() -> None:
     if file_id in uploads:
         st.session_state["upload_current"] = file_id
         return
+    if file_id in st.session_state.get("upload_merged_from", ()):
+        return  # that table now holds a second file's models too (_model_file_widget)
     if st.session_state.get("upload_dropped") == file_id:
         _dropped_message()  # the uploader still holds the file the budget dropped
         return
@@ -389,8 +392,53 @@ def sidebar() -> data.Dataset | None:
             help="Rows with a missing label, score, weight or id, or a non-numeric "
             "or infinite score.",
         )
+    _model_file_widget(current, upload, mapping)
     ds = data.uploaded_dataset(current, upload.name, upload.frame, mapping, drop)
     return slice_picker.slice_widget(ds)
+
+
+def _model_file_widget(current: str, upload: Upload, mapping: ColumnMapping) -> None:
+    """A second file of the same rows, added as another model (:mod:`ui.model_files`): the
+    table becomes both files' models together, with the mapping the first one had."""
+    second = st.file_uploader(
+        "Another model's file (same rows)",
+        type=UPLOAD_TYPES,
+        key="upload_model_file",
+        help="One predictions file per model? Add the next one here: same rows, in the same "
+        "order with the same label column, or with an id column both files have (unique per "
+        "row). Its score columns become more models (per-class scores: one more whole "
+        "model, named after the file).",
+    )
+    if second is None:
+        return
+    added: set = st.session_state.setdefault("upload_model_done", set())
+    if second.file_id in added:  # each file once (the uploader keeps returning it)
+        return
+    added.add(second.file_id)
+    uploads: dict[str, Upload] = budget.session_store()
+    try:
+        budget.make_room(second.size)
+        with st.spinner(f"Reading {md(second.name)} ({second.size / 1e6:,.1f} MB)...",
+                        show_time=True):  # fmt: skip
+            other, _ = read_table(second.name, second.getvalue(), lane=budget.parsing)
+        frame, merged, notes = add_model_file(upload.frame, mapping, upload.name, other,
+                                              second.name)  # fmt: skip
+    except LoadError as exc:
+        st.error(md(str(exc), limit=2000))
+        return
+    finally:
+        budget.forget_raw_file(second.file_id)
+    file_id = f"upload:{upload.name}+{second.name}:{second.file_id}"
+    joined = Upload(f"{upload.name} + {second.name}", frame, [*upload.notes, *notes], merged)
+    with uploads.lock:
+        for key in [k for k in uploads if k != "last_good"]:
+            del uploads[key]
+        uploads[file_id] = joined
+    budget.set_size(budget.nbytes(uploads))
+    st.session_state.setdefault("upload_merged_from", set()).add(current)
+    st.session_state["upload_current"] = file_id
+    _show_mapping(merged, frame)
+    st.rerun()
 
 
 SOURCE = Source(label="Upload", prefix="upload", sidebar=sidebar, waits=True,
