@@ -74,7 +74,9 @@ class Layout:
 
     name: str
     table: pd.DataFrame = field(repr=False)
-    kind: str  # "binary", "multiclass", "multilabel" or "models_per_class"
+    # "binary", "multiclass", "multilabel", or two models' per-class scores: "models_per_class"
+    # (multi-class) and "multilabel_models"
+    kind: str
     label: str | None = None
     scores: tuple[str, ...] = ()
     group: str | None = None
@@ -99,7 +101,7 @@ class Layout:
     def truth(self, column: str) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
         """(positive?, score, weight) of one score column, one-vs-rest on per-class tables."""
         t = self.table
-        if self.kind == "multilabel":
+        if self.kind in ("multilabel", "multilabel_models"):
             y = t[f"label_{self.class_of(column)}"].to_numpy() == 1
         elif self.per_class:
             y = t[self.label].astype(str).to_numpy() == self.class_of(column)
@@ -186,6 +188,22 @@ def _layouts() -> dict[str, Layout]:
     out["multilabel"] = Layout(
         "multilabel", t, "multilabel", None, ("score_x", "score_y", "score_z")
     )
+    rng = _rng(8)
+    labels = rng.integers(0, 2, (N, 3))
+    t = pd.DataFrame(
+        {
+            **{f"label_{c}": labels[:, k] for k, c in enumerate("xyz")},
+            **{
+                f"{m}__{c}": np.clip(a * labels[:, k] + (1 - a) * rng.random(N), 0, 1).round(3)
+                for m, a in (("lr", 0.4), ("hgb", 0.2))
+                for k, c in enumerate("xyz")
+            },
+        }
+    )
+    out["multilabel_models"] = Layout(
+        "multilabel_models", t, "multilabel_models", None,
+        tuple(f"{m}__{c}" for m in ("lr", "hgb") for c in "xyz"),
+    )  # fmt: skip
     rng = _rng(7)
     q = np.repeat(np.arange(N // 10), 10)
     rel = rng.integers(0, 4, N)
@@ -487,7 +505,7 @@ def check_multilabel(c: Cell) -> None:
     per_class = next(f for f in _frames(c.at) if {"class", "AP", "AUC"} <= set(f.columns))
     classes = [str(k) for k in per_class["class"]]
     columns = [col for col in c.lay.scores if c.lay.class_of(col) in classes]
-    if c.lay.kind == "models_per_class":  # one model's classes at a time
+    if c.lay.kind in ("models_per_class", "multilabel_models"):  # one model's classes at a time
         model = c.model()
         prefix = model.rsplit("__", 1)[0] if "__" in model else None
         columns = [col for col in columns if prefix is None or col.startswith(f"{prefix}__")]
@@ -526,8 +544,18 @@ def check_compare(c: Cell) -> None:
             f"{column} AUC {row['AUC']} ≠ its one-vs-rest {want:.4f}",
         )
         return None
-    if c.lay.kind == "models_per_class":
-        return _check_models_per_class(c, tables)
+    if c.lay.kind in ("models_per_class", "multilabel_models"):
+        listed = {str(m) for t in tables for m in t["model"]} & set(c.lay.scores)
+        if not listed:
+            return _check_models_per_class(c, tables)
+        # A source that reads one class at a time (the engine: one label column): that class's
+        # models side by side, each against its own label, never classes against each other.
+        classes = {c.lay.class_of(col) for col in listed}
+        c.expect(len(classes) == 1, f"score columns of several classes ranked: {sorted(listed)}")
+        for row in (r for t in tables for r in t.to_dict("records") if str(r["model"]) in listed):
+            want = _auc(c.lay, str(row["model"]))
+            c.expect(_shows(row["AUC"], want, 4), f"{row['model']} AUC {row['AUC']} ≠ {want:.4f}")
+        return None
     if not tables:
         return c.sentence_instead("no model table")
     table = tables[0]
@@ -563,11 +591,14 @@ def _check_models_per_class(c: Cell, tables: list[pd.DataFrame]) -> None:
         return None
     table = rows[0]
     classes = sorted({lay.class_of(col) for col in lay.scores})
-    y = lay.table[lay.label].astype(str).to_numpy()
+    if lay.kind == "multilabel_models":
+        onehot = lay.table[[f"label_{k}" for k in classes]].to_numpy()
+    else:
+        y = lay.table[lay.label].astype(str).to_numpy()
+        onehot = (y[:, None] == np.array(classes)).astype(int)
     for name in models:
         p = lay.table[[f"{name}__{k}" for k in classes]].to_numpy()
         row = table[table["model"].astype(str) == name].iloc[0]
-        onehot = (y[:, None] == np.array(classes)).astype(int)
         for column, want in (  # one-vs-rest macro averages (the scores need not sum to 1)
             ("macro AUC", skm.roc_auc_score(onehot, p, average="macro")),
             ("macro AP", skm.average_precision_score(onehot, p, average="macro")),
@@ -698,7 +729,8 @@ def visit(at: AppTest, lay: Layout, pages) -> list[str]:
 
 WAYS = ("upload", "app_file", "server_directory", "shared_link")
 ROW_LAYOUTS = (
-    "binary", "grouped", "weighted", "multiclass", "models_per_class", "multilabel", "graded",
+    "binary", "grouped", "weighted", "multiclass", "models_per_class", "multilabel",
+    "multilabel_models", "graded",
 )  # fmt: skip
 NOT_COMPARE = tuple(p for p in PAGES if p != "compare")
 
@@ -919,7 +951,9 @@ def test_report_and_check_give_the_dashboards_numbers(layout, tmp_path, capsys):
         assert gauc in html
 
 
-@pytest.mark.parametrize("layout", ["multiclass", "models_per_class", "multilabel"])
+@pytest.mark.parametrize(
+    "layout", ["multiclass", "models_per_class", "multilabel", "multilabel_models"]
+)
 def test_report_and_check_on_a_per_class_table_refuse_in_one_line(layout, tmp_path, capsys):
     """Per-class tables: ``report`` and ``check`` score binary models; given one they either
     refuse with one line and exit 2, or give numbers equal to the library's for what they
