@@ -43,7 +43,12 @@ def test_the_budget_dropped_older_uploads_and_held(summary):
     uploaders = [s for s in summary["sessions"] if s["uploader"]]
     assert all(s["upload_s"] is not None for s in uploaders)
     assert any(s["saw_dropped"] for s in uploaders)  # only one upload fits: others were told
-    assert summary["rss_peak_mb"] < BUDGET_MB + 500
+    # The series says when and how the peak came (a failure in CI once read 870 MB once, where
+    # a run here peaks at 200-300 MB, idle or loaded).
+    series = "  ".join(f"{t:.0f}s:{mb}" for t, mb in summary["rss_series"])
+    assert summary["rss_peak_mb"] < BUDGET_MB + 500, (
+        f"peak {summary['rss_peak_mb']:.0f} MB, idle {summary['rss_idle_mb']:.0f} MB: {series}"
+    )
 
 
 def test_sessions_that_ended_were_released(summary):
