@@ -29,6 +29,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from bench.bench_app import make_csv  # noqa: E402
+from tests.lens_browser import table_input  # noqa: E402  (the root is importable from here)
 
 
 def _free_port() -> int:
@@ -78,7 +79,7 @@ def main() -> None:
                 page = browser.new_page(viewport={"width": 1400, "height": 1000})
                 page.goto(url)
                 page.wait_for_selector('[data-testid="stMetric"]', timeout=60_000)
-                dropzone = page.locator('[data-testid="stFileUploaderDropzoneInput"]')
+                dropzone = table_input(page)
                 for _ in range(5):  # a click while the first run is still going can be lost
                     page.get_by_role("radio", name="Upload").click()
                     try:

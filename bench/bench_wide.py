@@ -24,6 +24,7 @@ from pathlib import Path
 
 import numpy as np
 
+from tests.lens_browser import table_input
 from tests.test_browser import CHROMIUM, ROOT, _free_port
 
 ARGS = [
@@ -114,7 +115,7 @@ def main() -> None:
             page.goto(url)
             _idle(page)
             page.get_by_role("radio", name="Upload").click()
-            drop = page.locator('[data-testid="stFileUploaderDropzoneInput"]')
+            drop = table_input(page)
             drop.wait_for(state="attached", timeout=30_000)
             first = len(moves)
             start = time.perf_counter()

@@ -54,6 +54,16 @@ def chromium():
         browser.close()
 
 
+# The sidebar's "Score table" uploader (a loaded table adds a second one below it, for another
+# model's file of the same rows).
+TABLE_INPUT = '[data-testid="stFileUploader"]:has-text("Score table") [data-testid="stFileUploaderDropzoneInput"]'
+
+
+def table_input(page):
+    """The file input of the sidebar's "Score table" uploader."""
+    return page.locator(TABLE_INPUT)
+
+
 def free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))

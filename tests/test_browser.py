@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.lens_browser import settle
+from tests.lens_browser import settle, table_input
 
 ROOT = Path(__file__).resolve().parent.parent
 ARTIFACTS = ROOT / "test-artifacts"
@@ -291,7 +291,7 @@ def _choose(page, label: str, option: str) -> None:
 
 def _upload(page, path) -> None:
     """Switch the sidebar to Upload and send a file through the real file input."""
-    dropzone = page.locator('[data-testid="stFileUploaderDropzoneInput"]')
+    dropzone = table_input(page)
     for _ in range(3):  # a click during a script rerun can be lost: try again
         page.get_by_role("radio", name="Upload").click()
         try:

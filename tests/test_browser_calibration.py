@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 import metrics
-from tests.lens_browser import settle
+from tests.lens_browser import settle, table_input
 from tests.test_browser import (  # noqa: F401  (fixtures, and the skip without Chromium)
     ARTIFACTS,
     _wait_for_app,
@@ -122,7 +122,7 @@ def test_a_score_that_is_no_probability_is_named_and_recalibrated(server, page, 
     page.goto(server)
     _wait_for_app(page)
     page.get_by_role("radio", name="Upload").click()
-    dropzone = page.locator('[data-testid="stFileUploaderDropzoneInput"]')
+    dropzone = table_input(page)
     dropzone.wait_for(state="attached", timeout=120_000)
     _settle(page)
     dropzone.set_input_files(str(scores_csv))

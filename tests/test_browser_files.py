@@ -11,6 +11,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from tests.lens_browser import table_input
 from tests.test_browser import (  # noqa: F401  (fixtures, and the skip without Chromium)
     ARTIFACTS,
     ROOT,
@@ -83,9 +84,7 @@ def test_three_uploads_two_server_files_and_back(server_with_data, files, page):
         if i == 0:
             _upload(page, d / f"{name}.csv")
         else:  # already on Upload (clicking it again would unselect it): replace the file
-            page.locator('[data-testid="stFileUploaderDropzoneInput"]').set_input_files(
-                str(d / f"{name}.csv")
-            )
+            table_input(page).set_input_files(str(d / f"{name}.csv"))
         page.get_by_text("Score table").first.wait_for(timeout=30_000)
         _wait_for_app(page)
         _shows(page, truth[name])

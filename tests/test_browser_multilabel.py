@@ -8,7 +8,7 @@ import re
 import numpy as np
 import pytest
 
-from tests.lens_browser import settle
+from tests.lens_browser import settle, table_input
 from tests.test_browser import (  # noqa: F401  (fixtures, and the skip without Chromium)
     ARTIFACTS,
     _expect_metric_at_slider,
@@ -52,7 +52,7 @@ def test_upload_move_the_shared_threshold_read_micro_and_macro_f1(server, page, 
     path, y, s = multilabel_file
     page.goto(server)
     _wait_for_app(page)
-    dropzone = page.locator('[data-testid="stFileUploaderDropzoneInput"]')
+    dropzone = table_input(page)
     for _ in range(4):  # under load a click during a rerun can be lost; a second one unselects
         if not dropzone.count():
             page.get_by_role("radio", name="Upload").click()
