@@ -309,8 +309,9 @@ def _replicates(
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")
                 r = metrics.fast_paired_bootstrap(
-                    y, a, b, n_resamples=n_resamples, seed=seed, sample_weight=w, **options
-                )
+                    y, a, b, n_resamples=n_resamples, seed=seed, sample_weight=w,
+                    only=(FAST_KEYS[spec.kind],), **options,
+                )  # fmt: skip
             result = r.results[FAST_KEYS[spec.kind]]
             return np.array([iv.estimate for iv in result.models]), result.replicates
         with warnings.catch_warnings():

@@ -683,3 +683,32 @@ def test_fused_block_makes_the_per_run_arrays_only_for_other_kernels():
     assert np.array_equal(block.pos, np.diff(want_tp, axis=1, prepend=0))
     assert np.array_equal(block.fp_ge, want_ge)
     assert np.array_equal(block.fp_gt, want_gt)
+
+
+@pytest.mark.parametrize(
+    ("options", "only"),
+    [
+        ({}, ("roc_auc",)),
+        ({}, ("average_precision",)),
+        ({"thresholds": [0.5, 0.5]}, ("f1",)),
+        ({"groups": "users"}, ("roc_auc",)),
+    ],
+)
+def test_only_skips_the_other_kernels_and_keeps_the_replicates(options, only):
+    """``only``: the results asked for and no other, with the full run's replicates (a gate
+    on AUC alone skips AP's kernel: issue 37's grouped check)."""
+    rng = np.random.default_rng(8)
+    n = 400
+    y = rng.random(n) < 0.3
+    a, b = ((rng.random(n) + k * y).round(2) for k in (1.0, 0.5))
+    if options.get("groups") == "users":
+        options = {"groups": rng.integers(0, 40, n)}
+    full = fast_paired_bootstrap(y, a, b, n_resamples=200, seed=4, **options)
+    part = fast_paired_bootstrap(y, a, b, n_resamples=200, seed=4, only=only, **options)
+    kernel = {"f1": ("accuracy", "f1", "fpr", "precision", "recall")}.get(only[0], only)
+    assert set(part.results) == set(kernel)
+    for name in part.results:
+        np.testing.assert_array_equal(part.results[name].replicates, full.results[name].replicates)
+        assert part.results[name].models == full.results[name].models
+    with pytest.raises(ValueError, match="only names"):
+        fast_paired_bootstrap(y, a, b, n_resamples=200, only=("brier",))
