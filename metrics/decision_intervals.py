@@ -70,29 +70,26 @@ def _ratio(num: np.ndarray, den: np.ndarray) -> np.ndarray:
         return np.where(den > 0, num / np.where(den > 0, den, 1), 0.0)
 
 
-def _averages(tp, pred, true, rows, total, beta: float) -> dict[tuple[str, str], np.ndarray]:
-    """Every (metric, average) from summed weights; the class axis last, any leading axes."""
-    b2 = beta * beta
+def _scores(tp, pred, true, beta: float) -> dict[str, np.ndarray]:
+    """Precision, recall, F1, Jaccard (and F-beta) from TP, predicted and true totals, any
+    shape; 0 where a denominator is 0."""
     fn, fp = true - tp, pred - tp
-    per_class = {
+    out = {
         "precision": _ratio(tp, pred),
         "recall": _ratio(tp, true),
         "F1": _ratio(2 * tp, 2 * tp + fn + fp),
         "Jaccard": _ratio(tp, tp + fn + fp),
     }
-    pooled = {name: x.sum(axis=-1) for name, x in (("tp", tp), ("fn", fn), ("fp", fp))}
-    micro = {
-        "precision": _ratio(pooled["tp"], pooled["tp"] + pooled["fp"]),
-        "recall": _ratio(pooled["tp"], pooled["tp"] + pooled["fn"]),
-        "F1": _ratio(2 * pooled["tp"], 2 * pooled["tp"] + pooled["fn"] + pooled["fp"]),
-        "Jaccard": _ratio(pooled["tp"], pooled["tp"] + pooled["fn"] + pooled["fp"]),
-    }
     if beta != 1:
-        name = f"F{beta:g}"
-        per_class[name] = _ratio((1 + b2) * tp, (1 + b2) * tp + b2 * fn + fp)
-        micro[name] = _ratio(
-            (1 + b2) * pooled["tp"], (1 + b2) * pooled["tp"] + b2 * pooled["fn"] + pooled["fp"]
-        )
+        b2 = beta * beta
+        out[f"F{beta:g}"] = _ratio((1 + b2) * tp, (1 + b2) * tp + b2 * fn + fp)
+    return out
+
+
+def _averages(tp, pred, true, rows, total, beta: float) -> dict[tuple[str, str], np.ndarray]:
+    """Every (metric, average) from summed weights; the class axis last, any leading axes."""
+    per_class = _scores(tp, pred, true, beta)
+    micro = _scores(tp.sum(axis=-1), pred.sum(axis=-1), true.sum(axis=-1), beta)
     support = true.sum(axis=-1)
     out = {}
     for name, values in per_class.items():
@@ -105,19 +102,8 @@ def _averages(tp, pred, true, rows, total, beta: float) -> dict[tuple[str, str],
 
 def _row_values(y: np.ndarray, p: np.ndarray, beta: float) -> dict[str, np.ndarray]:
     """Each row's own precision, recall, F and Jaccard of its predicted set (0 where 0/0)."""
-    b2 = beta * beta
     tp = (y & p).sum(axis=1).astype(np.float64)
-    true, pred = y.sum(axis=1), p.sum(axis=1)
-    fn, fp = true - tp, pred - tp
-    out = {
-        "precision": _ratio(tp, pred),
-        "recall": _ratio(tp, true),
-        "F1": _ratio(2 * tp, 2 * tp + fn + fp),
-        "Jaccard": _ratio(tp, tp + fn + fp),
-    }
-    if beta != 1:
-        out[f"F{beta:g}"] = _ratio((1 + b2) * tp, (1 + b2) * tp + b2 * fn + fp)
-    return out
+    return _scores(tp, p.sum(axis=1).astype(np.float64), y.sum(axis=1).astype(np.float64), beta)
 
 
 def decision_intervals(
