@@ -526,3 +526,7 @@ def add_to_state(key: str, delta: int, low: int | None = None, high: int | None 
     if high is not None:
         value = min(value, high)
     st.session_state[key] = int(value)
+
+
+# The frame and the libraries it imported live as long as the server: out of every collection.
+budget.freeze_imports()
