@@ -100,7 +100,8 @@ __all__ = [
 THRESHOLD_METRICS = ("precision", "recall", "f1", "fpr", "accuracy")
 AREA_METRICS = ("roc_auc", "average_precision")
 _K = 32  # columns per run of the blocked prefix sum
-_BLOCK_CELLS = 1 << 23  # counts per block of resamples (8 MB of uint8, 32 MB of float32)
+_BLOCK_CELLS = 1 << 23  # the most counts per block of resamples (8 MB of uint8, 32 MB of float32)
+_MIN_BLOCK = 32  # resamples: narrower blocks gather the counts slowly (1e6 rows: 1.4x at 4)
 _EXACT_FLOAT32 = 1 << 24
 _AREA_CELLS = 1 << 15  # runs x resamples per chunk of the fused AUC/AP pass (256 KB float64)
 
@@ -1367,7 +1368,7 @@ def fast_paired_bootstrap(
         small = _byte_counts(c, w, n)
         return c, None if small is None else np.ascontiguousarray(small.T)
 
-    block = max(1, min(n_resamples, _BLOCK_CELLS // n))
+    block = _block_size(n, n_resamples)
     starts = range(0, n_resamples, block)
     # The next block is drawn on a thread of its own while the models score this one.
     drawer = ThreadPoolExecutor(max_workers=1) if pool is not None else None
@@ -1446,6 +1447,20 @@ def fast_paired_bootstrap(
         bca=bca,
         small_groups=small,
     )
+
+
+def _block_size(n: int, n_resamples: int) -> int:
+    """Resamples per block of :func:`fast_paired_bootstrap`: a quarter of ``_BLOCK_CELLS``
+    counts, or ``_MIN_BLOCK`` resamples when that is more, within ``_BLOCK_CELLS``.
+
+    A block's working arrays take about 36 bytes per count over all models: 300 MB for full
+    blocks, which two Compare pages of a class computing at once (25k rows) took the server
+    past its budget by 500 MB with. A quarter holds 75 MB at the same speed from 25k rows to
+    1e5; past about 260k rows the width limit gives the full blocks back (at 1e6 rows blocks of
+    4 resamples took 1.4 times as long as blocks of 8).
+    """
+    most = max(1, _BLOCK_CELLS // max(n, 1))
+    return max(1, min(n_resamples, max(most // 4, min(_MIN_BLOCK, most))))
 
 
 def _bounds(names, means, m: int) -> dict[str, list[tuple[float, float]]]:
