@@ -12,8 +12,12 @@ import json
 from pathlib import Path
 
 import numpy as np
+import pandas as pd
 import pytest
+from streamlit.testing.v1 import AppTest
 
+from tests.apptest_utils import APP, upload
+from ui import shell, thresholds
 from ui.loading import guess_mapping, prepare, read_table
 from ui.roles import default_threshold, infer_roles, infer_scale
 
@@ -82,3 +86,38 @@ def test_a_default_threshold_never_flags_every_row_or_none_when_both_classes_exi
         t = default_threshold(infer_scale(s, col).kind, prepared.y, s, prepared.weight)
         flagged = np.mean(s >= t)
         assert 0 < flagged < 1, (col, t, flagged)
+
+
+# Every page of the dashboard, opened on each export as a user uploads it (AppTest: what a page
+# shows is checked here; tests/test_browser_real.py keeps what needs a browser, the real upload
+# and the first screen, on a sample of the files).
+PAGE_FILES = [path for path, _title, _icon in shell.PAGES]
+
+
+def test_every_export_opens_on_every_page_as_uploaded(case):
+    name, _, spec = case
+    at = AppTest.from_file(APP, default_timeout=60)
+    at.run()
+    upload(at, name, (REAL / name).read_bytes())
+    if any("Drop those rows to go on" in t for t in _texts(at)):  # blank scores: drop them
+        at.checkbox(key="map_drop_bad_rows").check().run()
+    assert not at.exception, at.exception
+    first = next(iter(spec["scores"]))
+    assert at.selectbox(key="model").value == first
+    assert sorted(at.multiselect(key="map_scores").value) == sorted(spec["scores"])
+    frame, _ = read_table(name, (REAL / name).read_bytes())  # as the app reads it
+    column = pd.to_numeric(frame[first], errors="coerce").dropna()
+    written = thresholds.label_on(
+        np.unique(column.to_numpy(dtype=float)), spec["scores"][first]["threshold"]
+    )
+    assert any(f"Scores ≥ **{written}** are predicted" in t for t in _texts(at)), name
+    for path in PAGE_FILES:
+        at.switch_page(path).run()
+        assert not at.exception, (name, path, at.exception)
+        assert at.title or at.header, (name, path)
+
+
+def _texts(at: AppTest) -> list[str]:
+    return [
+        e.value for kind in (at.markdown, at.error, at.warning, at.info, at.caption) for e in kind
+    ]
