@@ -8,7 +8,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 PORT ?= 8501
 
-.PHONY: run test test-fast coverage lint format bench samples clean chromium java install wheel beside-mlflow test-oldest
+.PHONY: run test test-browser test-fast coverage lint format bench samples clean chromium java install wheel beside-mlflow test-oldest
 
 $(VENV)/.runtime: requirements.txt constraints.txt
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -35,18 +35,22 @@ java:
 	  SUDO=$$( [ "$$(id -u)" = 0 ] || echo sudo ); \
 	  $$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq default-jre-headless; }
 
-# Both cores: pytest-xdist hands each test to a free worker, keeping a file's tests together when
-# they share a server, a browser or a large table (tests/conftest.py). The browser tests then run
-# in one process with one server and one Chromium: beside a second worker, page loads slowed past
-# their waits on a loaded machine. Each part ends with its slowest tests and the time by kind and
-# by file (tests/suite_timing.py).
+# Both cores, one run: pytest-xdist hands each test to a free worker, keeping a file's tests
+# together when they share a server, a browser or a large table (tests/conftest.py), so each
+# worker starts a file's Streamlit server and Chromium once. The browser tests wait for states the
+# page reports (tests/lens_browser.py), never for a fixed time, so they run beside the rest.
+# The run ends with its slowest tests and the time by kind and by file (tests/suite_timing.py).
 JOBS ?= 2
 PYTEST := $(PY) -m pytest -q -n $(JOBS) --dist loadgroup
 
 test: $(VENV)/.dev chromium java
 	$(VENV)/bin/ruff check .
-	$(PYTEST) -m "not browser" --durations=25
-	$(PY) -m pytest -q -m browser --durations=10
+	$(PYTEST) --durations=25
+
+# One kind at a time: the browser tests alone (make test-browser), or the library and AppTest
+# tiers without the browser, the processes and the simulations (make test-fast, the edit-run loop).
+test-browser: $(VENV)/.dev chromium
+	$(PYTEST) -m browser --durations=10
 
 # The edit-run loop: the library and AppTest tiers, without the browser, the processes and the
 # simulations (a few minutes).

@@ -129,6 +129,16 @@ def pytest_collection_modifyitems(config, items):
         ]
         if any(d.scope in ("module", "package", "session") for d in ours):
             item.add_marker(pytest.mark.xdist_group(item.path.name))
+    # Longest first: pytest-xdist hands out groups in this order, and a long group (a Spark
+    # cluster, a browser file) started last leaves one worker idle while the other finishes it.
+    items.sort(key=_start_order)
+
+
+def _start_order(item) -> int:
+    """0: a group that starts processes or a browser; 1: another group; 2: a test on its own."""
+    grouped = item.get_closest_marker("xdist_group") is not None
+    heavy = item.get_closest_marker("browser") or item.get_closest_marker("slow")
+    return 0 if grouped and heavy else 1 if grouped else 2
 
 
 def pytest_collection_finish(session):
