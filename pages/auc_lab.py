@@ -1,4 +1,5 @@
-"""AUC three ways: positive-negative pairs ordered right, the rank sum, the ROC staircase.
+"""AUC three ways: positive-negative pairs ordered right, the rank sum, the ROC staircase; and
+the same rows under Keras's and Spark's conventions, with the pairs each one ties.
 
 In presentation mode (larger text) the title shares the controls' row and the pair grid and the
 ROC staircase, titled inside, fill what is left of a 1280x720 screen under the four numbers.
@@ -9,7 +10,8 @@ from __future__ import annotations
 import streamlit as st
 
 import metrics
-from ui import auc_charts, presentation, shell
+from metrics.conventions import roc_auc_conventions
+from ui import auc_charts, conventions, presentation, shell
 from ui.explain import explain
 from ui.numbers import decimals
 from ui.safe import md
@@ -39,6 +41,12 @@ def _grid(key: tuple, model: str, per_class: int, seed: int, _ds) -> metrics.AUC
     return metrics.auc_pair_grid(
         _ds.labels_for(model), _ds.score(model), max_per_class=per_class, seed=seed
     )
+
+
+@st.cache_data(max_entries=16, show_spinner=False)
+def _conventions(key: tuple, model: str, _ds) -> list:
+    """ROC AUC as scikit-learn, Keras and Spark compute it on these rows (unweighted)."""
+    return roc_auc_conventions(_ds.labels_for(model), _ds.score(model))
 
 
 INTRO = (
@@ -83,6 +91,8 @@ if preset == CURRENT:
     )  # fmt: skip
     seed = int(seed_col.number_input("Sample seed", 0, 10_000, 0, key="auclab_seed"))
     table, counts, roc, library = _lab(ds.key, model, ds)
+    s_lab = ds.score(model)
+    found = _conventions(ds.key, model, ds)
     grid = _grid(ds.key, model, per_class, seed, ds)
     st.caption(
         f"**{md(model)}** on {md(ds.name)}: {n_pos:,} {md(positive_name)} (P) and {n_neg:,} "
@@ -103,6 +113,8 @@ else:
     roc = metrics.roc_curve(p.y, p.scores, drop_intermediate=False)
     library = metrics.roc_auc_score(p.y, p.scores)
     grid = metrics.auc_pair_grid(p.y, p.scores)
+    s_lab = p.scores
+    found = roc_auc_conventions(p.y, p.scores)
     st.markdown(f"Labels `{list(p.y)}`, scores `{list(p.scores)}`. {p.note}")
 
 pairs = auc_charts.pair_counts(counts)
@@ -232,3 +244,15 @@ explain(
     auc_charts.rank_sum_latex(table),
     note=f"Label 1 = {md(positive_name)}. Ranks count from 1 at the lowest score.",
 )
+
+# --- 4. other libraries' conventions -----------------------------------------------------------
+
+st.subheader("Other libraries, other numbers")
+st.caption(
+    "The same rows under the conventions of libraries people compare against: each value is "
+    "the library's own computation, and the pairs it ties say why it differs."
+)
+st.dataframe(conventions.table(found), hide_index=True, key="auclab_conventions")
+for sentence in conventions.reasons(found, s_lab):
+    st.markdown(sentence)
+st.caption(conventions.SOURCES)

@@ -11,7 +11,14 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from metrics import roc_auc_score
-from metrics.conventions import keras_roc_auc, spark_roc_auc
+from metrics.conventions import (
+    keras_cells,
+    keras_roc_auc,
+    roc_auc_conventions,
+    spark_bins,
+    spark_roc_auc,
+    tied_pairs,
+)
 from tests.strategies import binary_tables
 
 
@@ -75,3 +82,52 @@ def test_spark_without_binning_is_exact():
 def test_bad_summation_method_says_so():
     with pytest.raises(ValueError, match="summation_method must be one of"):
         keras_roc_auc([0, 1], [0.2, 0.7], summation_method="riemann")
+
+
+@settings(max_examples=80, deadline=None)
+@given(binary_tables(max_size=129, max_models=1, weights=True), st.sampled_from([3, 5, 200]))
+def test_keras_trapezoid_is_the_exact_auc_of_its_cells(table, num_thresholds):
+    y, w = table.y, table.weights
+    s = 1 / (1 + np.exp(-table.scores[0]))
+    if w is not None and not (w[y].sum() > 0 and w[~y].sum() > 0):
+        return
+    cells = keras_cells(s, num_thresholds=num_thresholds)
+    got = keras_roc_auc(y, s, num_thresholds=num_thresholds, sample_weight=w)
+    assert got == pytest.approx(roc_auc_score(y, cells, sample_weight=w), abs=1e-12)
+
+
+@settings(max_examples=80, deadline=None)
+@given(binary_tables(max_size=129, max_models=1, weights=True), st.sampled_from([0, 1, 2, 7, 50]))
+def test_spark_auc_is_the_exact_auc_of_its_bins(table, num_bins):
+    y, s, w = table.y, table.scores[0], table.weights
+    if w is not None and not (w[y].sum() > 0 and w[~y].sum() > 0):
+        return
+    bins = spark_bins(s, num_bins=num_bins)
+    got = spark_roc_auc(y, s, num_bins=num_bins, sample_weight=w)
+    assert got == pytest.approx(roc_auc_score(y, -bins, sample_weight=w), abs=1e-12)
+
+
+def _tied_pairs_by_loops(y, keys, w):
+    return sum(
+        w[i] * w[j] for i in np.flatnonzero(y) for j in np.flatnonzero(~y) if keys[i] == keys[j]
+    )
+
+
+@settings(max_examples=60, deadline=None)
+@given(binary_tables(max_size=40, max_models=1, weights=True))
+def test_tied_pairs_and_what_each_convention_loses(table):
+    y, s = table.y, table.scores[0]
+    w = np.ones(y.size) if table.weights is None else table.weights
+    assert tied_pairs(y, s, sample_weight=w) == pytest.approx(_tied_pairs_by_loops(y, s, w))
+    p = 1 / (1 + np.exp(-s))
+    got = {c.setting: c for c in roc_auc_conventions(y, p, sample_weight=w, num_bins=3)}
+    exact = got["roc_auc_score"]
+    assert exact.extra_tied_pairs == 0
+    keras = got["keras.metrics.AUC(num_thresholds=200)"]
+    cells = keras_cells(p)
+    assert keras.tied_pairs == pytest.approx(_tied_pairs_by_loops(y, cells, w))
+    assert keras.extra_tied_pairs == pytest.approx(keras.tied_pairs - exact.tied_pairs)
+    assert keras.extra_tied_pairs >= -1e-9  # a convention only adds ties
+    spark = got["BinaryClassificationEvaluator(numBins=3)"]
+    assert spark.tied_pairs == pytest.approx(_tied_pairs_by_loops(y, spark_bins(p, num_bins=3), w))
+    assert spark.extra_tied_pairs >= -1e-9

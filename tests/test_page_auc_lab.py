@@ -234,3 +234,28 @@ def test_weighted_upload_counts_rows_and_names_the_weighted_auc():
     assert not grid.sampled
     assert _metric(at, "Pair counting") == f"{grid.auc:.4f}"
     assert grid.ties > 0
+
+
+def test_other_libraries_conventions_are_the_librarys_values_on_the_rows():
+    from metrics.conventions import keras_roc_auc, spark_roc_auc, tied_pairs
+
+    at = _open("Recommender clicks: global AUC vs GAUC")
+    ds = data.bundled_dataset("user_impressions")
+    model = at.selectbox(key="model").value
+    y, s = ds.labels_for(model), ds.score(model)
+    shown = at.dataframe[-1].value  # the last table of the page
+    assert list(shown["library"]) == ["scikit-learn", "Keras", "Keras", "Keras", "Spark"]
+    want = [
+        metrics.roc_auc_score(y, s),
+        keras_roc_auc(y, s),
+        keras_roc_auc(y, s, summation_method="minoring"),
+        keras_roc_auc(y, s, summation_method="majoring"),
+        spark_roc_auc(y, s),
+    ]
+    assert list(shown["ROC AUC"]) == [f"{v:.4f}" for v in want]
+    assert len({f"{v:.4f}" for v in want}) >= 3  # these rows tell the conventions apart
+    assert shown["tied pairs"][0] == f"{tied_pairs(y, s):,.0f}"
+    text = _markdown(at)
+    distinct = np.unique(s).size
+    assert f"cuts the {distinct:,} distinct scores" in text
+    assert f"runs of {distinct // 1000:,}" in text
