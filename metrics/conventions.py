@@ -1,4 +1,5 @@
-"""One metric, several libraries' conventions: ROC AUC as TensorFlow/Keras and Spark compute it.
+"""One metric, several libraries' conventions: ROC AUC as TensorFlow/Keras and Spark compute it;
+NDCG@k and MAP@k as trec_eval, scikit-learn and LightGBM compute them.
 
 The exact ROC AUC (:func:`metrics.roc_auc_score`, scikit-learn's) counts every distinct score as
 a threshold. Two widely used libraries approximate it:
@@ -14,6 +15,19 @@ a threshold. Two widely used libraries approximate it:
   (descending) are cut into runs of ``n_distinct // num_bins`` consecutive scores, each run
   counted as one threshold (its highest score); then the trapezoid over (0, 0), the points and
   (1, 1).
+
+For rankings (rows grouped by query, graded relevance), the libraries differ in three places
+(:func:`ranking_conventions`):
+
+* **ties**: trec_eval breaks tied scores by document id, descending (here the row number
+  stands for the id); scikit-learn's ``ndcg_score`` averages the gain over each tied group;
+  LightGBM and this library keep row order;
+* **gain**: linear (trec_eval, scikit-learn) or ``2**rel - 1`` (LightGBM's default
+  ``label_gain``);
+* **queries with no relevant row**: skipped (this library), counted as 0 (trec_eval,
+  scikit-learn) or as 1 (LightGBM's NDCG);
+* and MAP@k's divisor: every relevant row of the query (trec_eval's ``map_cut``) or
+  ``min(k, R)`` (the top-k variant of recommender libraries).
 """
 
 from __future__ import annotations
@@ -27,10 +41,13 @@ from metrics._validation import check_binary_inputs
 
 __all__ = [
     "KERAS_SUMMATION",
+    "RankConvention",
     "RocConvention",
     "keras_cells",
     "keras_roc_auc",
+    "ranking_conventions",
     "roc_auc_conventions",
+    "sklearn_ndcg_per_query",
     "spark_bins",
     "spark_roc_auc",
     "tied_pairs",
@@ -246,3 +263,125 @@ def roc_auc_conventions(
         )
     )
     return out
+
+
+# --- rankings ----------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class RankConvention:
+    """NDCG@k or MAP@k as one library computes it: its mean over ``n_counted`` of the
+    ``n_queries`` queries, its ties, gain and handling of queries with no relevant row."""
+
+    metric: str
+    library: str
+    setting: str
+    value: float
+    n_counted: int
+    n_queries: int
+    ties: str
+    no_relevant: str
+
+
+def sklearn_ndcg_per_query(y_true: Any, y_score: Any, groups: Any, *, k: int | None) -> np.ndarray:
+    """Each query's ``sklearn.metrics.ndcg_score([rel], [score], k=k)`` (``ignore_ties=False``):
+    a tied group of scores shares its positions' discounts, each row the group's mean gain; 0
+    for a query with no relevant row. Queries in order of their sorted ids."""
+    from metrics.ranking import _check_grouped
+
+    rel, s, codes, _ids = _check_grouped(y_true, y_score, groups)
+    n_q = int(codes.max()) + 1 if codes.size else 0
+    order = np.lexsort((-s, codes))  # by query, then by descending score
+    q, sc, g = codes[order], s[order], rel[order]
+    counts = np.bincount(q, minlength=n_q)
+    first_row = np.cumsum(counts) - counts
+    pos = np.arange(q.size) - first_row[q]  # rank within the query, from 0
+    longest = int(counts.max()) if n_q else 0
+    discount = 1.0 / np.log2(np.arange(2, longest + 2))
+    if k is not None:
+        discount[k:] = 0.0
+    cum = np.concatenate(([0.0], np.cumsum(discount)))  # cum[i]: the first i positions
+    # tie runs: equal (query, score) in a row
+    new = np.ones(q.size, dtype=bool)
+    new[1:] = (q[1:] != q[:-1]) | (sc[1:] != sc[:-1])
+    run = np.cumsum(new) - 1
+    starts = np.flatnonzero(new)
+    ends = np.append(starts[1:], q.size)
+    run_gain = np.bincount(run, weights=g) / (ends - starts)
+    run_discount = cum[pos[ends - 1] + 1] - cum[pos[starts]]
+    dcg = np.bincount(q[starts], weights=run_gain * run_discount, minlength=n_q)
+    ideal_order = np.lexsort((-g, q))
+    ideal = g[ideal_order]
+    idcg = np.bincount(q, weights=ideal * discount[pos], minlength=n_q)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.where(idcg > 0, dcg / np.where(idcg > 0, idcg, 1.0), 0.0)
+
+
+def ranking_conventions(
+    y_true: Any, y_score: Any, groups: Any, *, k: int = 10
+) -> list[RankConvention]:
+    """NDCG@k and MAP@k on query-grouped rows under the conventions of this library,
+    trec_eval (``ndcg_cut.k``, ``map_cut.k``), scikit-learn (``ndcg_score`` per query),
+    LightGBM (``ndcg@k``) and the top-k MAP that divides by ``min(k, R)``.
+
+    Query 1 ties its first two rows (grades 2 and 0); query 2 has no relevant row.
+
+    >>> y, s, q = [2, 0, 1, 0, 0, 0], [0.5, 0.5, 0.2, 0.9, 0.3, 0.1], [1, 1, 1, 2, 2, 2]
+    >>> [(c.library, round(c.value, 4), c.n_counted) for c in ranking_conventions(y, s, q, k=2)]
+    ... # doctest: +NORMALIZE_WHITESPACE
+    [('metrics', 0.7602, 1), ('trec_eval', 0.2398, 2), ('scikit-learn', 0.31, 2),
+     ('LightGBM', 0.9131, 2), ('metrics', 0.5, 1), ('trec_eval', 0.125, 2),
+     ('top-k MAP', 0.5, 1)]
+    """
+    from metrics.ranking import _average_precision, _check_grouped, _ndcg, _rank
+
+    if not isinstance(k, int | np.integer) or isinstance(k, bool) or k < 1:
+        raise ValueError(f"k must be a positive integer, got {k!r}.")
+    rel, s, codes, ids = _check_grouped(y_true, y_score, groups)
+    rows = _rank(rel, s, codes, ids)
+    # trec_eval breaks ties by document id, descending: the row order reversed
+    flipped = _rank(rel[::-1], s[::-1], codes[::-1], ids)
+    n_q = rows.n_queries
+    has = rows.has_relevant
+    counted = int(has.sum())
+
+    def skipped(values: np.ndarray) -> float:
+        return float(values[has].mean()) if counted else float("nan")
+
+    def as_zero(values: np.ndarray) -> float:
+        return float(np.nan_to_num(values, nan=0.0).mean()) if n_q else float("nan")
+
+    row_order, by_id, averaged = "row order", "document id, descending", "gain averaged"
+    skip, zero, one = "skipped", "counted as 0", "counted as 1"
+    lightgbm = np.where(has, _ndcg(rows, k, "exponential"), 1.0)
+    return [
+        RankConvention(
+            "NDCG", "metrics", f"ndcg_at_k(k={k})", skipped(_ndcg(rows, k, "linear")),
+            counted, n_q, row_order, skip,
+        ),
+        RankConvention(
+            "NDCG", "trec_eval", f"ndcg_cut.{k}", as_zero(_ndcg(flipped, k, "linear")),
+            n_q, n_q, by_id, zero,
+        ),
+        RankConvention(
+            "NDCG", "scikit-learn", f"ndcg_score(k={k}), per query",
+            float(sklearn_ndcg_per_query(rel, s, codes, k=k).mean()) if n_q else float("nan"),
+            n_q, n_q, averaged, zero,
+        ),
+        RankConvention(
+            "NDCG", "LightGBM", f"ndcg@{k} (label_gain 2^rel − 1)",
+            float(lightgbm.mean()) if n_q else float("nan"), n_q, n_q, row_order, one,
+        ),
+        RankConvention(
+            "MAP", "metrics", f"mean_average_precision(k={k})",
+            skipped(_average_precision(rows, k, "relevant")), counted, n_q, row_order, skip,
+        ),
+        RankConvention(
+            "MAP", "trec_eval", f"map_cut.{k}", as_zero(_average_precision(flipped, k, "relevant")),
+            n_q, n_q, by_id, zero,
+        ),
+        RankConvention(
+            "MAP", "top-k MAP", f"AP@{k} / min({k}, R)",
+            skipped(_average_precision(rows, k, "min_k")), counted, n_q, row_order, skip,
+        ),
+    ]  # fmt: skip

@@ -5,6 +5,8 @@ sits alone in a grid cell, minoring <= interpolation <= majoring."""
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -14,7 +16,9 @@ from metrics import roc_auc_score
 from metrics.conventions import (
     keras_cells,
     keras_roc_auc,
+    ranking_conventions,
     roc_auc_conventions,
+    sklearn_ndcg_per_query,
     spark_bins,
     spark_roc_auc,
     tied_pairs,
@@ -131,3 +135,99 @@ def test_tied_pairs_and_what_each_convention_loses(table):
     spark = got["BinaryClassificationEvaluator(numBins=3)"]
     assert spark.tied_pairs == pytest.approx(_tied_pairs_by_loops(y, spark_bins(p, num_bins=3), w))
     assert spark.extra_tied_pairs >= -1e-9
+
+
+# --- rankings: NDCG@k and MAP@k under trec_eval's, scikit-learn's and LightGBM's conventions -----
+
+
+def _queries(seed: int, ties: bool):
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(3, 120))
+    g = rng.integers(0, max(1, n // 6), n)
+    y = np.where(rng.random(n) < 0.3, rng.integers(1, 4, n), 0)
+    s = rng.integers(0, 4, n).astype(float) if ties else rng.random(n)
+    return y, s, g
+
+
+def _pytrec(y, s, g, k):
+    """pytrec_eval with the row number as the document id (d00000000, d00000001, ...)."""
+    import pytrec_eval
+
+    qrel, run = {}, {}
+    for i in range(len(y)):
+        q, doc = str(g[i]), f"d{i:08d}"
+        qrel.setdefault(q, {})[doc] = int(y[i])
+        run.setdefault(q, {})[doc] = float(s[i])
+    return pytrec_eval.RelevanceEvaluator(qrel, {f"ndcg_cut.{k}", f"map_cut.{k}"}).evaluate(run)
+
+
+def _by(conventions, metric, library):
+    return next(c for c in conventions if c.metric == metric and c.library == library)
+
+
+@pytest.mark.parametrize(("seed", "ties"), [(s, t) for s in range(40) for t in (False, True)])
+def test_trec_eval_convention_is_pytrec_evals_mean_over_every_query(seed, ties):
+    y, s, g = _queries(seed, ties)
+    k = 1 + seed % 7
+    trec = _pytrec(y, s, g, k)
+    got = ranking_conventions(y, s, g, k=k)
+    assert len(trec) == np.unique(g).size  # trec_eval scores every query of the qrels
+    ndcg = _by(got, "NDCG", "trec_eval")
+    assert ndcg.value == pytest.approx(
+        np.mean([v[f"ndcg_cut_{k}"] for v in trec.values()]), abs=1e-12
+    )
+    assert ndcg.n_counted == len(trec)
+    ap = _by(got, "MAP", "trec_eval")
+    assert ap.value == pytest.approx(np.mean([v[f"map_cut_{k}"] for v in trec.values()]), abs=1e-12)
+
+
+@pytest.mark.parametrize(("seed", "ties"), [(s, t) for s in range(40) for t in (False, True)])
+def test_sklearn_convention_is_ndcg_score_on_each_query(seed, ties):
+    from sklearn.metrics import ndcg_score
+
+    y, s, g = _queries(seed, ties)
+    k = 1 + seed % 7
+    per_query = sklearn_ndcg_per_query(y, s, g, k=k)
+    for i, q in enumerate(np.unique(g)):
+        rows = g == q
+        if rows.sum() < 2:  # scikit-learn refuses a query of one row: the formula's value
+            assert per_query[i] == float(y[rows][0] > 0)
+            continue
+        assert per_query[i] == pytest.approx(ndcg_score([y[rows]], [s[rows]], k=k), abs=1e-12)
+    assert _by(ranking_conventions(y, s, g, k=k), "NDCG", "scikit-learn").value == pytest.approx(
+        per_query.mean(), abs=1e-15
+    )
+
+
+def _lightgbm_ndcg_by_loops(y, s, g, k):
+    """LightGBM's NDCG@k as its rank_metric computes it: label_gain 2^rel - 1, the query's rows
+    stable-sorted by descending score, and 1 for a query whose ideal DCG is 0."""
+    values = []
+    for q in np.unique(g):
+        rel, sc = y[g == q], s[g == q]
+        order = sorted(range(rel.size), key=lambda i: -sc[i])  # stable
+        dcg = sum((2.0 ** rel[i] - 1) / math.log2(r + 2) for r, i in enumerate(order[:k]))
+        ideal = sorted(rel, reverse=True)[:k]
+        idcg = sum((2.0**v - 1) / math.log2(r + 2) for r, v in enumerate(ideal))
+        values.append(dcg / idcg if idcg > 0 else 1.0)
+    return np.mean(values)
+
+
+@pytest.mark.parametrize(("seed", "ties"), [(s, t) for s in range(20) for t in (False, True)])
+def test_lightgbm_convention_equals_its_formula(seed, ties):
+    y, s, g = _queries(seed, ties)
+    k = 1 + seed % 7
+    got = _by(ranking_conventions(y, s, g, k=k), "NDCG", "LightGBM").value
+    assert got == pytest.approx(_lightgbm_ndcg_by_loops(y, s, g, k), abs=1e-12)
+
+
+def test_this_librarys_rows_equal_its_own_functions():
+    from metrics import mean_average_precision, ndcg_at_k
+
+    y, s, g = _queries(3, True)
+    got = ranking_conventions(y, s, g, k=5)
+    assert _by(got, "NDCG", "metrics").value == ndcg_at_k(y, s, g, k=5)
+    assert _by(got, "MAP", "metrics").value == mean_average_precision(y, s, g, k=5)
+    assert _by(got, "MAP", "top-k MAP").value == mean_average_precision(
+        y, s, g, k=5, denominator="min_k"
+    )
