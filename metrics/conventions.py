@@ -51,6 +51,7 @@ __all__ = [
     "spark_bins",
     "spark_roc_auc",
     "tied_pairs",
+    "tied_relevant_queries",
 ]
 
 KERAS_SUMMATION = ("interpolation", "minoring", "majoring")
@@ -385,3 +386,21 @@ def ranking_conventions(
             skipped(_average_precision(rows, k, "min_k")), counted, n_q, row_order, skip,
         ),
     ]  # fmt: skip
+
+
+def tied_relevant_queries(y_true: Any, y_score: Any, groups: Any) -> int:
+    """How many queries hold a relevant row whose score another row of the query shares: the
+    queries where the libraries' tie-breaks can give different values.
+
+    >>> y, s, q = [2, 0, 1, 0, 0, 0], [0.5, 0.5, 0.2, 0.9, 0.9, 0.1], [1, 1, 1, 2, 2, 2]
+    >>> tied_relevant_queries(y, s, q)  # query 2's tie holds no relevant row
+    1
+    """
+    from metrics.ranking import _check_grouped
+
+    rel, s, codes, _ids = _check_grouped(y_true, y_score, groups)
+    pairs = np.unique(np.column_stack((codes, s)), axis=0, return_inverse=True)[1].reshape(-1)
+    size = np.bincount(pairs)
+    relevant = np.bincount(pairs, weights=rel > 0)
+    tied = (size > 1) & (relevant > 0)
+    return int(np.unique(codes[tied[pairs]]).size)

@@ -1,4 +1,5 @@
-"""Ranking metrics per query: P@k, R@k, MAP@k, NDCG@k and MRR, and one query spelled out."""
+"""Ranking metrics per query: P@k, R@k, MAP@k, NDCG@k and MRR, one query spelled out, and NDCG
+and MAP as trec_eval, scikit-learn and LightGBM compute them."""
 
 from __future__ import annotations
 
@@ -7,7 +8,8 @@ from fractions import Fraction
 import numpy as np
 import streamlit as st
 
-from ui import presentation, server_ranking, shell
+from metrics.conventions import tied_relevant_queries
+from ui import conventions, presentation, server_ranking, shell
 from ui import ranking_charts as rc
 from ui.explain import explain
 from ui.numbers import decimals, plural
@@ -326,3 +328,21 @@ explain(
     "relevance: DCG lies in (0, IDCG], so NDCG in (0, 1].",
 )
 explain("RR and MRR", rc.rr_lines(b, chosen.reciprocal_rank), note="Not cut at k.")
+
+# --- other libraries' conventions ----------------------------------------------------------------
+
+st.subheader("Other libraries, other numbers")
+found = data.conventions(model, k)
+if found is None:
+    st.caption(
+        "NDCG and MAP under trec_eval's, scikit-learn's and LightGBM's conventions are computed "
+        "on rows in memory: open the table as an upload to compare them."
+    )
+else:
+    st.caption(f"NDCG@{k} and MAP@{k} of **{md(model)}** as each library computes them.")
+    st.dataframe(conventions.ranking_table(found), hide_index=True, key="ranking_conventions")
+    rows = data.data
+    tied = tied_relevant_queries(rows.relevance_for(model), rows.scores[model], rows.groups)
+    for sentence in conventions.ranking_reasons(found, tied_queries=tied):
+        st.markdown(sentence)
+    st.caption(conventions.RANKING_SOURCES)

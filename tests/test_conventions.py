@@ -22,6 +22,7 @@ from metrics.conventions import (
     spark_bins,
     spark_roc_auc,
     tied_pairs,
+    tied_relevant_queries,
 )
 from tests.strategies import binary_tables
 
@@ -231,3 +232,13 @@ def test_this_librarys_rows_equal_its_own_functions():
     assert _by(got, "MAP", "top-k MAP").value == mean_average_precision(
         y, s, g, k=5, denominator="min_k"
     )
+
+
+@pytest.mark.parametrize("seed", range(20))
+def test_tied_relevant_queries_by_loops(seed):
+    y, s, g = _queries(seed, ties=True)
+    want = sum(
+        any(y[i] > 0 and np.sum((g == q) & (s == s[i])) > 1 for i in np.flatnonzero(g == q))
+        for q in np.unique(g)
+    )
+    assert tied_relevant_queries(y, s, g) == want

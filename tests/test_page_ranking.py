@@ -289,3 +289,20 @@ def test_many_queries_list_the_first_and_accept_a_typed_id():
     assert not at.exception
     assert any("No query has the id nope; showing q00000" in w.value for w in at.warning)
     assert "Query **q00000**" in _markdown(at)
+
+
+def test_other_libraries_conventions_on_the_rows():
+    from metrics.conventions import ranking_conventions
+
+    at = _open()
+    model = at.selectbox(key="model").value
+    k = at.slider(key="ranking_k_dataset").value
+    y, s, g = _arrays("query_ranking", model)
+    want = ranking_conventions(y, s, g, k=k)
+    shown = at.dataframe[-1].value
+    assert list(shown["library"]) == [c.library for c in want]
+    assert list(shown["value"]) == [f"{c.value:.4f}" for c in want]
+    empty = want[0].n_queries - want[0].n_counted
+    assert empty > 0  # the sample has queries with no relevant row: the conventions differ
+    assert len(set(shown["value"][shown["metric"] == "NDCG"])) >= 3
+    assert f"{empty} queries of {want[0].n_queries} have no relevant row" in _markdown(at)

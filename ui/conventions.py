@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from metrics.conventions import RocConvention
+from metrics.conventions import RankConvention, RocConvention
 from ui.numbers import decimals, plural
 
 SOURCES = (
@@ -83,4 +83,59 @@ def reasons(
             f"{distinct:,} here it is exact."
         )
     out.append(spark_text)
+    return out
+
+
+RANKING_SOURCES = (
+    "trec_eval: ndcg_cut.k and map_cut.k (also pytrec_eval); scikit-learn: "
+    "sklearn.metrics.ndcg_score (ignore_ties=False), which takes one query per call; LightGBM: "
+    "the ndcg@k metric with its default label_gain; top-k MAP: LightGBM's map@k, RecBole's "
+    "MAP@K, Kaggle's apk."
+)
+
+
+def ranking_table(conventions: list[RankConvention]) -> pd.DataFrame:
+    """One row per metric and library: the value, the queries its mean counts, and the three
+    choices that make the libraries differ."""
+    return pd.DataFrame(
+        {
+            "metric": [c.metric for c in conventions],
+            "library": [c.library for c in conventions],
+            "as called": [c.setting for c in conventions],
+            "value": [decimals(c.value) for c in conventions],
+            "queries counted": [f"{c.n_counted:,} of {c.n_queries:,}" for c in conventions],
+            "ties": [c.ties for c in conventions],
+            "queries with no relevant row": [c.no_relevant for c in conventions],
+        }
+    )
+
+
+def ranking_reasons(conventions: list[RankConvention], *, tied_queries: int) -> list[str]:
+    """What makes the values differ on these rows (markdown sentences)."""
+    first = conventions[0]
+    empty = first.n_queries - first.n_counted
+    out = []
+    if empty:
+        out.append(
+            f"{plural(empty, 'query', 'queries')} of {first.n_queries:,} have no relevant row: "
+            "this library leaves them out of the means, trec_eval and scikit-learn count them "
+            "as 0 and LightGBM's NDCG as 1."
+        )
+    else:
+        out.append("Every query has a relevant row, so no library leaves one out or scores it 0.")
+    if tied_queries:
+        out.append(
+            f"{plural(tied_queries, 'query', 'queries')} tie a relevant row's score with another "
+            "row's: trec_eval breaks the tie by document id (here the row number, highest "
+            "first), scikit-learn averages the tied rows' gains, LightGBM and this library keep "
+            "the rows' order."
+        )
+    else:
+        out.append(
+            "No relevant row shares its score with another row of its query: ties change nothing."
+        )
+    out.append(
+        "LightGBM's gain is 2^rel − 1, which weighs a grade-3 row 7 times a grade-1 row where the "
+        "linear gain weighs it 3 times; with grades 0/1 the two are equal."
+    )
     return out

@@ -26,6 +26,7 @@ import pandas as pd
 import streamlit as st
 
 import metrics
+from metrics.conventions import RankConvention, ranking_conventions
 from metrics.sql import (
     DEFAULT_CAP,
     RankingSummary,
@@ -68,6 +69,11 @@ def _rows_curves(key: tuple, models: tuple, ks: tuple, gain: str, denominator: s
     return ranking_charts.metric_at_k_curves(_data, models, ks, gain=gain, denominator=denominator)
 
 
+@st.cache_data(max_entries=16, show_spinner=False)
+def _rows_conventions(key: tuple, model: str, k: int, _data: ranking_charts.RankingInput) -> list:
+    return ranking_conventions(_data.relevance_for(model), _data.scores[model], _data.groups, k=k)
+
+
 @dataclass(frozen=True, eq=False)
 class RowsRanking:
     """Query-grouped rows in memory; ``key`` identifies them in the caches."""
@@ -96,6 +102,10 @@ class RowsRanking:
         """(the cut-offs, model -> metric -> mean at each)."""
         ks = ranking_charts.k_grid(k_max, self.data.n_rows, len(self.models))
         return ks, _rows_curves(self.key, self.models, ks, gain, denominator, self.data)
+
+    def conventions(self, model: str, k: int) -> list[RankConvention] | None:
+        """NDCG@k and MAP@k under trec_eval's, scikit-learn's and LightGBM's conventions."""
+        return _rows_conventions(self.key, model, k, self.data)
 
     def breakdown(self, model: str, query, *, k: int, gain: str, denominator: str):
         return ranking_charts.query_breakdown(
@@ -277,6 +287,10 @@ class EngineRanking:
                 for attr, _ in ranking_charts.CURVE_METRICS
             }
         return ks, out
+
+    def conventions(self, model: str, k: int) -> None:
+        """None: the libraries' conventions are computed on rows in memory, not by the engine."""
+        return None
 
     def breakdown(self, model: str, query, *, k: int, gain: str, denominator: str):
         """One query's ranking spelled out from its rows, read from the files by the engine."""
