@@ -158,3 +158,26 @@ def test_spark_keeps_every_grade_above_a_cut(tmp_path, spark):
     s = summarize(path, "grade", ["s"], pos_label=">0", engine="spark", spark=spark)
     assert s.positive == "> 0"
     assert s.models["s"].auc == metrics.roc_auc_score(t.grade > 0, t.s)
+
+
+@pytest.mark.parametrize("num_bins", [1000, 7, 0])
+def test_spark_evaluator_equals_metrics_conventions(spark, num_bins):
+    """Spark's own BinaryClassificationEvaluator (areaUnderROC, ``numBins``) on one partition
+    equals metrics.conventions.spark_roc_auc: its bins of distinct scores, not the exact AUC."""
+    from pyspark.ml.evaluation import BinaryClassificationEvaluator
+
+    from metrics.conventions import spark_roc_auc
+
+    rng = np.random.default_rng(3)
+    n = 5000
+    y = (rng.random(n) < 0.3).astype(float)
+    s = np.round(rng.random(n) * 0.6 + 0.4 * y, 4)  # ties, and more distinct scores than bins
+    frame = spark.createDataFrame(pd.DataFrame({"label": y, "score": s})).coalesce(1)
+    evaluator = BinaryClassificationEvaluator(
+        rawPredictionCol="score", labelCol="label", metricName="areaUnderROC", numBins=num_bins
+    )
+    got = evaluator.evaluate(frame)
+    want = spark_roc_auc(y, s, num_bins=num_bins)
+    assert got == pytest.approx(want, abs=1e-12)
+    if num_bins:
+        assert want != pytest.approx(metrics.roc_auc_score(y, s), abs=1e-9)
