@@ -27,6 +27,7 @@ import numpy as np
 import pandas as pd
 
 import metrics
+from metrics.conventions import roc_auc_conventions
 from metrics_lens.inputs import BadInput, Table, inverted_notes
 from metrics_lens.progress import Steps
 from ui import summaries
@@ -400,6 +401,28 @@ def _ap_section(table: Table) -> str:
     )
 
 
+def _conventions_section(table: Table) -> str:
+    """ROC AUC per model as scikit-learn, Keras and Spark's evaluator compute it."""
+    found = {
+        name: roc_auc_conventions(table.y, s, sample_weight=table.weight)
+        for name, s in table.scores.items()
+    }
+    rows = []
+    for i, first in enumerate(next(iter(found.values()))):
+        cells = f"<th>{_e(first.library)}</th><td><code>{_e(first.setting)}</code></td>"
+        for name, conventions in found.items():
+            cells += _cell(conventions[i].auc, metric=f"ROC AUC {first.setting}", model=name)
+        rows.append(cells)
+    return (
+        '<section id="auc-conventions"><h2>ROC AUC under other libraries\' conventions</h2>'
+        "<p>Keras counts 200 thresholds evenly spaced over [0, 1] (rows between two are tied; "
+        "minoring and majoring bound the trapezoid); Spark's evaluator groups the distinct "
+        "scores into 1,000 bins. <code>roc_auc_score</code> is exact, and this report's AUC.</p>"
+        + _table(["library", "as called", *table.scores], rows, "ap")
+        + "</section>"
+    )
+
+
 def _gauc_section(table: Table, models: pd.DataFrame, n_resamples: int) -> str:
     rows = []
     for name, s in table.scores.items():
@@ -575,8 +598,9 @@ def build_report(
     with steps.step("ROC and PR curves"):
         roc_html, pr_html = _curves(table, chosen)
     title = f"Metrics Lens report: {table.name}"
-    with steps.step("thresholds and the ways of AP"):
+    with steps.step("thresholds, the ways of AP and other libraries' AUC"):
         threshold_html, ap_html = _threshold_section(table, chosen), _ap_section(table)
+        conventions_html = _conventions_section(table)
     sections = [
         _dataset_section(table),
         _metrics_section(
@@ -591,6 +615,7 @@ def build_report(
         f'<div class="figures"><div>{roc_html}</div><div>{pr_html}</div></div></section>',
         threshold_html,
         ap_html,
+        conventions_html,
     ]
     if table.groups is not None:
         with steps.step(f"GAUC by {table.mapping.group}"):

@@ -12,6 +12,7 @@ import pytest
 
 import metrics
 import metrics_lens
+from metrics.conventions import keras_roc_auc, spark_roc_auc
 from metrics_lens.cli import main
 from metrics_lens.report import ReportHTML
 from tests.lens_browser import ROOT, chromium, needs_chromium, run_module
@@ -111,6 +112,10 @@ def test_the_report_opens_offline_and_shows_the_librarys_numbers(cancer_report):
         for method in metrics.AP_METHODS:
             value = metrics.average_precision_score(y, s, method=method)
             assert numbers[f"AP {method}|{m}"][0] == f4(value)
+        keras, spark = keras_roc_auc(y, s), spark_roc_auc(y, s)
+        assert numbers[f"ROC AUC keras.metrics.AUC(num_thresholds=200)|{m}"][0] == f4(keras)
+        spark_cell = numbers[f"ROC AUC BinaryClassificationEvaluator(numBins=1000)|{m}"]
+        assert spark_cell[0] == f4(spark)
     # Thresholds: the one given, and 0.5 (probabilities) for the others.
     assert numbers["threshold|naive_bayes"][0] == "0.9"
     assert numbers["threshold|gradient_boosting"][0] == "0.5"
@@ -150,8 +155,8 @@ def test_the_report_is_self_contained(cancer_report):
     text = cancer_report.read_text(encoding="utf-8")
     assert not re.search(r"""<(script|link|img|iframe)[^>]+(src|href)=["']?(https?:)?//""", text)
     assert "Plotly" in text  # the library itself, inline
-    for section in ("dataset", "metrics", "curves", "thresholds", "ap-methods", "verdicts",
-                    "settings"):  # fmt: skip
+    for section in ("dataset", "metrics", "curves", "thresholds", "ap-methods",
+                    "auc-conventions", "verdicts", "settings"):  # fmt: skip
         assert f'<section id="{section}">' in text
     assert '<section id="gauc">' not in text  # no group column, no GAUC
     assert "metrics-lens report" in text  # the command that produced it
