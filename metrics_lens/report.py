@@ -423,6 +423,11 @@ def _conventions_section(table: Table) -> str:
     )
 
 
+GAUC_HEADER = [
+    "model", "GAUC", "by positives", "each group once", "groups counted", "groups skipped",
+]  # fmt: skip
+
+
 def _gauc_section(table: Table, models: pd.DataFrame, n_resamples: int) -> str:
     rows = []
     for name, s in table.scores.items():
@@ -438,6 +443,15 @@ def _gauc_section(table: Table, models: pd.DataFrame, n_resamples: int) -> str:
                 high=r["GAUC high"],
                 why="no group has both classes",
             )
+            + "".join(
+                _cell(
+                    _other_weighting(table, s, weighting),
+                    metric=f"GAUC {weighting}",
+                    model=name,
+                    why="no group has both classes",
+                )
+                for weighting in ("positives", "uniform")
+            )
             + f'<td class="num">{int(t.defined.sum()):,}</td><td class="num">{t.n_skipped:,}</td>'
         )
     return (
@@ -449,10 +463,18 @@ def _gauc_section(table: Table, models: pd.DataFrame, n_resamples: int) -> str:
             else "each group weighted by its rows"
         )
         + "; groups with one class only are skipped. Intervals: "
-        f"cluster bootstrap over whole groups ({n_resamples:,} resamples).</p>"
-        + _table(["model", "GAUC", "groups counted", "groups skipped"], rows, "gauc")
-        + "</section>"
+        f"cluster bootstrap over whole groups ({n_resamples:,} resamples). Other papers and "
+        "libraries weight each group by its positives (clicks) or count each group once: the "
+        "same groups, other weights.</p>" + _table(GAUC_HEADER, rows, "gauc") + "</section>"
     )
+
+
+def _other_weighting(table: Table, scores: np.ndarray, weighting: str) -> float:
+    with warnings.catch_warnings():  # every group skipped: NaN, which the cell explains
+        warnings.simplefilter("ignore", metrics.UndefinedMetricWarning)
+        return metrics.group_auc_score(
+            table.y, scores, table.groups, weighting=weighting, sample_weight=table.weight
+        )
 
 
 def _verdict_section(best: dict, pairs: pd.DataFrame) -> str:

@@ -144,6 +144,9 @@ def test_a_grouped_report_shows_gauc_and_resamples_whole_users(grouped_report):
     for k, m in enumerate(["model_a", "model_b"]):
         s = frame[m].to_numpy()
         assert numbers[f"GAUC|{m}"][0] == f4(metrics.group_auc_score(y, s, groups))
+        for weighting in ("positives", "uniform"):
+            want = metrics.group_auc_score(y, s, groups, weighting=weighting)
+            assert numbers[f"GAUC {weighting}|{m}"][0] == f4(want)
         iv = boot.results["roc_auc"].models[k]
         assert numbers[f"AUC|{m}"][1] == f"[{f4(iv.ci_low)}, {f4(iv.ci_high)}]"
     text = grouped_report.read_text(encoding="utf-8")
