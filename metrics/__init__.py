@@ -9,9 +9,11 @@ from metrics._validation import UndefinedMetricWarning
 from metrics.agreement import (
     AgreementReport,
     AnnotatorScores,
+    LongRatings,
     annotator_agreement,
     fleiss_kappa,
     krippendorff_alpha,
+    ratings_from_long,
     score_against_annotators,
 )
 from metrics.areas import auc, average_precision_score, roc_auc_score
@@ -123,6 +125,7 @@ __all__ = [
     "GroupAUC",
     "GuaranteedThreshold",
     "KSResult",
+    "LongRatings",
     "OperatingChoice",
     "OperatingPoint",
     "RankingReport",
@@ -174,6 +177,7 @@ __all__ = [
     "precision_at_recall",
     "precision_recall_curve",
     "ranking_report",
+    "ratings_from_long",
     "recall_at_k",
     "recall_at_precision",
     "roc_auc_ci",

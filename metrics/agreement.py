@@ -23,9 +23,11 @@ import numpy as np
 __all__ = [
     "AgreementReport",
     "AnnotatorScores",
+    "LongRatings",
     "annotator_agreement",
     "fleiss_kappa",
     "krippendorff_alpha",
+    "ratings_from_long",
     "score_against_annotators",
 ]
 
@@ -38,6 +40,55 @@ def _ratings(ratings: Any) -> np.ndarray:
             f"annotators, got shape {r.shape}."
         )
     return r
+
+
+@dataclass(frozen=True)
+class LongRatings:
+    """A long table of labels (one row per item and annotator) as the (n_items, n_annotators)
+    ratings this module takes: ``items`` and ``annotators`` name its rows and columns (sorted),
+    and ``ratings`` holds NaN where an annotator did not label an item."""
+
+    items: np.ndarray
+    annotators: np.ndarray
+    ratings: np.ndarray
+
+
+def ratings_from_long(items: Any, annotators: Any, labels: Any) -> LongRatings:
+    """Ratings from a long table of (item, annotator, label) rows, as annotation tools export
+    them (one row per judgement).
+
+    An item an annotator did not label is NaN. Two labels of one item by one annotator are
+    refused: which one counts is the user's decision, not this function's.
+
+    >>> r = ratings_from_long(["a", "a", "b", "b", "b"], [1, 2, 1, 2, 3], [1, 0, 1, 1, 1])
+    >>> r.items.tolist(), r.annotators.tolist()
+    (['a', 'b'], [1, 2, 3])
+    >>> r.ratings.tolist()
+    [[1.0, 0.0, nan], [1.0, 1.0, 1.0]]
+    """
+    it, an = np.asarray(items).reshape(-1), np.asarray(annotators).reshape(-1)
+    lab = np.asarray(labels, dtype=np.float64).reshape(-1)
+    if not it.size == an.size == lab.size:
+        raise ValueError(
+            f"items, annotators and labels must have one value per row; got {it.size}, "
+            f"{an.size} and {lab.size}."
+        )
+    item_ids, row = np.unique(it, return_inverse=True)
+    annotator_ids, column = np.unique(an, return_inverse=True)
+    row, column = row.reshape(-1), column.reshape(-1)
+    cell = row * annotator_ids.size + column
+    _, first, counts = np.unique(cell, return_index=True, return_counts=True)
+    if (counts > 1).any():
+        twice = int(np.flatnonzero(counts > 1)[0])
+        at = int(first[twice])
+        who, what = an[at].item(), it[at].item()
+        raise ValueError(
+            f"Annotator {who!r} labelled item {what!r} {int(counts[twice])} times "
+            f"({int((counts > 1).sum())} such item-annotator pair(s)); keep one label per pair."
+        )
+    ratings = np.full((item_ids.size, annotator_ids.size), np.nan)
+    ratings[row, column] = lab
+    return LongRatings(item_ids, annotator_ids, ratings)
 
 
 def _counts(r: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

@@ -110,3 +110,43 @@ def test_bad_input_gets_one_sentence():
         annotator_agreement([[0, 2], [1, 1]])
     with pytest.raises(ValueError, match="one prediction per item"):
         score_against_annotators([[0, 1], [1, 1]], [1, 0, 1])
+
+
+@settings(max_examples=60, deadline=None)
+@given(ratings_tables(missing=True), st.integers(0, 2**32 - 1))
+def test_a_long_table_gives_the_wide_ratings(r, seed):
+    """The wide table melted into (item, annotator, label) rows in a random order, missing
+    cells dropped, comes back as the same ratings (pandas' pivot is the reference) and the same
+    Krippendorff's alpha."""
+    import pandas as pd
+
+    from metrics.agreement import ratings_from_long
+
+    n, k = r.shape
+    items = np.repeat([f"item{i:03d}" for i in range(n)], k)
+    annotators = np.tile([f"rater{j}" for j in range(k)], n)
+    labels = r.reshape(-1)
+    keep = ~np.isnan(labels)
+    order = np.random.default_rng(seed).permutation(int(keep.sum()))
+    long = pd.DataFrame({"item": items[keep], "annotator": annotators[keep], "label": labels[keep]})
+    long = long.iloc[order]
+    got = ratings_from_long(long["item"], long["annotator"], long["label"])
+    want = long.pivot(index="item", columns="annotator", values="label")
+    np.testing.assert_array_equal(got.items, want.index.to_numpy())
+    np.testing.assert_array_equal(got.annotators, want.columns.to_numpy())
+    np.testing.assert_array_equal(got.ratings, want.to_numpy(dtype=float))
+    rated = ~np.isnan(r).all(axis=1)  # an item nobody labelled has no row in the long table
+    cols = ~np.isnan(r).all(axis=0)
+    if got.ratings.shape[1] >= 2 and np.unique(r[~np.isnan(r)]).size >= 2:
+        assert krippendorff_alpha(got.ratings) == pytest.approx(
+            krippendorff_alpha(r[rated][:, cols]), abs=1e-12, nan_ok=True
+        )
+
+
+def test_a_long_table_with_a_label_given_twice_says_which():
+    from metrics.agreement import ratings_from_long
+
+    with pytest.raises(ValueError, match=r"Annotator 'ann' labelled item 'x' 2 times"):
+        ratings_from_long(["x", "x", "y"], ["ann", "ann", "ann"], [1, 0, 1])
+    with pytest.raises(ValueError, match="one value per row"):
+        ratings_from_long(["x"], ["a", "b"], [1, 0])
