@@ -81,7 +81,7 @@ def ratings_from_long(items: Any, annotators: Any, labels: Any) -> LongRatings:
     if (counts > 1).any():
         twice = int(np.flatnonzero(counts > 1)[0])
         at = int(first[twice])
-        who, what = an[at].item(), it[at].item()
+        who, what = (v.item() if isinstance(v, np.generic) else v for v in (an[at], it[at]))
         raise ValueError(
             f"Annotator {who!r} labelled item {what!r} {int(counts[twice])} times "
             f"({int((counts > 1).sum())} such item-annotator pair(s)); keep one label per pair."

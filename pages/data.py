@@ -145,7 +145,47 @@ def _agreement(key: tuple, columns: tuple[str, ...], cuts: tuple, _frame: pd.Dat
     return report, scores
 
 
+@st.cache_data(max_entries=8, show_spinner=False)
+def _long_agreement(key: tuple, columns: tuple[str, str], cuts: tuple, _ds):
+    """The same from a long table of judgements: one row per item and annotator."""
+    item, annotator = columns
+    long = agreement_table.long_ratings(
+        _ds.frame, item, annotator, _ds.mapping.label, _ds.mapping.pos_label
+    )
+    names = [f"{annotator} {a}" for a in long.annotators]
+    report = metrics.annotator_agreement(long.ratings)
+    scores, mixed = {}, 0
+    for m, t in cuts:
+        predicted, differs = agreement_table.item_predictions(_ds.frame, item, m, t)
+        mixed = max(mixed, differs)
+        scores[m] = metrics.score_against_annotators(long.ratings, predicted, names=names)
+    return report, scores, names, mixed
+
+
+def _show_agreement(report, scores, names: list[str]) -> None:
+    st.dataframe(
+        pd.DataFrame(agreement_table.agreement_rows(report, names)),
+        hide_index=True,
+        width="stretch",
+    )
+    if scores:
+        st.dataframe(agreement_table.scores_table(scores), hide_index=True, width="stretch")
+        st.caption(
+            "'soft label' is a model's expected accuracy against an annotator drawn at "
+            f"random; no model can expect more than the ceiling, "
+            f"{decimals(report.ceiling, 3)}. A "
+            "model near it is as good as the annotators' agreement lets any model be "
+            "(Fleiss 1971; Krippendorff 2011)."
+        )
+
+
 annotators = agreement_table.annotator_columns(ds.frame) if ds.holds_rows else []
+long = (
+    agreement_table.long_columns(ds.frame)
+    if ds.holds_rows and len(annotators) < 2 and not ds.mapping.per_class
+    else None
+)
+cuts = tuple((m, float(thresholds.current(ds, m))) for m in ds.models)
 if len(annotators) >= 2:  # several people (or judges) labelled the same rows
     st.subheader("Annotators")
     st.caption(
@@ -154,26 +194,34 @@ if len(annotators) >= 2:  # several people (or judges) labelled the same rows
         "the accuracy of each row's majority label against an annotator drawn at random. Each "
         "model predicts positive at its current threshold; intervals resample rows (items)."
     )
-    cuts = tuple((m, float(thresholds.current(ds, m))) for m in ds.models)
     try:
         report, scores = _agreement(ds.key, tuple(annotators), cuts, ds.frame)
     except ValueError as error:  # labels other than 0/1: the library's sentence
         st.info(md(str(error)))
     else:
-        st.dataframe(
-            pd.DataFrame(agreement_table.agreement_rows(report, annotators)),
-            hide_index=True,
-            width="stretch",
-        )
-        if scores:
-            st.dataframe(agreement_table.scores_table(scores), hide_index=True, width="stretch")
-            st.caption(
-                "'soft label' is a model's expected accuracy against an annotator drawn at "
-                f"random; no model can expect more than the ceiling, "
-                f"{decimals(report.ceiling, 3)}. A "
-                "model near it is as good as the annotators' agreement lets any model be "
-                "(Fleiss 1971; Krippendorff 2011)."
+        _show_agreement(report, scores, annotators)
+elif long is not None:  # a long table: one row per item and annotator
+    item, annotator = long
+    st.subheader("Annotators")
+    try:
+        report, scores, names, mixed = _long_agreement(ds.key, long, cuts, ds)
+    except ValueError as error:  # a pair labelled twice: the library's sentence
+        st.info(md(str(error)))
+    else:
+        st.caption(
+            f"Each row is one judgement: {md(annotator)} labelled {md(item)} "
+            f"({report.n_items:,} items, {report.n_annotators:,} annotators). Here the "
+            "judgements are pivoted to one row per item; the other pages count every "
+            "judgement as a row, so an item weighs as many times as it was labelled. Each "
+            "model predicts an item from its first row's score, at the current threshold; "
+            "intervals resample items."
+            + (
+                f" {mixed:,} items carry different scores on their rows: the first is used."
+                if mixed
+                else ""
             )
+        )
+        _show_agreement(report, scores, names)
 
 if source.data_page is None:  # the source's part above shows the rows
     st.subheader("First rows")
