@@ -185,7 +185,13 @@ long = (
     if ds.holds_rows and len(annotators) < 2 and not ds.mapping.per_class
     else None
 )
-cuts = tuple((m, float(thresholds.current(ds, m))) for m in ds.models)
+
+
+def _cuts() -> tuple[tuple[str, float], ...]:
+    """Each model and its current threshold (read only where annotators are shown)."""
+    return tuple((m, float(thresholds.current(ds, m))) for m in ds.models)
+
+
 if len(annotators) >= 2:  # several people (or judges) labelled the same rows
     st.subheader("Annotators")
     st.caption(
@@ -195,7 +201,7 @@ if len(annotators) >= 2:  # several people (or judges) labelled the same rows
         "model predicts positive at its current threshold; intervals resample rows (items)."
     )
     try:
-        report, scores = _agreement(ds.key, tuple(annotators), cuts, ds.frame)
+        report, scores = _agreement(ds.key, tuple(annotators), _cuts(), ds.frame)
     except ValueError as error:  # labels other than 0/1: the library's sentence
         st.info(md(str(error)))
     else:
@@ -204,7 +210,7 @@ elif long is not None:  # a long table: one row per item and annotator
     item, annotator = long
     st.subheader("Annotators")
     try:
-        report, scores, names, mixed = _long_agreement(ds.key, long, cuts, ds)
+        report, scores, names, mixed = _long_agreement(ds.key, long, _cuts(), ds)
     except ValueError as error:  # a pair labelled twice: the library's sentence
         st.info(md(str(error)))
     else:
