@@ -182,7 +182,11 @@ def _show_agreement(report, scores, names: list[str]) -> None:
 annotators = agreement_table.annotator_columns(ds.frame) if ds.holds_rows else []
 long = (
     agreement_table.long_columns(ds.frame)
-    if ds.holds_rows and len(annotators) < 2 and not ds.mapping.per_class
+    if ds.holds_rows
+    and len(annotators) < 2
+    and not ds.mapping.per_class
+    and not ds.mapping.graded
+    and ds.mapping.label is not None
     else None
 )
 

@@ -8,7 +8,6 @@ from fractions import Fraction
 import numpy as np
 import streamlit as st
 
-from metrics.conventions import tied_relevant_queries
 from ui import conventions, presentation, server_ranking, shell
 from ui import ranking_charts as rc
 from ui.explain import explain
@@ -340,9 +339,8 @@ if found is None:
     )
 else:
     st.caption(f"NDCG@{k} and MAP@{k} of **{md(model)}** as each library computes them.")
+    found, tied = found
     st.dataframe(conventions.ranking_table(found), hide_index=True, key="ranking_conventions")
-    rows = data.data
-    tied = tied_relevant_queries(rows.relevance_for(model), rows.scores[model], rows.groups)
     for sentence in conventions.ranking_reasons(found, tied_queries=tied):
         st.markdown(sentence)
     st.caption(conventions.RANKING_SOURCES)

@@ -26,7 +26,7 @@ import pandas as pd
 import streamlit as st
 
 import metrics
-from metrics.conventions import RankConvention, ranking_conventions
+from metrics.conventions import RankConvention, ranking_conventions, tied_relevant_queries
 from metrics.sql import (
     DEFAULT_CAP,
     RankingSummary,
@@ -70,8 +70,11 @@ def _rows_curves(key: tuple, models: tuple, ks: tuple, gain: str, denominator: s
 
 
 @st.cache_data(max_entries=16, show_spinner=False)
-def _rows_conventions(key: tuple, model: str, k: int, _data: ranking_charts.RankingInput) -> list:
-    return ranking_conventions(_data.relevance_for(model), _data.scores[model], _data.groups, k=k)
+def _rows_conventions(
+    key: tuple, model: str, k: int, _data: ranking_charts.RankingInput
+) -> tuple[list, int]:
+    y, s, g = _data.relevance_for(model), _data.scores[model], _data.groups
+    return ranking_conventions(y, s, g, k=k), tied_relevant_queries(y, s, g)
 
 
 @dataclass(frozen=True, eq=False)
@@ -103,8 +106,9 @@ class RowsRanking:
         ks = ranking_charts.k_grid(k_max, self.data.n_rows, len(self.models))
         return ks, _rows_curves(self.key, self.models, ks, gain, denominator, self.data)
 
-    def conventions(self, model: str, k: int) -> list[RankConvention] | None:
-        """NDCG@k and MAP@k under trec_eval's, scikit-learn's and LightGBM's conventions."""
+    def conventions(self, model: str, k: int) -> tuple[list[RankConvention], int] | None:
+        """NDCG@k and MAP@k under trec_eval's, scikit-learn's and LightGBM's conventions, and
+        how many queries tie a relevant row's score (cached: a slider move re-sorts nothing)."""
         return _rows_conventions(self.key, model, k, self.data)
 
     def breakdown(self, model: str, query, *, k: int, gain: str, denominator: str):
