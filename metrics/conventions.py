@@ -40,9 +40,11 @@ import numpy as np
 from metrics._validation import check_binary_inputs
 
 __all__ = [
+    "GaucConvention",
     "KERAS_SUMMATION",
     "RankConvention",
     "RocConvention",
+    "gauc_conventions",
     "keras_cells",
     "keras_roc_auc",
     "ranking_conventions",
@@ -404,3 +406,124 @@ def tied_relevant_queries(y_true: Any, y_score: Any, groups: Any) -> int:
     relevant = np.bincount(pairs, weights=rel > 0)
     tied = (size > 1) & (relevant > 0)
     return int(np.unique(codes[tied[pairs]]).size)
+
+
+# --- GAUC -------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class GaucConvention:
+    """GAUC as one library computes it, on the rows given.
+
+    ``low`` and ``high`` bound the value where the library breaks tied scores by sort order
+    (every tied positive-negative pair of a counted user lost, or won); they equal ``gauc``
+    elsewhere. ``contribution`` is each user's share of ``gauc`` minus the first convention's
+    value (they sum to it exactly where both are defined), in the order of ``metrics.group_auc_table``'s groups."""
+
+    library: str
+    setting: str
+    gauc: float
+    low: float
+    high: float
+    users: int  # counted in the mean
+    skipped: int  # left out
+    weighted: bool  # whether the library reads sample weights
+    contribution: np.ndarray
+
+
+def _user_ties(y: np.ndarray, s: np.ndarray, codes: np.ndarray, n_groups: int) -> np.ndarray:
+    """Positive-negative pairs with equal scores within each user (unweighted counts)."""
+    order = np.lexsort((s, codes))
+    c, v, pos = codes[order], s[order], y[order]
+    new = np.ones(c.size, dtype=bool)
+    new[1:] = (c[1:] != c[:-1]) | (v[1:] != v[:-1])
+    starts = np.flatnonzero(new)
+    p = np.add.reduceat(pos.astype(np.int64), starts) if starts.size else np.zeros(0, np.int64)
+    n = np.diff(np.append(starts, c.size)) - p
+    return np.bincount(c[starts], weights=(p * n).astype(np.float64), minlength=n_groups)
+
+
+def _torchrec_identical(s: np.ndarray, codes: np.ndarray, n_groups: int) -> np.ndarray:
+    """TorchRec skips a session whose every prediction equals its first one or 0 (its padding)."""
+    first = np.full(n_groups, s.size, dtype=np.intp)
+    np.minimum.at(first, codes, np.arange(s.size))
+    other = (s != s[first][codes]) & (s != 0)
+    return np.bincount(codes, weights=other.astype(np.float64), minlength=n_groups) == 0
+
+
+def gauc_conventions(
+    y_true: Any, y_score: Any, groups: Any, *, sample_weight: Any = None
+) -> list[GaucConvention]:
+    """GAUC under the conventions of the code people compute it with: the mean of each user's
+    ROC AUC, weighted by the user's rows (as the DIN paper defines it, and this library's
+    default), by positives (RecBole's ``GAUC``: each user's AUC from mean ranks, so ties count
+    one half) or equally (the plain mean), and TorchRec's ``GAUCMetric``: a plain mean that also
+    skips users whose scores are all equal (or 0, its padding) and breaks tied scores by sort
+    order, so its value lies between ``low`` and ``high``. RecBole and TorchRec read no sample
+    weights: with ``sample_weight`` their rows count once each. Every convention skips users
+    with one class only.
+
+    >>> c = gauc_conventions([1, 0, 1, 0, 0, 1, 1, 0, 0], [.9, .2, .4, .4, .5, .5, .6, .1, .7],
+    ...                      ["a", "a", "a", "a", "b", "b", "c", "c", "c"])
+    >>> [(x.library, round(x.gauc, 4)) for x in c]  # doctest: +NORMALIZE_WHITESPACE
+    [('DIN (impressions)', 0.6667), ('RecBole', 0.6875), ('plain mean', 0.625),
+     ('TorchRec', 0.6875)]
+    >>> round(c[-1].low, 4), round(c[-1].high, 4), c[-1].skipped  # b's scores are all equal
+    (0.625, 0.75, 1)
+    """
+    from metrics.groups import _check_groups, _factorize, group_auc_table
+
+    y, s, w = check_binary_inputs(y_true, y_score, sample_weight)
+    ids = _check_groups(groups, y.size)
+    weighted = group_auc_table(y, s, ids, sample_weight=w)
+    plain = weighted if w is None else group_auc_table(y, s, ids)
+    _, codes, _ = _factorize(ids)
+    n_groups = plain.group.size
+    pairs = (plain.positives * plain.negatives).astype(np.float64)
+    ties = _user_ties(y, s, codes, n_groups)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        half = np.where(plain.defined, ties / (2 * pairs), 0.0)
+    torch_users = plain.defined & ~_torchrec_identical(s, codes, n_groups)
+
+    def share(weight: np.ndarray) -> np.ndarray:
+        total = weight.sum()
+        return weight / total if total > 0 else weight * 0.0
+
+    base = share(weighted.weights("impressions").astype(np.float64))
+    auc = np.where(weighted.defined | plain.defined, np.nan_to_num(weighted.auc), 0.0)
+    auc_plain = np.nan_to_num(plain.auc)
+
+    def make(library, setting, p, values, *, spread=None, reads_weights=True, counted=None):
+        p = np.asarray(p, dtype=np.float64)
+        value = float(np.dot(p, values)) if p.sum() > 0 else float("nan")
+        lo = hi = value
+        if spread is not None and p.sum() > 0:
+            lo, hi = value - float(np.dot(p, spread)), value + float(np.dot(p, spread))
+        users = int(np.count_nonzero(counted))
+        return GaucConvention(
+            library, setting, value, lo, hi, users, n_groups - users, reads_weights,
+            p * values - base * auc,
+        )  # fmt: skip
+
+    out = [
+        make(
+            "DIN (impressions)", "weight: rows per user",
+            base, auc, counted=weighted.defined,
+        ),
+        make(
+            "RecBole", "GAUC: weight: positives; ties at mean rank",
+            share(plain.weights("positives").astype(np.float64)), auc_plain,
+            reads_weights=False, counted=plain.defined,
+        ),
+        make(
+            "plain mean", "weight: 1 per user",
+            share(weighted.weights("uniform").astype(np.float64)), auc,
+            counted=weighted.defined,
+        ),
+        make(
+            "TorchRec", "GAUCMetric: weight 1; all-equal users out; ties by sort",
+            share(torch_users.astype(np.float64)), auc_plain, spread=half,
+            reads_weights=False, counted=torch_users,
+        ),
+    ]  # fmt: skip
+    return out

@@ -7,7 +7,8 @@ import streamlit as st
 
 import metrics
 from metrics.significance import format_p
-from ui import data, gauc_charts, presentation, shell, uncertainty
+from metrics.conventions import gauc_conventions
+from ui import conventions, data, gauc_charts, presentation, shell, uncertainty
 from ui.explain import explain, num
 from ui.numbers import count, decimals, plural
 from ui.safe import md
@@ -294,6 +295,29 @@ if not shell.needs(
         note=f"The click rate is the share of {md(ds.positive_name)} rows. Strength {strength:g}: "
         f"global AUC {_fmt(now['global AUC'])}, GAUC {_fmt(now['GAUC'])}.",
     )
+
+@st.cache_data(max_entries=8, show_spinner="Computing other libraries' GAUC...")
+def _conventions(key: tuple, name: str, _ds: data.Dataset) -> list:
+    """GAUC as DIN's paper, RecBole and TorchRec compute it on these rows."""
+    y, s = _ds.labels_for(name), _ds.score(name)
+    return gauc_conventions(y, s, _ds.prepared.groups, sample_weight=_ds.weight)
+
+
+st.subheader("Other libraries, other GAUCs")
+if not shell.needs(
+    ds,
+    "rows",
+    "Other libraries' GAUC",
+    say="Other libraries' GAUC needs the rows (their ties and all-equal users), and a server "
+    "dataset reaches this page as the engine's per-user sums. Upload a sample of the table.",
+):
+    found = _conventions(ds.key, model, ds)
+    st.dataframe(conventions.gauc_table(found, table.group), hide_index=True, key="gauc_conventions")
+    for sentence in conventions.gauc_reasons(
+        found, weighted=weighted, nonpositive_scores=int(np.sum(ds.score(model) <= 0))
+    ):
+        st.markdown(sentence)
+    st.caption(conventions.GAUC_SOURCES)
 
 if len(results) > 1:
     st.subheader("Head to head: every user's AUC under two models")

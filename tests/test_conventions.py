@@ -242,3 +242,106 @@ def test_tied_relevant_queries_by_loops(seed):
         for q in np.unique(g)
     )
     assert tied_relevant_queries(y, s, g) == want
+
+
+# --- GAUC: RecBole's and TorchRec's formulas, ported loop by loop from their documented code --
+
+
+@st.composite
+def _user_tables(draw):
+    """Users of 1-9 rows: one-class users, all-tied users, scores from a small set (ties),
+    a score of 0 (TorchRec's padding value), optional weights with zeros."""
+    n_users = draw(st.integers(1, 12))
+    sizes = draw(st.lists(st.integers(1, 9), min_size=n_users, max_size=n_users))
+    n = sum(sizes)
+    g = np.repeat(np.arange(n_users) * 7 % 13, sizes)  # ids not in row order
+    y = np.array(draw(st.lists(st.integers(0, 1), min_size=n, max_size=n)))
+    pool = draw(st.sampled_from([[0.0, 0.5, 1.0], [0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7], None]))
+    if pool is None:
+        s = np.array(draw(st.lists(st.floats(0.01, 1), min_size=n, max_size=n, unique=True)))
+    else:
+        s = np.array(draw(st.lists(st.sampled_from(pool), min_size=n, max_size=n)))
+    w = draw(st.none() | st.lists(st.sampled_from([0.0, 0.5, 1.0, 3.0]), min_size=n, max_size=n))
+    if y.min() == y.max():
+        y[0] = 1 - y[0]
+    return y, s, g, None if w is None else np.array(w)
+
+
+def _recbole(y, s, g):
+    """RecBole's GAUC.metric_info on mean descending ranks (its collector's rec.meanrank)."""
+    from scipy.stats import rankdata
+
+    num = den = 0.0
+    for u in np.unique(g):
+        yu, su = y[g == u], s[g == u]
+        n, p = yu.size, int(yu.sum())
+        if p == 0 or p == n:
+            continue
+        rank = rankdata(-su, method="average")
+        pair_num = (n + 1) * p - p * (p + 1) / 2 - rank[yu == 1].sum()
+        num += pair_num / ((n - p) * p) * p
+        den += p
+    return num / den if den else math.nan
+
+
+def _torchrec(y, s, g, *, positives_first):
+    """TorchRec's compute_gauc_3d on one task, each session padded to the longest with zeros,
+    ties among a session's scores broken with the positives first (or last)."""
+    users = list(dict.fromkeys(g.tolist()))  # sessions in order of first appearance
+    width = max(int((g == u).sum()) for u in users)
+    auc_sum = count = 0.0
+    for u in users:
+        yu, su = y[g == u].astype(float), s[g == u]
+        n = yu.size
+        pred = np.concatenate([su, np.zeros(width - n)])
+        lab = np.concatenate([yu, np.zeros(width - n)])
+        tie_key = -lab if positives_first else lab
+        order = np.lexsort((tie_key, -pred))  # descending score
+        sorted_lab = lab[order]
+        rank = np.arange(width, 0, -1)
+        num_zeros = (width - n) * (sorted_lab != 0)
+        positive_rank = sorted_lab * rank - num_zeros
+        p = sorted_lab.sum()
+        auc = (positive_rank.sum() - p * (p + 1) / 2) / (p * (n - p) + 1e-10)
+        identical = np.all((pred == pred[0]) | (pred == 0))
+        if p >= 1 and p < n and not identical:
+            auc_sum += auc
+            count += 1
+    return (auc_sum + 1e-9) / (count + 2e-9)
+
+
+@settings(max_examples=150, deadline=None)
+@given(_user_tables())
+def test_gauc_conventions_reproduce_recbole_and_torchrec(table):
+    from metrics import group_auc_score
+    from metrics.conventions import gauc_conventions
+
+    y, s, g, w = table
+    if np.any(s <= 0):  # TorchRec's padding meets a real score of 0 (said on the page)
+        s = np.where(s <= 0, 0.05, s)
+    din, recbole, plain, torchrec = gauc_conventions(y, s, g, sample_weight=w)
+    if w is None or (w > 0).all():
+        expected = group_auc_score(y, s, g, weighting="impressions", sample_weight=w)
+        assert din.gauc == pytest.approx(expected, abs=1e-12) or math.isnan(expected)
+    assert recbole.gauc == pytest.approx(_recbole(y, s, g), abs=1e-12, nan_ok=True)
+    if torchrec.users:
+        lo = _torchrec(y, s, g, positives_first=False)
+        hi = _torchrec(y, s, g, positives_first=True)
+        assert torchrec.low == pytest.approx(lo, abs=1e-8)
+        assert torchrec.high == pytest.approx(hi, abs=1e-8)
+        assert torchrec.low <= torchrec.gauc <= torchrec.high
+    for c in (din, recbole, plain, torchrec):
+        if not math.isnan(c.gauc - din.gauc):  # each user's share sums to the gap from the first
+            assert c.contribution.sum() == pytest.approx(c.gauc - din.gauc, abs=1e-12)
+        assert c.users + c.skipped == np.unique(g).size
+
+
+def test_torchrec_skips_a_session_of_zeros_and_equal_scores():
+    from metrics.conventions import gauc_conventions
+
+    # u: the scores are its first score or 0, so TorchRec skips it; v: counted
+    y = [1, 0, 0, 1, 0]
+    s = [0.4, 0.0, 0.4, 0.9, 0.2]
+    g = ["u", "u", "u", "v", "v"]
+    torchrec = gauc_conventions(y, s, g)[-1]
+    assert (torchrec.users, torchrec.skipped, torchrec.gauc) == (1, 1, 1.0)

@@ -272,3 +272,25 @@ def test_head_to_head_counts_the_users_each_model_wins(app):
     better = np.mean(b.auc[both] > a.auc[both])
     assert any(f"ranks {better:.1%} better" in c.value for c in app.caption)
     assert "gauc_head_to_head" in [c.key for c in app.get("plotly_chart")]
+
+
+def test_other_libraries_gauc_table_equals_the_library_on_a_weighted_upload():
+    from metrics.conventions import gauc_conventions
+
+    log = _log(np.random.default_rng(11))
+    log.loc[log.user_id == "x3", "model_x"] = 0.5  # one user whose scores are all equal
+    at = _upload(_open(), log)
+    assert not at.exception
+    model = at.session_state["model"]
+    y = (log["clicked"] == 1).to_numpy()
+    found = gauc_conventions(y, log[model].to_numpy(), log["user_id"].to_numpy(),
+                             sample_weight=log["weight"].to_numpy())  # fmt: skip
+    shown = _frame(at, "library")
+    assert shown["library"].tolist() == [c.library for c in found]
+    assert shown["GAUC"].tolist() == [f"{c.gauc:.4f}" for c in found]
+    assert shown["skipped"].tolist() == [f"{c.skipped:,}" for c in found]
+    texts = " ".join(m.value for m in at.markdown)
+    assert "RecBole and TorchRec read none" in texts  # the upload maps a weight column
+    assert model == "model_x"  # the first score column
+    assert found[-1].skipped > found[2].skipped  # x3's equal scores: TorchRec skips it
+    assert "whose scores are all equal (the others count them as AUC 0.5)" in texts

@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from metrics.conventions import RankConvention, RocConvention
+from metrics.conventions import GaucConvention, RankConvention, RocConvention
 from ui.numbers import decimals, plural
 
 SOURCES = (
@@ -138,4 +138,101 @@ def ranking_reasons(conventions: list[RankConvention], *, tied_queries: int) -> 
         "LightGBM's gain is 2^rel − 1, which weighs a grade-3 row 7 times a grade-1 row where the "
         "linear gain weighs it 3 times; with grades 0/1 the two are equal."
     )
+    return out
+
+
+GAUC_SOURCES = (
+    "DIN: Zhou et al., Deep Interest Network for Click-Through Rate Prediction (KDD 2018), the "
+    "GAUC weighted by each user's impressions; RecBole: recbole.evaluator.metrics.GAUC on its "
+    "collector's mean ranks; TorchRec: torchrec.metrics.gauc.GAUCMetric (compute_gauc_3d)."
+)
+
+
+def gauc_table(conventions: list[GaucConvention], users: np.ndarray) -> pd.DataFrame:
+    """One row per library: its GAUC (with the range its tie-breaking allows), the gap from the
+    impressions-weighted value, the users it counts, and the user whose share moves it most."""
+    first = conventions[0].gauc
+
+    def range_of(c: GaucConvention) -> str:
+        lo, hi = decimals(c.low), decimals(c.high)
+        return "" if lo == hi else f"{lo} to {hi}"
+
+    def mover(i: int, c: GaucConvention) -> str:
+        if i == 0 or not np.any(c.contribution):
+            return ""
+        top = int(np.argmax(np.abs(c.contribution)))
+        return f"{users[top]} ({decimals(c.contribution[top], plus=True)})"
+
+    return pd.DataFrame(
+        {
+            "library": [c.library for c in conventions],
+            "as computed": [c.setting for c in conventions],
+            "GAUC": [decimals(c.gauc) for c in conventions],
+            "as ties fall": [range_of(c) for c in conventions],
+            "− impressions": [
+                "" if i == 0 else decimals(c.gauc - first, plus=True)
+                for i, c in enumerate(conventions)
+            ],
+            "users": [f"{c.users:,}" for c in conventions],
+            "skipped": [f"{c.skipped:,}" for c in conventions],
+            "moved most by": [
+                mover(i, c) for i, c in enumerate(conventions)
+            ],
+        }
+    )
+
+
+def gauc_reasons(
+    conventions: list[GaucConvention], *, weighted: bool, nonpositive_scores: int
+) -> list[str]:
+    """Why each library's GAUC differs on these rows (markdown sentences)."""
+    din, recbole, plain, torchrec = conventions
+    out = [
+        "**The weights.** The DIN paper weights each user's AUC by the user's impressions "
+        "(rows), so heavy users dominate; RecBole (which cites that paper) weights by "
+        "positives, so users who click more count more; the plain mean counts every user once, "
+        f"so a user with 2 rows counts as much as one with 2,000. Here: "
+        f"{decimals(din.gauc)}, {decimals(recbole.gauc)} and {decimals(plain.gauc)}. The last "
+        "column names the user whose change of weight moves each value most away from the "
+        "impressions-weighted one, and by how much (users' moves partly cancel)."
+    ]
+    extra = torchrec.skipped - plain.skipped
+    tor = (
+        "**TorchRec** takes the plain mean, but also skips "
+        + (
+            f"{plural(extra, 'user')} whose scores are all equal (the others count them as AUC "
+            "0.5)"
+            if extra > 0
+            else "users whose scores are all equal (none here)"
+        )
+        + ", and it breaks tied scores within a user by the order its sort leaves them in "
+    )
+    if torchrec.low == torchrec.high:
+        tor += "(no user of it has a positive and a negative tied here, so the order is moot)."
+    elif decimals(torchrec.low) == decimals(torchrec.high):
+        tor += (
+            f"(not stable); the few tied pairs here move it by less than 0.0001 either way "
+            f"({torchrec.low:.6f} to {torchrec.high:.6f})."
+        )
+    else:
+        tor += (
+            f"(not stable): its value lies anywhere from {decimals(torchrec.low)} (every tied "
+            f"pair lost) to {decimals(torchrec.high)} (every one won); {decimals(torchrec.gauc)} "
+            "is the middle, ties counted one half."
+        )
+    if nonpositive_scores:
+        tor += (
+            f" It pads sessions with scores of 0, so {plural(nonpositive_scores, 'score')} at or "
+            "below 0 here would meet the padding: give it probabilities."
+        )
+    out.append(tor)
+    out.append(
+        "**Skipped users.** Every library leaves out users with one class only: their AUC is "
+        f"undefined ({plural(plain.skipped, 'user')} here)."
+    )
+    if weighted:
+        out.append(
+            "**Sample weights.** RecBole and TorchRec read none: their rows count once each, "
+            "where the DIN and plain-mean rows here use the weights."
+        )
     return out
