@@ -19,13 +19,18 @@ APP = str(Path(__file__).resolve().parent.parent / "app.py")
 def open_page(page: str, dataset: str | None = None, model: str | None = None) -> AppTest:
     """The app on ``page`` (a pages/*.py path), optionally on a bundled dataset and model."""
     at = AppTest.from_file(APP, default_timeout=60)
-    at.run()
+    # One run, straight onto the page, as a link opens it: the sidebar's widgets read the
+    # dataset and the model from the session state their keys name.
     if dataset is not None:
-        at.selectbox(key="dataset").set_value(dataset).run()
+        at.session_state["dataset"] = dataset
     if model is not None:
-        at.selectbox(key="model").set_value(model).run()
+        at.session_state["model"] = model
     at.switch_page(page).run()
     assert not at.exception, at.exception
+    if dataset is not None:
+        assert at.selectbox(key="dataset").value == dataset
+    if model is not None:
+        assert at.selectbox(key="model").value == model
     return at
 
 
@@ -59,8 +64,15 @@ def latex(at: AppTest) -> list[str]:
 
 
 def upload(at: AppTest, name: str, content: bytes) -> AppTest:
-    """Switch the sidebar to Upload and send a file through the uploader."""
-    at.segmented_control(key="source").set_value("Upload").run()
+    """Switch the sidebar to Upload and send a file through the uploader. An app that has not
+    run yet opens on the Upload source, as a new visitor who picks it first (one run fewer,
+    and no sample read before the file)."""
+    if not at._tree.children:
+        at.session_state["source"] = "Upload"
+        at.run()
+        assert at.segmented_control(key="source").value == "Upload"
+    else:
+        at.segmented_control(key="source").set_value("Upload").run()
     at.file_uploader(key="upload_file").set_value((name, content, "text/csv")).run()
     return at
 

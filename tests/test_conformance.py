@@ -241,7 +241,7 @@ def _settle(at: AppTest) -> AppTest:
 
 
 def open_upload(lay: Layout, tmp_path, monkeypatch) -> AppTest:
-    at = _settle(_new())
+    at = _new()
     upload_frame(at, lay.table, lay.file)
     assert not at.exception, at.exception
     return at

@@ -239,7 +239,7 @@ def test_weighted_upload_counts_rows_and_names_the_weighted_auc():
 def test_other_libraries_conventions_are_the_librarys_values_on_the_rows():
     from metrics.conventions import keras_roc_auc, spark_roc_auc, tied_pairs
 
-    at = _open("Recommender clicks: global AUC vs GAUC")
+    at = _open("user_impressions")
     ds = data.bundled_dataset("user_impressions")
     model = at.selectbox(key="model").value
     y, s = ds.labels_for(model), ds.score(model)

@@ -97,7 +97,6 @@ PAGE_FILES = [path for path, _title, _icon in shell.PAGES]
 def test_every_export_opens_on_every_page_as_uploaded(case):
     name, _, spec = case
     at = AppTest.from_file(APP, default_timeout=60)
-    at.run()
     upload(at, name, (REAL / name).read_bytes())
     if any("Drop those rows to go on" in t for t in _texts(at)):  # blank scores: drop them
         at.checkbox(key="map_drop_bad_rows").check().run()
