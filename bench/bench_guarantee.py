@@ -157,6 +157,9 @@ DESIGNS = [
     ("npv", 0.9, False, True),
     ("recall", 0.9, True, True),
     ("recall", 0.9, True, False),
+    ("specificity", 0.9, True, True),
+    ("precision", 0.8, True, True),
+    ("npv", 0.9, True, True),
 ]
 
 

@@ -40,8 +40,8 @@ import numpy as np
 from metrics._validation import check_binary_inputs
 
 __all__ = [
-    "GaucConvention",
     "KERAS_SUMMATION",
+    "GaucConvention",
     "RankConvention",
     "RocConvention",
     "gauc_conventions",
@@ -418,7 +418,8 @@ class GaucConvention:
     ``low`` and ``high`` bound the value where the library breaks tied scores by sort order
     (every tied positive-negative pair of a counted user lost, or won); they equal ``gauc``
     elsewhere. ``contribution`` is each user's share of ``gauc`` minus the first convention's
-    value (they sum to it exactly where both are defined), in the order of ``metrics.group_auc_table``'s groups."""
+    value (they sum to it exactly where both are defined), in the order of
+    ``metrics.group_auc_table``'s groups."""
 
     library: str
     setting: str

@@ -44,6 +44,8 @@ _RATIO = {
     "npv": ((0, -1, 0, 1), (-1, -1, 1, 1)),  # TN / (TN + FN)
 }
 # Which way is safe: True when a lower threshold is safer (recall and NPV rise as it falls).
+# The metrics whose denominator (positives, negatives) is the same at every threshold.
+_FIXED_DENOMINATOR = ("recall", "specificity", "fpr")
 _LOW_IS_SAFE = {"recall": True, "npv": True, "precision": False, "specificity": False}
 
 
@@ -132,6 +134,9 @@ class _Table:
     flagged_groups: np.ndarray | None  # (K,): clusters with a flagged row
     unflagged_groups: np.ndarray | None  # (K,): clusters with an unflagged row
     n_groups: tuple[int, int, int]  # clusters with a positive, with a negative, in all
+    # Recall, specificity: the sums over clusters of the positives' (negatives') weight squared
+    # and to the fourth power, for the degrees of freedom
+    spread: dict[str, tuple[np.ndarray, np.ndarray]] | None = None
 
 
 def _table(y: np.ndarray, s: np.ndarray, w: np.ndarray, g: np.ndarray | None) -> _Table:
@@ -195,7 +200,11 @@ def _table(y: np.ndarray, s: np.ndarray, w: np.ndarray, g: np.ndarray | None) ->
     flagged_groups = np.append(np.cumsum(first)[ends], 0)
     unflagged_groups = n_g - np.append(np.cumsum(last)[ends], 0)
     groups_of = (int((p_g > 0).sum()), int((q_g > 0).sum()), n_g)
-    return _Table(thresholds, v, v2, m, flagged_groups, unflagged_groups, groups_of)
+    spread = {
+        "recall": (np.array([(p_g**2).sum()]), np.array([(p_g**4).sum()])),
+        "specificity": (np.array([(q_g**2).sum()]), np.array([(q_g**4).sum()])),
+    }
+    return _Table(thresholds, v, v2, m, flagged_groups, unflagged_groups, groups_of, spread)
 
 
 def _effective(
@@ -220,7 +229,8 @@ def _effective(
 def _korn_graubard(table, metric, r, a, d, n, alpha, beta, delta) -> np.ndarray:
     """The effective sample size of a ratio over clusters (Korn and Graubard, 1998): the
     binomial variance over the cluster (linearisation) variance, at most ``n``, shrunk by
-    ``(z / t_{G-1})^2`` for the number of clusters ``G`` in the denominator."""
+    ``(z / t_{nu-1})^2``, with ``nu`` the clusters in the denominator counted as Satterthwaite
+    counts the degrees of freedom of a sum of unequal parts."""
     mom = table.moments
     saa = np.einsum("i,kij,j->k", alpha, mom, alpha)
     sab = np.einsum("i,kij,j->k", alpha, mom, beta)
@@ -240,18 +250,21 @@ def _korn_graubard(table, metric, r, a, d, n, alpha, beta, delta) -> np.ndarray:
     kg = np.where((var > 0) & (binomial > 0), binomial / var, n)
     n = np.minimum(kg, n)
     z = NormalDist().inv_cdf(1 - delta)
-    shrink = np.array(
-        [(z / t_quantile(1 - delta, gi - 1)) ** 2 if gi > 1 else 0.0 for gi in g.tolist()]
-        if g.size < 64 or np.unique(g).size == g.size
-        else _shrink_by_value(g, z, delta)
-    )
-    return n * shrink
-
-
-def _shrink_by_value(g: np.ndarray, z: float, delta: float) -> np.ndarray:
+    if metric in _FIXED_DENOMINATOR:
+        # The variance is a sum over users; with users of unequal size a few large ones carry
+        # it, and it has fewer degrees of freedom than users: Satterthwaite's count, each
+        # user's part taken as its positives (negatives) squared, (sum d_g^2)^2 / sum d_g^4,
+        # at most the users and equal to them when all are of one size.
+        square, fourth = table.spread["specificity" if metric == "fpr" else metric]
+        # Under 1.5 users' worth (t's degrees of freedom under 0.5) the factor is below 0.002:
+        # taken as 0, no promise.
+        nu = float(square[0] ** 2 / fourth[0]) if fourth[0] > 0 else 0.0
+        return n * ((z / t_quantile(1 - delta, nu - 1)) ** 2 if nu >= 1.5 else 0.0)
+    # Precision and NPV: their denominators (the flagged, unflagged rows) change along the walk,
+    # and the clusters behind each candidate count as they are (see docs/guarantees.md).
     values, inverse = np.unique(g, return_inverse=True)
     per = np.array([(z / t_quantile(1 - delta, v - 1)) ** 2 if v > 1 else 0.0 for v in values])
-    return per[inverse]
+    return n * per[inverse.reshape(-1)]
 
 
 def _passes(x: np.ndarray, n: np.ndarray, tau: float, delta: float) -> np.ndarray:
@@ -415,6 +428,10 @@ def threshold_with_guarantee(
     method = "Clopper-Pearson bound, fixed-sequence testing (Learn-then-Test)"
     if g is not None:
         method += f"; Korn-Graubard effective sample size over {table.n_groups[2]:,} clusters"
+        if inner in _FIXED_DENOMINATOR:
+            square, fourth = table.spread[inner]
+            nu = float(square[0] ** 2 / fourth[0]) if fourth[0] > 0 else 0.0
+            method += f" (as {nu:,.1f} by Satterthwaite's degrees of freedom)"
     elif how == "kish":
         method += "; Kish effective sample size of the weights"
     elif how == "counts" and sample_weight is not None:

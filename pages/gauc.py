@@ -6,8 +6,8 @@ import numpy as np
 import streamlit as st
 
 import metrics
-from metrics.significance import format_p
 from metrics.conventions import gauc_conventions
+from metrics.significance import format_p
 from ui import conventions, data, gauc_charts, presentation, shell, uncertainty
 from ui.explain import explain, num
 from ui.numbers import count, decimals, plural
@@ -296,6 +296,7 @@ if not shell.needs(
         f"global AUC {_fmt(now['global AUC'])}, GAUC {_fmt(now['GAUC'])}.",
     )
 
+
 @st.cache_data(max_entries=8, show_spinner="Computing other libraries' GAUC...")
 def _conventions(key: tuple, name: str, _ds: data.Dataset) -> list:
     """GAUC as DIN's paper, RecBole and TorchRec compute it on these rows."""
@@ -312,7 +313,8 @@ if not shell.needs(
     "dataset reaches this page as the engine's per-user sums. Upload a sample of the table.",
 ):
     found = _conventions(ds.key, model, ds)
-    st.dataframe(conventions.gauc_table(found, table.group), hide_index=True, key="gauc_conventions")
+    shown = conventions.gauc_table(found, table.group)
+    st.dataframe(shown, hide_index=True, key="gauc_conventions")
     for sentence in conventions.gauc_reasons(
         found, weighted=weighted, nonpositive_scores=int(np.sum(ds.score(model) <= 0))
     ):

@@ -175,9 +175,7 @@ def gauc_table(conventions: list[GaucConvention], users: np.ndarray) -> pd.DataF
             ],
             "users": [f"{c.users:,}" for c in conventions],
             "skipped": [f"{c.skipped:,}" for c in conventions],
-            "moved most by": [
-                mover(i, c) for i, c in enumerate(conventions)
-            ],
+            "moved most by": [mover(i, c) for i, c in enumerate(conventions)],
         }
     )
 
@@ -200,8 +198,7 @@ def gauc_reasons(
     tor = (
         "**TorchRec** takes the plain mean, but also skips "
         + (
-            f"{plural(extra, 'user')} whose scores are all equal (the others count them as AUC "
-            "0.5)"
+            f"{plural(extra, 'user')} whose scores are all equal (the others count them as AUC 0.5)"
             if extra > 0
             else "users whose scores are all equal (none here)"
         )
