@@ -41,10 +41,21 @@ def _slim_template(base: str = "plotly_white") -> go.layout.Template:
     return slim
 
 
-pio.templates["metrics_lens"] = _slim_template()
+TEMPLATE = "metrics_lens"
+pio.templates[TEMPLATE] = _slim_template()
+
+
+def use_template() -> None:
+    """Make the slim template every new figure's default. A figure takes the default template
+    when it is made; naming one in ``update_layout`` afterwards copied the default (Streamlit's,
+    set when Streamlit is imported) and then the named one: a quarter of a chart's build time.
+    Called here and by :mod:`ui.show` (which imports Streamlit first, so it has the last word)."""
+    pio.templates.default = TEMPLATE
+
+
+use_template()
 
 _BASE_LAYOUT = dict(
-    template="metrics_lens",
     margin=dict(l=10, r=10, t=40, b=10),
     font=dict(size=13),
 )

@@ -524,7 +524,6 @@ def cd_figure(analysis: RankAnalysis) -> go.Figure:
         )  # fmt: skip
     bottom = first_label - step * (left_n - 1) - 0.4
     fig.update_layout(
-        template="metrics_lens",
         font=dict(size=13),
         height=int(110 + 48 * (0.9 + left_n * step + 0.22 * len(cliques))),
         margin=dict(l=10, r=10, t=10, b=10),

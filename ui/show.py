@@ -24,6 +24,8 @@ from ui.data import UPLOAD_TTL
 from ui.numbers import decimals
 from ui.safe import file_name, neutralise_csv, safe_figure
 
+charts.use_template()  # after Streamlit's import set its own default
+
 FIGURE_FORMATS = ("png", "svg")
 
 __all__ = [
