@@ -27,7 +27,7 @@ import numpy as np
 import pandas as pd
 
 import metrics
-from metrics.conventions import roc_auc_conventions
+from metrics.conventions import gauc_conventions, roc_auc_conventions
 from metrics_lens.inputs import BadInput, Table, inverted_notes
 from metrics_lens.progress import Steps
 from ui import summaries
@@ -424,8 +424,21 @@ def _conventions_section(table: Table) -> str:
 
 
 GAUC_HEADER = [
-    "model", "GAUC", "by positives", "each group once", "groups counted", "groups skipped",
+    "model", "GAUC", "by positives (RecBole)", "each group once", "TorchRec GAUCMetric",
+    "groups counted", "groups skipped",
 ]  # fmt: skip
+
+
+def _torchrec_cell(table: Table, scores: np.ndarray, name: str) -> str:
+    """TorchRec's GAUC (the plain mean over groups whose scores are not all equal), with the
+    range its tie-breaking allows when ties matter."""
+    torchrec = gauc_conventions(table.y, scores, table.groups)[-1]
+    why = "no group has both classes and unequal scores"
+    cell = _cell(torchrec.gauc, metric="GAUC torchrec", model=name, why=why)
+    if fmt(torchrec.low) != fmt(torchrec.high):
+        ties = f' <span class="why">(as ties fall: {fmt(torchrec.low)} to {fmt(torchrec.high)})'
+        cell = cell.replace("</td>", ties + "</span></td>")
+    return cell
 
 
 def _gauc_section(table: Table, models: pd.DataFrame, n_resamples: int) -> str:
@@ -452,6 +465,7 @@ def _gauc_section(table: Table, models: pd.DataFrame, n_resamples: int) -> str:
                 )
                 for weighting in ("positives", "uniform")
             )
+            + _torchrec_cell(table, s, name)
             + f'<td class="num">{int(t.defined.sum()):,}</td><td class="num">{t.n_skipped:,}</td>'
         )
     return (
@@ -464,8 +478,11 @@ def _gauc_section(table: Table, models: pd.DataFrame, n_resamples: int) -> str:
         )
         + "; groups with one class only are skipped. Intervals: "
         f"cluster bootstrap over whole groups ({n_resamples:,} resamples). Other papers and "
-        "libraries weight each group by its positives (clicks) or count each group once: the "
-        "same groups, other weights.</p>" + _table(GAUC_HEADER, rows, "gauc") + "</section>"
+        "libraries weight each group by its positives (clicks; RecBole) or count each group "
+        "once: the same groups, other weights. TorchRec's GAUCMetric counts each group once, "
+        "also skips groups whose scores are all equal, reads no sample weights and breaks tied "
+        "scores by its sort's order: where ties matter, the range it can give follows its value."
+        "</p>" + _table(GAUC_HEADER, rows, "gauc") + "</section>"
     )
 
 

@@ -12,7 +12,7 @@ import pytest
 
 import metrics
 import metrics_lens
-from metrics.conventions import keras_roc_auc, spark_roc_auc
+from metrics.conventions import gauc_conventions, keras_roc_auc, spark_roc_auc
 from metrics_lens.cli import main
 from metrics_lens.report import ReportHTML
 from tests.lens_browser import ROOT, chromium, needs_chromium, run_module
@@ -147,6 +147,8 @@ def test_a_grouped_report_shows_gauc_and_resamples_whole_users(grouped_report):
         for weighting in ("positives", "uniform"):
             want = metrics.group_auc_score(y, s, groups, weighting=weighting)
             assert numbers[f"GAUC {weighting}|{m}"][0] == f4(want)
+        torchrec = gauc_conventions(y, s, groups)[-1]
+        assert numbers[f"GAUC torchrec|{m}"][0] == f4(torchrec.gauc)
         iv = boot.results["roc_auc"].models[k]
         assert numbers[f"AUC|{m}"][1] == f"[{f4(iv.ci_low)}, {f4(iv.ci_high)}]"
     text = grouped_report.read_text(encoding="utf-8")
