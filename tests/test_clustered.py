@@ -86,6 +86,10 @@ def test_one_model_equals_the_slow_reference(t):
 def test_two_models_equal_the_slow_reference(t, data):
     a = t.scores[0]
     b = t.scores[-1] if len(t.scores) > 1 else data.draw(st.sampled_from([a, a[::-1].copy()]))
+    _check_two_models(t, a, b)
+
+
+def _check_two_models(t, a, b) -> None:
     r = _quiet(clustered_auc_test, t.y, a, b, groups=t.groups)
     if not _defined(t):
         assert math.isnan(r.std_error)
@@ -94,14 +98,27 @@ def test_two_models_equal_the_slow_reference(t, data):
     var_a = _slow_cov(t.y, a, a, t.groups)
     var_b = _slow_cov(t.y, b, b, t.groups)
     var_diff = var_a + var_b - 2 * _slow_cov(t.y, a, b, t.groups)
-    assert r.std_error_a == pytest.approx(math.sqrt(max(0, var_a)), rel=1e-9, abs=1e-12)
-    assert r.std_error_b == pytest.approx(math.sqrt(max(0, var_b)), rel=1e-9, abs=1e-12)
+    # Variances compared, not their roots: a variance that is 0 comes out of the slow sums as
+    # a rounding residue near 1e-18, whose root (1e-9) is no error of the fast code.
+    assert r.std_error_a**2 == pytest.approx(max(0, var_a), rel=1e-9, abs=1e-15)
+    assert r.std_error_b**2 == pytest.approx(max(0, var_b), rel=1e-9, abs=1e-15)
     assert r.std_error == pytest.approx(math.sqrt(max(0, var_diff)), rel=1e-9, abs=1e-9)
     assert r.difference == pytest.approx(r.auc_a - r.auc_b, abs=1e-15)
     if r.std_error > 1e-9:
         assert r.z == pytest.approx(r.difference / r.std_error, rel=1e-12)
         p = math.erfc(abs(r.z) / math.sqrt(2))
         assert r.p_value == pytest.approx(p, rel=1e-9, abs=1e-15)
+
+
+def test_a_zero_variance_is_no_error_against_the_slow_sums():
+    # Found by a generated run: model b is model a reversed, its variance 0 exactly, the slow
+    # reference's 3.5e-18.
+    class T:
+        y = np.array([0, 1, 0, 1, 1, 1, 0, 0, 1, 0], dtype=bool)
+        groups = np.array([0, 0, 1, 0, 1, 0, 0, 0, 1, 0])
+
+    a = np.array([-1.3, -0.5, 0.8, -0.5, -1.8, -0.5, 1.3, 1.1, -1.5, -1.2])
+    _check_two_models(T, a, a[::-1].copy())
 
 
 @SETTINGS
