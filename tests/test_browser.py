@@ -278,14 +278,26 @@ def test_every_page_renders_without_an_exception(server, page, path, dataset):
     page.screenshot(path=ARTIFACTS / f"{path}-{dataset}.png", full_page=True)
 
 
-def _choose(page, label: str, option: str) -> None:
-    """Pick an option of the st.selectbox with this label (a react-aria combobox)."""
+def _choose(page, label: str, option: str, attempts: int = 3) -> None:
+    """Pick an option of the st.selectbox with this label (a react-aria combobox). A rerun
+    that lands between typing and the click (after a source change the app re-renders the
+    sidebar, as CI once caught: the list closed and the option never came) closes the list:
+    then the list is opened and the option typed again, once the app is idle."""
     from tests.lens_browser import open_options
 
     combo = page.get_by_role("combobox", name=label, exact=True)
-    open_options(page, combo)
-    combo.fill(option)  # type to filter, as a user would
-    page.get_by_role("option", name=option, exact=True).click()
+    wanted = page.get_by_role("option", name=option, exact=True)
+    for attempt in range(attempts):
+        open_options(page, combo)
+        combo.fill(option)  # type to filter, as a user would
+        try:
+            wanted.wait_for(timeout=8_000)
+            wanted.click(timeout=8_000)
+            break
+        except Exception:
+            if attempt == attempts - 1:
+                raise
+            page.keyboard.press("Escape")
     _wait_for_app(page)
 
 
