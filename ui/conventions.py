@@ -166,7 +166,6 @@ def gauc_table(conventions: list[GaucConvention], users: np.ndarray) -> pd.DataF
     return pd.DataFrame(
         {
             "library": [c.library for c in conventions],
-            "as computed": [c.setting for c in conventions],
             "GAUC": [decimals(c.gauc) for c in conventions],
             "as ties fall": [range_of(c) for c in conventions],
             "− impressions": [
@@ -176,6 +175,8 @@ def gauc_table(conventions: list[GaucConvention], users: np.ndarray) -> pd.DataF
             "users": [f"{c.users:,}" for c in conventions],
             "skipped": [f"{c.skipped:,}" for c in conventions],
             "moved most by": [mover(i, c) for i, c in enumerate(conventions)],
+            # last: the longest text; on a phone the values come first, before a sideways scroll
+            "as computed": [c.setting for c in conventions],
         }
     )
 
