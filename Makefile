@@ -8,7 +8,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 PORT ?= 8501
 
-.PHONY: run test test-browser test-fast coverage lint format bench samples clean chromium java install wheel beside-mlflow test-oldest
+.PHONY: run test test-browser test-fast coverage lint format bench samples clean chromium java install wheel beside-mlflow test-oldest architecture
 
 $(VENV)/.runtime: requirements.txt constraints.txt
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -65,6 +65,11 @@ lint: $(VENV)/.dev
 format: $(VENV)/.dev
 	$(VENV)/bin/ruff format .
 	$(VENV)/bin/ruff check --fix .
+
+# docs/architecture.md's table and graph of the packages, drawn from the imports (the suite
+# fails while the page is stale).
+architecture: $(VENV)/.dev
+	$(PY) tools/import_graph.py
 
 bench: $(VENV)/.dev
 	$(PY) -m bench.bench_binary

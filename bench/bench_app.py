@@ -79,8 +79,10 @@ def main() -> None:
         at.slider(key="threshold_slider").set_value(float(t))
         moves.append(timed(at.run))
         assert not at.exception
-    print(f"threshold move (median of {len(moves)}): {statistics.median(moves):.3f} s "
-          f"(target <= 0.3 s: {'PASS' if statistics.median(moves) <= 0.3 else 'MISS'})")
+    print(
+        f"threshold move (median of {len(moves)}): {statistics.median(moves):.3f} s "
+        f"(target <= 0.3 s: {'PASS' if statistics.median(moves) <= 0.3 else 'MISS'})"
+    )
 
     at.selectbox(key="model").set_value("model_b")
     switch = timed(at.run)

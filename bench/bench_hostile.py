@@ -41,7 +41,7 @@ from bench.bench_load import (
 )
 from tests import hostile_payloads as payloads
 
-RSS_WATCH_MB = 400  # ui.budget: uploads are dropped when RSS passes the budget plus this
+RSS_WATCH_MB = 400  # ui.compute.budget: uploads are dropped when RSS passes the budget plus this
 LARGE_BEGUN = "budget: parsing a large table"
 LARGE_ENDED = "budget: parse of the large table"
 WAITING = "until your table is ready"  # the sample is shown because the upload is not usable

@@ -452,8 +452,9 @@ def _with_scores(args):
 def _app(args) -> int:
     from metrics_lens.dashboard import SERVER_SUFFIXES, serve
     from metrics_lens.progress import Steps
-    from ui import budget
-    from ui.loading import LoadError, TooLarge, mapping_with, read_path, regular_file
+    from ui.compute import budget
+    from ui.compute.reading import read_path, regular_file
+    from ui.tables.loading import LoadError, TooLarge, mapping_with
 
     run_dir = Path(tempfile.mkdtemp(prefix="metrics-lens-app-"))
     steps = Steps("app")  # a terminal sees each file read and the engine's pass; closed to serve
@@ -523,7 +524,7 @@ def _usable_rows(frame, mapping, name: str) -> None:
     pass checks a file it reads. Raises LoadError with the sentence."""
     import pandas as pd
 
-    from ui.loading import LoadError, prepare
+    from ui.tables.loading import LoadError, prepare
 
     if mapping.label is not None and not mapping.per_class and not mapping.graded:
         present = pd.unique(frame[mapping.label].dropna())
@@ -566,7 +567,7 @@ def _validate_for_server(path: Path, args) -> dict:
         return {}
     from metrics.sql import SQLInputError, summarize
     from metrics.sql._engine import DuckDBEngine
-    from ui.loading import guess_mapping
+    from ui.tables.loading import guess_mapping
 
     try:
         # Exactly this file: the engine reads it through a link when its name holds a glob

@@ -1,6 +1,6 @@
 """``metrics-lens app``: the dashboard from the installed package, with files already loaded.
 
-The files reach the dashboard through its "Server dataset" source (:mod:`ui.server_source`):
+The files reach the dashboard through its "Server dataset" source (:mod:`ui.compute.server_source`):
 they are linked (or copied) into a fresh directory that ``METRICS_LENS_DATA_DIR`` points at.
 ``METRICS_LENS_APP_FILE`` names the first one, which every new session opens at the bare
 address: as rows, exactly as if uploaded, when it fits the memory budget; otherwise through the
@@ -142,7 +142,7 @@ def link(
 def main() -> None:
     """The server's main script: the dashboard (a ``source=server`` link is the Server dataset
     source's own, read in :mod:`ui.sources.server`)."""
-    from ui import shell
+    from ui.frame import shell
 
     shell.run_app()
 

@@ -2,7 +2,7 @@
 
 A file (CSV, TSV, semicolon-separated text, any of them gzipped, or Parquet) or a pandas
 DataFrame becomes the arrays the metrics take, with the column roles guessed as the dashboard
-guesses them for an upload (:func:`ui.loading.guess_mapping`) and overridden by the caller.
+guesses them for an upload (:func:`ui.tables.loading.guess_mapping`) and overridden by the caller.
 Every problem is a :class:`BadInput` whose message is one sentence saying what was expected and
 what arrived; the command line prints it on one line and exits 2.
 """
@@ -16,7 +16,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from ui.loading import ColumnMapping, LoadError, guess_mapping, prepare, read_path
+from ui.compute.reading import read_path
+from ui.tables.loading import ColumnMapping, LoadError, guess_mapping, prepare
 
 __all__ = ["BadInput", "Table", "load_frame", "mapped_table", "same_file"]
 
@@ -58,7 +59,7 @@ class Table:
 
 
 def load_frame(path: str | Path) -> tuple[pd.DataFrame, list[str]]:
-    """Read a table file with the checks an upload gets (:func:`ui.loading.read_path`: a
+    """Read a table file with the checks an upload gets (:func:`ui.compute.reading.read_path`: a
     regular file, its size, decompressed size, columns and header, within the memory budget);
     the name is that file, never a pattern. Raises :class:`BadInput` with one sentence."""
     try:
@@ -173,7 +174,7 @@ def mapped_table(
     elif label == guess.label and guess.pos_label is not None:
         positive = guess.pos_label
     else:
-        from ui.loading import guess_pos_label
+        from ui.tables.loading import guess_pos_label
 
         positive = guess_pos_label(frame[label])
     # One class of a per-class table: its own score column, not every class's.
@@ -250,12 +251,12 @@ def mapped_table(
 
 def inverted_notes(table: Table) -> list[str]:
     """A sentence for each model whose scores rank the negative class above the positive one
-    by more than chance explains (the dashboard's test, :func:`ui.score_state.below_chance`),
+    by more than chance explains (the dashboard's test, :func:`ui.tables.score_state.below_chance`),
     with the option that turns the label around."""
     import warnings
 
     import metrics
-    from ui.score_state import below_chance, inverted_hint
+    from ui.tables.score_state import below_chance, inverted_hint
 
     label, positive = table.mapping.label, table.mapping.pos_label
     others = [v for v in pd.unique(table.frame[label].dropna()) if str(v) != str(positive)]

@@ -2,7 +2,8 @@
 
 Everything the file needs is inside it: plotly's JavaScript inline, no fonts, images or scripts
 from the network, so it opens offline and can be attached to a ticket or a pull request. The
-numbers come from :mod:`metrics` and the comparison tables of :mod:`ui.summaries` (the ones the
+numbers come from :mod:`metrics` and the comparison tables of :mod:`ui.analyses.summaries` (the
+ones the
 Compare page shows); every figure is drawn from the same arrays.
 
 Sections: the dataset; each model's AUC, AP, partial AUC and (for probabilities) Brier score
@@ -30,10 +31,10 @@ import metrics
 from metrics.conventions import gauc_conventions, roc_auc_conventions
 from metrics_lens.inputs import BadInput, Table, inverted_notes
 from metrics_lens.progress import Steps
-from ui import summaries
-from ui.roles import default_threshold, default_threshold_rule, infer_scale
-from ui.safe import label as _label
-from ui.safe import safe_figure
+from ui.analyses import summaries
+from ui.tables.roles import default_threshold, default_threshold_rule, infer_scale
+from ui.words.safe import label as _label
+from ui.words.safe import safe_figure
 
 __all__ = ["ReportHTML", "ReportSettings", "build_report", "thresholds_for"]
 
@@ -668,3 +669,25 @@ def build_report(
         f"<h1>{_e(title)}</h1>" + "".join(sections) + "</body></html>"
     )
     return ReportHTML(page)
+
+
+def dataset_report(
+    ds, models: tuple[str, ...], groups, chosen: dict[str, float], n_resamples: int
+) -> bytes:
+    """The report of these models on a dashboard dataset (its table, mapping and arrays), at the
+    thresholds ``chosen``, resampling ``groups`` when given: what Compare's "Build the HTML
+    report" downloads, the same report as ``metrics-lens report``."""
+    table = Table(
+        name=ds.name,
+        frame=ds.frame,
+        mapping=ds.mapping,
+        y=ds.labels_for(models[0]).astype(bool),
+        scores={m: ds.score(m) for m in models},
+        groups=groups,
+        weight=ds.weight,
+        n_dropped=ds.prepared.n_dropped,
+    )
+    settings = ReportSettings(
+        source=f"the dashboard: {ds.name}", n_resamples=max(100, n_resamples), thresholds=chosen
+    )
+    return str(build_report(table, settings, thresholds=chosen)).encode()

@@ -10,13 +10,15 @@ import numpy as np
 import streamlit as st
 
 from metrics import AP_METHOD_SOURCES, AP_METHODS
-from ui import ap_charts, data, presentation, shell
-from ui.ap_charts import METHOD_LABELS, PRESETS, exact_text
-from ui.charts import MAX_POINTS
-from ui.explain import explain
-from ui.numbers import decimals
-from ui.safe import md
-from ui.show import chart
+from ui.compute import data
+from ui.figures import ap_charts
+from ui.figures.ap_charts import METHOD_LABELS, PRESETS, exact_text
+from ui.figures.charts import MAX_POINTS
+from ui.frame import presentation, shell
+from ui.views.explain import explain
+from ui.views.show import chart
+from ui.words.numbers import decimals
+from ui.words.safe import md
 
 CURRENT = "Current data"
 SMALL = 30  # distinct thresholds up to which the step table is shown whole

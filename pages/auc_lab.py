@@ -11,11 +11,13 @@ import streamlit as st
 
 import metrics
 from metrics.conventions import roc_auc_conventions
-from ui import auc_charts, conventions, presentation, shell
-from ui.explain import explain
-from ui.numbers import decimals
-from ui.safe import md
-from ui.show import chart
+from ui.figures import auc_charts
+from ui.frame import presentation, shell
+from ui.views.explain import explain
+from ui.views.show import chart
+from ui.words import conventions
+from ui.words.numbers import decimals
+from ui.words.safe import md
 
 ds, model = shell.page_context(requires=("rows",), what="The AUC lab (it pairs rows)")
 

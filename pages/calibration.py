@@ -11,11 +11,13 @@ import pandas as pd
 import streamlit as st
 
 import metrics
-from ui import calibration_charts, decision_compute, presentation, shell, thresholds, uncertainty
-from ui.explain import explain, num, tex_name
-from ui.numbers import decimals
-from ui.safe import md
-from ui.show import chart
+from ui.compute import decision_compute, thresholds, uncertainty
+from ui.figures import calibration_charts
+from ui.frame import presentation, shell
+from ui.views.explain import explain, num, tex_name
+from ui.views.show import chart
+from ui.words.numbers import decimals
+from ui.words.safe import md
 
 ds, model = shell.page_context()
 # In presentation mode the title, the models and a settings popover share the first row, and

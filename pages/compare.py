@@ -11,23 +11,16 @@ import streamlit as st
 from metrics.calibration import calibration_curve
 from metrics.flips import flip_table
 from metrics.significance import format_p
-from ui import (
-    band_charts,
-    charts,
-    compare_compute,
-    compare_many,
-    compare_multiclass,
-    data,
-    presentation,
-    shell,
-    summaries,
-    thresholds,
-    uncertainty,
-)
-from ui.explain import explain, num
-from ui.numbers import decimals
-from ui.safe import md
-from ui.show import chart, csv_download, rows_behind
+from metrics_lens import report
+from ui.analyses import compare_many, summaries
+from ui.compute import compare_compute, data, thresholds, uncertainty
+from ui.figures import band_charts, charts
+from ui.frame import presentation, shell
+from ui.views import compare_multiclass
+from ui.views.explain import explain, num
+from ui.views.show import chart, csv_download, rows_behind
+from ui.words.numbers import decimals
+from ui.words.safe import md
 
 ds, model = shell.page_context()
 # In presentation mode the title, the models and a settings popover share the first row, and
@@ -292,7 +285,10 @@ if not ds.mapping.per_class and report_col.button(
     "(the same report as metrics-lens report).",
 ):  # fmt: skip
     with st.spinner("Writing the report..."):
-        html = uncertainty.report_html(ds, models, clustered, n_resamples or 1000)
+        html = report.dataset_report(
+            ds, models, uncertainty.cluster_of(ds, clustered),
+            {m: float(thresholds.current(ds, m)) for m in models}, n_resamples or 1000,
+        )  # fmt: skip
     report_col.download_button(
         "Download the report (HTML)", html, file_name="metrics_lens_report.html",
         mime="text/html", key="compare_report_download", icon=":material/download:",

@@ -9,11 +9,13 @@ from __future__ import annotations
 
 import streamlit as st
 
-from ui import charts, data, presentation, shell, thresholds
-from ui.explain import ap_lines, auc_lines, explain
-from ui.numbers import decimals
-from ui.safe import md
-from ui.show import chart
+from ui.compute import data, thresholds
+from ui.figures import charts
+from ui.frame import presentation, shell
+from ui.views.explain import ap_lines, auc_lines, explain
+from ui.views.show import chart
+from ui.words.numbers import decimals
+from ui.words.safe import md
 
 ds, model = shell.page_context()
 

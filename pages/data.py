@@ -10,11 +10,14 @@ import pandas as pd
 import streamlit as st
 
 import metrics
-from ui import agreement_table, shell, sources, thresholds
-from ui.loading import column_summary, mapping_roles
-from ui.numbers import decimals, plural
-from ui.roles import ROLES, infer_roles
-from ui.safe import md
+from ui import sources
+from ui.compute import thresholds
+from ui.frame import shell
+from ui.tables import agreement_table
+from ui.tables.loading import column_summary, mapping_roles
+from ui.tables.roles import ROLES, infer_roles
+from ui.words.numbers import decimals, plural
+from ui.words.safe import md
 
 ds, _ = shell.page_context(require_usable=False)
 if shell.drawn_by_source(ds, "data"):  # a server dataset: the engine's columns and counts
@@ -33,7 +36,8 @@ if shown is not ds:  # this table cannot be used yet: the other pages keep the l
     )
 if ds.description:
     st.caption(ds.description)
-if ds.holds_rows and ds.prepared.soft:  # a label of shares in [0, 1] (ui.loading.soft_labels)
+# A label of shares in [0, 1] (ui.tables.loading.soft_labels).
+if ds.holds_rows and ds.prepared.soft:
     st.info(
         f"**Soft labels**: {md(ds.mapping.label)} holds shares between 0 and 1 (annotators' "
         "votes, a judge's probability). Every page counts each row as positive with weight q "

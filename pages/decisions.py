@@ -9,11 +9,14 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from ui import data, decision_charts, decision_compute, presentation, shell, sources, thresholds
-from ui.explain import explain, num, tex_name
-from ui.numbers import decimals
-from ui.safe import md
-from ui.show import chart
+from ui import sources
+from ui.compute import data, decision_compute, thresholds
+from ui.figures import decision_charts
+from ui.frame import presentation, shell
+from ui.views.explain import explain, num, tex_name
+from ui.views.show import chart
+from ui.words.numbers import decimals
+from ui.words.safe import md
 
 ds, model = shell.page_context()
 presenting = presentation.on()

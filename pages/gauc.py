@@ -8,11 +8,15 @@ import streamlit as st
 import metrics
 from metrics.conventions import gauc_conventions
 from metrics.significance import format_p
-from ui import conventions, data, gauc_charts, presentation, shell, uncertainty
-from ui.explain import explain, num
-from ui.numbers import count, decimals, plural
-from ui.safe import md
-from ui.show import chart, csv_download
+from ui.compute import data, uncertainty
+from ui.figures import gauc_charts
+from ui.frame import presentation, shell
+from ui.tables.dataset import Dataset
+from ui.views.explain import explain, num
+from ui.views.show import chart, csv_download
+from ui.words import conventions
+from ui.words.numbers import count, decimals, plural
+from ui.words.safe import md
 
 ds, model = shell.page_context()
 # In presentation mode the first screen holds the weighting, the headline numbers and the
@@ -39,7 +43,7 @@ if not presenting:  # (the projector's first screen has no room for it; the bar 
 
 
 @st.cache_data(max_entries=16, show_spinner="Shifting scores...")
-def _sweep(key: tuple, name: str, mode: str, weighting: str, strengths: tuple, _ds: data.Dataset):
+def _sweep(key: tuple, name: str, mode: str, weighting: str, strengths: tuple, _ds: Dataset):
     s = _ds.score(name)
     offsets = gauc_charts.user_offsets(
         data.group_state(_ds).tables[name][1], _ds.prepared.groups, s, mode
@@ -298,7 +302,7 @@ if not shell.needs(
 
 
 @st.cache_data(max_entries=8, show_spinner="Computing other libraries' GAUC...")
-def _conventions(key: tuple, name: str, _ds: data.Dataset) -> list:
+def _conventions(key: tuple, name: str, _ds: Dataset) -> list:
     """GAUC as DIN's paper, RecBole and TorchRec compute it on these rows."""
     y, s = _ds.labels_for(name), _ds.score(name)
     return gauc_conventions(y, s, _ds.prepared.groups, sample_weight=_ds.weight)

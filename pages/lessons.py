@@ -13,11 +13,13 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from ui import lessons, presentation, shell, stepper
-from ui.explain import explain
-from ui.numbers import decimals, with_fraction
-from ui.safe import md
-from ui.show import chart
+from ui.frame import presentation, shell
+from ui.teaching import lessons, stepper
+from ui.views import callbacks
+from ui.views.explain import explain
+from ui.views.show import chart
+from ui.words.numbers import decimals, with_fraction
+from ui.words.safe import md
 
 shell.page_context(require_usable=False)  # lessons bring their own tables
 
@@ -77,12 +79,12 @@ SEED = f"lessons_seed_{key}"
 st.session_state.setdefault(SEED, 0)
 new_col.button(
     "New example", key="lessons_new", icon=":material/casino:", width="stretch",
-    on_click=shell.add_to_state, args=(SEED, 1),
+    on_click=callbacks.add_to_state, args=(SEED, 1),
 )  # fmt: skip
 first_col.button(
     "First example", key="lessons_first", width="stretch",
     disabled=st.session_state[SEED] == 0,
-    on_click=shell.set_state, kwargs={SEED: 0},
+    on_click=callbacks.set_state, kwargs={SEED: 0},
 )  # fmt: skip
 seed = int(st.session_state[SEED])
 exercise = lessons.BY_KEY[key].make(seed)

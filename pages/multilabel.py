@@ -7,14 +7,14 @@ import pandas as pd
 import streamlit as st
 
 import metrics
-from ui import cost_matrix as cm
-from ui import decision_rules as dr
-from ui import multilabel_charts as mc
-from ui import presentation, shell
-from ui.explain import explain, num
-from ui.numbers import decimals
-from ui.roles import default_threshold, infer_scale
-from ui.show import chart
+from ui.analyses import cost_matrix as cm
+from ui.analyses import decision_rules as dr
+from ui.figures import multilabel_charts as mc
+from ui.frame import presentation, shell
+from ui.tables.roles import default_threshold, infer_scale
+from ui.views.explain import explain, num
+from ui.views.show import chart
+from ui.words.numbers import decimals
 
 ds, model = shell.page_context()
 

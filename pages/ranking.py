@@ -8,12 +8,14 @@ from fractions import Fraction
 import numpy as np
 import streamlit as st
 
-from ui import conventions, presentation, server_ranking, shell
-from ui import ranking_charts as rc
-from ui.explain import explain
-from ui.numbers import decimals, plural
-from ui.safe import md
-from ui.show import chart
+from ui.figures import ranking_charts as rc
+from ui.frame import presentation, shell
+from ui.views import server_ranking
+from ui.views.explain import explain
+from ui.views.show import chart
+from ui.words import conventions
+from ui.words.numbers import decimals, plural
+from ui.words.safe import md
 
 ds, model = shell.page_context()
 

@@ -13,11 +13,13 @@ from __future__ import annotations
 import numpy as np
 import streamlit as st
 
-from ui import presentation, shell, stepper
-from ui.explain import auc_lines, explain
-from ui.numbers import decimals
-from ui.safe import md
-from ui.show import chart, csv_download
+from ui.frame import presentation, shell
+from ui.teaching import stepper
+from ui.views import callbacks
+from ui.views.explain import auc_lines, explain
+from ui.views.show import chart, csv_download
+from ui.words.numbers import decimals
+from ui.words.safe import md
 
 ds, model = shell.page_context(requires=("rows",), what="Stepping through the rows")
 KEY = "step_through_k"
@@ -62,13 +64,13 @@ with title_col:
     st.subheader(f"Step through · {md(model)}", anchor=False)
 prev_col.button(
     "Previous", key="step_through_prev", shortcut="Left",
-    on_click=shell.add_to_state, args=(KEY, -1, 0, w.n_steps),
+    on_click=callbacks.add_to_state, args=(KEY, -1, 0, w.n_steps),
     icon=":material/arrow_back:", width="stretch", disabled=st.session_state[KEY] == 0,
     help="Raise the threshold to the previous distinct score (← key).",
 )  # fmt: skip
 next_col.button(
     "Next", key="step_through_next", shortcut="Right",
-    on_click=shell.add_to_state, args=(KEY, 1, 0, w.n_steps),
+    on_click=callbacks.add_to_state, args=(KEY, 1, 0, w.n_steps),
     icon=":material/arrow_forward:", width="stretch", type="primary",
     disabled=st.session_state[KEY] == w.n_steps,
     help="Lower the threshold to the next distinct score (→ key); tied rows cross together.",

@@ -17,12 +17,15 @@ import plotly.graph_objects as go
 import streamlit as st
 
 from metrics.thresholds import choose_threshold
-from ui import data, presentation, score_state, shell, show, threshold_drag, thresholds
-from ui.explain import explain, fraction, num
-from ui.guarantee_text import guarantee_table, guarantee_words
-from ui.numbers import decimals
-from ui.safe import md
-from ui.show import chart, csv_download, rows_behind
+from ui.compute import data, thresholds
+from ui.frame import presentation, shell
+from ui.tables import score_state
+from ui.views import show, threshold_drag
+from ui.views.explain import explain, fraction, num
+from ui.views.show import chart, csv_download, rows_behind
+from ui.words.guarantee_text import guarantee_table, guarantee_words
+from ui.words.numbers import decimals
+from ui.words.safe import md
 
 ds, model = shell.page_context()
 counts = data.threshold_counts(ds.key, model, ds)  # one sort per (data, model), cached
@@ -122,8 +125,8 @@ with slider_col:
         i = min(int(np.searchsorted(flagged_at, wanted - 1e-9)), len(counts) - 1)
         thresholds.set_clamped(model, low, high, counts.thresholds[i])
     else:
-        # The shared value lives in ui.thresholds (presets and other pages set it); the slider
-        # has its own key, set from it on every run and written back when moved.
+        # The shared value lives in ui.compute.thresholds (presets and other pages set it); the
+        # slider has its own key, set from it on every run and written back when moved.
         st.session_state["threshold_slider"] = min(max(thresholds.current(ds, model), low), high)
         st.slider(
             "Threshold",
@@ -198,7 +201,7 @@ if prevalence is not None and not presenting:
 
 def _strip() -> None:
     """Each class's scores with the threshold as a line to drag on the chart itself; the
-    matrix and both curve points follow it (ui.threshold_drag)."""
+    matrix and both curve points follow it (ui.views.threshold_drag)."""
     threshold_drag.class_strip(
         rows_counts, model=model, low=low, high=high, step=step, threshold=threshold,
         positive_name=ds.positive_name, negative_name=ds.negative_name,

@@ -57,7 +57,7 @@ def _navigation_mode(monkeypatch):
     ``st.navigation`` runs once; AppTest resets that flag before every run, so each run would
     execute the current page script directly, under another script hash than the last run, and
     widget values set by the test would be dropped. ``app.py`` always calls ``st.navigation``,
-    so the legacy mode is switched off here from the start. (``ui.shell.page_context`` still
+    so the legacy mode is switched off here from the start. (``ui.frame.shell.page_context`` still
     covers a live server's first request.)
     """
     original = PagesManager.__init__
@@ -143,7 +143,7 @@ def _start_order(item) -> int:
 
 def pytest_collection_finish(session):
     """Freeze what the test process has loaded once collected (pytest, hypothesis, sklearn, the
-    product), as the product freezes its own imports (``ui.budget.freeze_imports``): AppTest
+    product), as the product freezes its own imports (``ui.compute.budget.freeze_imports``): AppTest
     runs of an upload collect garbage at every run, and each full collection walked every
     object of the whole suite's imports, 58% of a conformance test's time."""
     import gc

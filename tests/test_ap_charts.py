@@ -8,8 +8,8 @@ import pytest
 
 import metrics
 from metrics import AP_METHODS
-from ui import ap_charts
-from ui.ap_charts import PRESETS, exact_text, polygon_area
+from ui.figures import ap_charts
+from ui.figures.ap_charts import PRESETS, exact_text, polygon_area
 
 BINARY = PRESETS["AP as scikit-learn's step sum (5/6)"]
 WEIGHTED = PRESETS["Sample weights as row counts (AP 8/9)"]

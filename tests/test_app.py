@@ -12,7 +12,8 @@ from streamlit.testing.v1 import AppTest
 
 import metrics
 from tests.apptest_utils import figures, markdown_text, open_page
-from ui import data
+from ui.compute import data
+from ui.tables.dataset import BUNDLED, DEFAULT_DATASET, SAMPLE_DIR
 
 APP = str(Path(__file__).resolve().parent.parent / "app.py")
 
@@ -35,7 +36,7 @@ def _threshold(at: AppTest) -> float:
 
 
 def test_opens_on_threshold_page_with_default_data(app):
-    assert app.session_state["dataset"] == data.DEFAULT_DATASET
+    assert app.session_state["dataset"] == DEFAULT_DATASET
     assert [h.value for h in app.subheader] == ["Threshold · logistic\\_regression"]
     # the confusion matrix, the ROC and PR curves with the point, rates against the threshold
     assert len(app.get("plotly_chart")) == 4
@@ -43,7 +44,7 @@ def test_opens_on_threshold_page_with_default_data(app):
 
 
 def test_threshold_slider_changes_the_numbers_to_the_library_values(app):
-    table = data.bundled_dataset(data.DEFAULT_DATASET)
+    table = data.bundled_dataset(DEFAULT_DATASET)
     model = app.session_state["model"]
     for t in (0.1, 0.5, 0.9):
         app.slider(key="threshold_slider").set_value(t).run()
@@ -55,7 +56,7 @@ def test_threshold_slider_changes_the_numbers_to_the_library_values(app):
 
 
 def test_switching_model_and_beta(app):
-    table = data.bundled_dataset(data.DEFAULT_DATASET)
+    table = data.bundled_dataset(DEFAULT_DATASET)
     app.selectbox(key="model").set_value("naive_bayes").run()
     app.number_input(key="threshold_beta").set_value(2.0).run()
     assert not app.exception
@@ -72,7 +73,7 @@ def test_page_opened_first_after_server_start_still_runs_in_the_shell(monkeypatc
     at.run()  # the threshold page script, run directly by the legacy mode
     assert not at.exception
     assert at.subheader[0].value.startswith("Threshold")
-    assert at.sidebar.selectbox(key="dataset").value == data.DEFAULT_DATASET
+    assert at.sidebar.selectbox(key="dataset").value == DEFAULT_DATASET
 
 
 GOOD_CSV = (
@@ -154,7 +155,7 @@ def test_missing_scores_can_be_dropped(app):
 def test_curves_page_shows_every_model_with_library_areas(app):
     app.switch_page("pages/curves.py").run()
     assert not app.exception
-    table = data.bundled_dataset(data.DEFAULT_DATASET)
+    table = data.bundled_dataset(DEFAULT_DATASET)
     figs = [json.loads(c.proto.spec) for c in app.get("plotly_chart")]
     roc_names = [
         t["name"]
@@ -197,7 +198,7 @@ def test_compare_page_table_equals_the_library_and_stars_only_what_the_test_supp
 
     app.switch_page("pages/compare.py").run()
     assert not app.exception
-    table = data.bundled_dataset(data.DEFAULT_DATASET)
+    table = data.bundled_dataset(DEFAULT_DATASET)
     shown = app.dataframe[0].value
     auc = metrics.roc_auc_score(table.y, table.score("naive_bayes"))
     row = shown[shown["model"] == "naive_bayes"].iloc[0]
@@ -246,7 +247,7 @@ def test_compare_page_table_equals_the_library_and_stars_only_what_the_test_supp
 def test_compare_operating_point_gains_and_decision_curve_equal_the_library(app):
     from metrics.operating import precision_at_recall, top_k_precision_recall
 
-    table = data.bundled_dataset(data.DEFAULT_DATASET)
+    table = data.bundled_dataset(DEFAULT_DATASET)
     y = table.y
     app.switch_page("pages/compare.py").run()
     ops = next(d.value for d in app.dataframe if "rows flagged" in d.value.columns)
@@ -312,7 +313,7 @@ def test_data_page_summarises_even_an_unusable_upload(app):
 PAGE_FILES = ["pages/threshold.py", "pages/curves.py", "pages/compare.py", "pages/data.py"]
 
 
-@pytest.mark.parametrize("dataset", list(data.BUNDLED))
+@pytest.mark.parametrize("dataset", list(BUNDLED))
 def test_every_bundled_dataset_opens_on_every_page(app, dataset):
     app.selectbox(key="dataset").set_value(dataset).run()
     assert not app.exception
@@ -325,7 +326,7 @@ def test_every_bundled_dataset_opens_on_every_page(app, dataset):
 
 
 def test_multiclass_upload_is_one_vs_rest_per_class(app):
-    content = (data.SAMPLE_DIR / "wine_multiclass.csv").read_bytes()
+    content = (SAMPLE_DIR / "wine_multiclass.csv").read_bytes()
     _upload(app, "wine.csv", content)
     assert not app.exception
     assert app.radio(key="map_layout").value == "multiclass"
@@ -377,7 +378,7 @@ def test_a_slice_scopes_every_page_with_a_banner_and_a_reset(app):
 
 
 def test_curves_page_shows_partial_auc_with_its_region(app):
-    table = data.bundled_dataset(data.DEFAULT_DATASET)
+    table = data.bundled_dataset(DEFAULT_DATASET)
     app.switch_page("pages/curves.py").run()
     app.select_slider(key="curves_max_fpr").set_value(0.1).run()
     assert not app.exception

@@ -1,4 +1,4 @@
-"""AUC lab builders (ui.auc_charts) without Streamlit: what the figures send, the tables, the
+"""AUC lab builders (ui.figures.auc_charts) without Streamlit: what the figures send, the tables, the
 formulas, and seed 004's worked numbers."""
 
 from __future__ import annotations
@@ -9,8 +9,8 @@ import numpy as np
 import pytest
 
 import metrics
-from ui import auc_charts as ac
-from ui.charts import MAX_POINTS, sample_indices
+from ui.figures import auc_charts as ac
+from ui.figures.charts import MAX_POINTS, sample_indices
 
 # --- slow, obviously-correct references ---------------------------------------------------------
 

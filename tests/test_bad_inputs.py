@@ -16,7 +16,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from streamlit.testing.v1 import AppTest
 
-from ui.loading import LoadError, guess_mapping, prepare, read_table
+from ui.compute.reading import read_table
+from ui.tables.loading import LoadError, guess_mapping, prepare
 
 BAD = Path(__file__).resolve().parent / "data" / "bad"
 EXPECTED = json.loads((BAD / "expected.json").read_text())

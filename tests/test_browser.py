@@ -150,7 +150,8 @@ def _expect_metric(page, label: str, value: str) -> None:
 
 def test_threshold_page_renders_and_reacts_to_the_keyboard(server, page):
     import metrics
-    from ui.data import DEFAULT_DATASET, bundled_dataset
+    from ui.compute.data import bundled_dataset
+    from ui.tables.dataset import DEFAULT_DATASET
 
     page.goto(server)
     _wait_for_app(page)
@@ -194,7 +195,8 @@ def test_dragging_the_threshold_on_the_class_strip_moves_the_matrix_and_the_poin
     once let go, the slider, the flagged count, the confusion matrix and the ROC and PR
     operating points all show the threshold the line stands at, exactly."""
     import metrics
-    from ui.data import DEFAULT_DATASET, bundled_dataset
+    from ui.compute.data import bundled_dataset
+    from ui.tables.dataset import DEFAULT_DATASET
 
     page.goto(server)
     _wait_for_app(page)
@@ -326,7 +328,7 @@ def test_upload_mapping_keyboard_and_model_switch_in_a_real_browser(server, page
     import numpy as np
 
     import metrics
-    from ui.roles import default_threshold, infer_scale
+    from ui.tables.roles import default_threshold, infer_scale
 
     rng = np.random.default_rng(3)
     n = 400

@@ -17,8 +17,8 @@ from tests.test_browser import (  # noqa: F401  (fixtures, and the skip without 
     pytestmark,
     server,
 )
-from ui import data, thresholds
-from ui.explain import num
+from ui.compute import data, thresholds
+from ui.views.explain import num
 
 
 def _settle(page) -> None:  # noqa: F811

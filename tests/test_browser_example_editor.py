@@ -18,7 +18,7 @@ from tests.test_browser import (  # noqa: F401  (fixtures used by name)
     pytestmark,
     server,
 )
-from ui import example_source as ex
+from ui.sources import example_source as ex
 
 PASTED = "label\tlr\n1\t0.9\n0\t0.8\n1\t0.7\n0\t0.6\n1\t0.55\n0\t0.2\n0\t0.1\n"
 LABELS = np.array([1, 0, 1, 0, 1, 0, 0])

@@ -85,7 +85,7 @@ def test_the_exported_svg_is_slide_ready(server, page, tmp_path):  # noqa: F811
     assert all("(AUC" in entry["text"] for entry in models)
     assert all(entry["text"].endswith(")") for entry in models), models  # not cut
     image = found["image"]
-    title = found["title"]  # the chart's name (ui.show.chart's name="roc-curves")
+    title = found["title"]  # the chart's name (ui.views.show.chart's name="roc-curves")
     assert title, "the image has a title"
     assert title["text"] == "ROC curves", title
     assert title["x"] >= image["x"], (title, image)

@@ -40,8 +40,8 @@ def _f1(y, s, t, average):
     import metrics
 
     pred = metrics.predict_at_thresholds(s, t)
-    from ui.decision_rules import fmt
-    from ui.multilabel_charts import capture
+    from ui.analyses.decision_rules import fmt
+    from ui.figures.multilabel_charts import capture
 
     return fmt(capture(metrics.f1_score, y, pred, average=average)[0])
 
@@ -183,8 +183,8 @@ def test_wine_cost_matrix_in_the_browser(server, page):  # noqa: F811
     from playwright.sync_api import expect
 
     import metrics
-    from ui import data
-    from ui import multilabel_charts as mc
+    from ui.compute import data
+    from ui.figures import multilabel_charts as mc
 
     p = mc.problem_from_dataset(data.bundled_dataset("wine_multiclass"))
     cost = 1 - np.eye(3)

@@ -1,5 +1,5 @@
 """The dashboard on a phone (390 x 844, touch): choosing a page in the sidebar closes the
-sidebar and the new page starts at its top (ui.touch.after_navigation, called by the shell).
+sidebar and the new page starts at its top (ui.frame.touch.after_navigation, called by the shell).
 
 Playwright's phone context keeps Chromium's desktop user agent: Streamlit closes the sidebar
 after a page link by itself only for a user agent that names a phone, so these tests see what

@@ -26,8 +26,8 @@ from tests.test_browser import (  # noqa: F401  (fixtures, and the skip without 
     pytestmark,
     server,
 )
-from ui import thresholds
-from ui.loading import read_table
+from ui.compute import thresholds
+from ui.compute.reading import read_table
 
 REAL = Path(__file__).resolve().parent / "data" / "real"
 MANIFEST = json.loads((REAL / "manifest.json").read_text())
@@ -67,7 +67,7 @@ def test_a_real_export_opens_on_every_page(server, page, name):  # noqa: F811
     assert sorted(t.strip() for t in tags.all_inner_texts()) == sorted(spec["scores"])
     expected = spec["scores"][first]["threshold"]
     # The sentence under the slider states the threshold in use, with the digits that keep the
-    # rows it selects (ui.thresholds.label_on, on the column's scores).
+    # rows it selects (ui.compute.thresholds.label_on, on the column's scores).
     frame, _ = read_table(name, (REAL / name).read_bytes())  # as the app reads it
     column = pd.to_numeric(frame[first], errors="coerce").dropna()
     written = thresholds.label_on(np.unique(column.to_numpy(dtype=float)), expected)

@@ -23,7 +23,7 @@ from tests.test_browser import (  # noqa: F401  (fixtures used by name)
     pytestmark,
     server,
 )
-from ui import lessons
+from ui.teaching import lessons
 
 # Eight rows, a positive and a negative tied at 0.62 (rows 4 and 5).
 LABELS = [1, 1, 0, 1, 0, 1, 0, 0]

@@ -1,6 +1,6 @@
 """Every chart of a page in one zip, chart downloads on a touch screen, and a toolbar that
 stays off the chart titles at 1280x720 (ui/chart_export.js, injected by
-``ui.show.download_all_button`` from the frame's sidebar).
+``ui.views.show.download_all_button`` from the frame's sidebar).
 
 The zip is opened with Python's zipfile: one image per chart of the page, named as the
 chart's camera button names it, each a valid PNG or SVG with a title."""

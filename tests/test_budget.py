@@ -1,4 +1,4 @@
-"""The memory budget for user data (ui.budget): least recently used uploads go first, with a
+"""The memory budget for user data (ui.compute.budget): least recently used uploads go first, with a
 clear message, and a session's data goes when the session ends."""
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from tests.apptest_utils import APP, upload_frame
-from ui import budget
+from ui.compute import budget
 
 MB = 1024 * 1024
 

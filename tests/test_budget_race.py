@@ -2,7 +2,7 @@
 each other and leave on their own threads, against the budget's real functions.
 
 A fresh-clone suite run once failed with ``RuntimeError: dictionary changed size during
-iteration`` in ``ui.budget.nbytes``: a session walked its own store while another session's
+iteration`` in ``ui.compute.budget.nbytes``: a session walked its own store while another session's
 thread, making room, emptied it. Without the fix, :func:`stress` shows that error within a
 few rounds (the report of the change says how many); with it, no round may raise, and every
 session's recorded size matches what its store holds when the threads are done.
@@ -18,7 +18,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from ui import budget
+from ui.compute import budget
 
 SESSIONS = 8
 STEPS = 25  # per session and round
@@ -26,7 +26,7 @@ ROUNDS = 10  # without the fix, the first round raised in every one of 5 trials 
 
 
 @dataclass(frozen=True)
-class _Upload:  # the shape of ui.shell.Upload: a table and what was read with it
+class _Upload:  # the shape of ui.frame.shell.Upload: a table and what was read with it
     name: str
     frame: pd.DataFrame
     notes: list
@@ -56,7 +56,7 @@ def _session(module, registry, index: int, errors: list, live: set, lock) -> Non
                 live.add(key)
             registry.touch(key)
             store = registry.store(key, key.split("#")[0])
-            store.clear()  # a new upload replaces the last (ui.shell._upload_widget)
+            store.clear()  # a new upload replaces the last (ui.frame.shell._upload_widget)
             store[f"upload:{step}"] = _Upload("t.csv", frame, [])
             store["prepared"] = (key, arrays)
             store["last_good"] = (frame, "score")
@@ -85,7 +85,7 @@ def _sweeper(registry, live: set, lock, done: threading.Event, errors: list) -> 
 
 
 def stress(module=budget, rounds: int = ROUNDS) -> tuple[list[BaseException], int]:
-    """Run ``rounds`` rounds of ``SESSIONS`` threads on one registry of ``module`` (ui.budget,
+    """Run ``rounds`` rounds of ``SESSIONS`` threads on one registry of ``module`` (ui.compute.budget,
     or another version of it); (the exceptions raised, the round the first one came in)."""
     errors: list[BaseException] = []
     first = 0

@@ -45,7 +45,7 @@ def test_every_chart_has_a_named_download_in_the_chosen_format(page, dataset):
 
 
 def test_export_titles_read_as_the_chart_names():
-    from ui.show import export_title
+    from ui.views.show import export_title
 
     assert export_title("roc-curves") == "ROC curves"
     assert export_title("precision-recall-curves") == "Precision-recall curves"
@@ -57,7 +57,7 @@ def test_export_titles_read_as_the_chart_names():
 def test_a_chart_carries_its_export_title_and_keeps_its_own():
     import plotly.graph_objects as go
 
-    from ui.show import label
+    from ui.views.show import label
 
     plain = go.Figure(go.Scatter(x=[0, 1], y=[0, 1]))
     assert label(plain, "ROC curves").layout.meta == {"export_title": "ROC curves"}
@@ -76,7 +76,7 @@ def test_the_page_chart_export_script_survives_streamlits_sanitizer():
     the first version's "<br>" left the page without the script)."""
     import re
 
-    from ui.show import _SCRIPT, _downloads_html
+    from ui.views.show import _SCRIPT, _downloads_html
 
     assert not re.search(r"<[/\w!]", _SCRIPT.read_text())
     html = _downloads_html()
@@ -89,7 +89,7 @@ def test_the_download_all_button_runs_its_script_in_the_page():
     from streamlit.testing.v1 import AppTest
 
     def app():
-        from ui import show
+        from ui.views import show
 
         show.download_all_button()
 
@@ -103,7 +103,7 @@ def test_the_download_all_button_runs_its_script_in_the_page():
 def test_titled_figures_get_a_vertical_toolbar_and_the_charts_font():
     import plotly.graph_objects as go
 
-    from ui.show import CHART_FONT, finish
+    from ui.views.show import CHART_FONT, finish
 
     titled = finish(go.Figure(layout=dict(title="ROC · AUC 0.9")), presentation=False)
     assert titled.layout.modebar.orientation == "v"  # off the title line, top left

@@ -9,7 +9,7 @@ import pytest
 from plotly.colors import get_colorscale
 
 import metrics
-from ui import charts
+from ui.figures import charts
 
 
 @pytest.fixture(scope="module")
@@ -95,9 +95,9 @@ def shown_matrix(fig, *, presentation: bool = False) -> dict:
     (so a figure drawn on categories and one drawn on numbered ticks compare equal), the
     colours, every font size, the axes' words, the size and margins, the hover, and the
     template's drawn parts. With ``presentation``: what a copy draws once finished for
-    presentation mode, as a page finishes it (:func:`ui.show.finish`)."""
+    presentation mode, as a page finishes it (:func:`ui.views.show.finish`)."""
     if presentation:
-        from ui.show import finish  # (imports Streamlit; only for this)
+        from ui.views.show import finish  # (imports Streamlit; only for this)
 
         fig = finish(go.Figure(fig), True)
     trace, layout = fig.data[0], fig.layout
@@ -153,7 +153,7 @@ MATRIX_LOOK = {
 
 
 def test_threshold_pages_matrix_draws_what_it_drew():
-    """The Threshold page's matrix (as ui.show builds it), pinned: the same cells, texts,
+    """The Threshold page's matrix (as ui.views.show builds it), pinned: the same cells, texts,
     colours, labels and sizes, in the page's mode and in presentation mode."""
     c = metrics.Confusion(tp=203, fp=3, tn=354, fn=1234)
     fig = charts.confusion_matrix_figure(

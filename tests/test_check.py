@@ -21,7 +21,7 @@ from metrics_lens.check import gate, parse_metric
 from metrics_lens.cli import main
 from metrics_lens.inputs import BadInput, Table
 from tests.strategies import binary_tables
-from ui.loading import ColumnMapping
+from ui.tables.loading import ColumnMapping
 
 
 def _table(y, a, b, *, weight=None, groups=None, extra=None) -> Table:

@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 from metrics_lens.check import ALL_ROWS, gate, parse_metric, text_report
 from metrics_lens.cli import main
 from metrics_lens.inputs import Table
-from ui.loading import ColumnMapping
+from ui.tables.loading import ColumnMapping
 
 NAN_WORD = re.compile(r"\bnan\b", re.IGNORECASE)
 

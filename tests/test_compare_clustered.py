@@ -17,7 +17,7 @@ import pytest
 
 import metrics
 from tests.apptest_utils import markdown_text, open_page, upload_frame
-from ui import summaries
+from ui.analyses import summaries
 
 
 def click_log(seed: int = 1, users: int = 16, per_user: int = 600) -> pd.DataFrame:

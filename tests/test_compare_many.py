@@ -1,4 +1,4 @@
-"""Three or more models on Compare: ui.compare_many against references (scipy's Friedman, the
+"""Three or more models on Compare: ui.analyses.compare_many against references (scipy's Friedman, the
 binomial and chi-square tests, scikit-learn's AUC per user, a brute-force check of the letters
 and of the diagram's bars), and the page section on grouped and ungrouped data."""
 
@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 
 import metrics
 from tests.apptest_utils import figures, markdown_text, open_page, upload_frame
-from ui import compare_many as cm
+from ui.analyses import compare_many as cm
 
 SETTINGS = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 

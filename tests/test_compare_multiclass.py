@@ -12,7 +12,7 @@ import pytest
 from sklearn import metrics as skm
 
 from tests.apptest_utils import markdown_text, open_page, upload_frame
-from ui.loading import guess_mapping
+from ui.tables.loading import guess_mapping
 
 
 def _softmax(z: np.ndarray) -> np.ndarray:

@@ -11,8 +11,8 @@ import pandas as pd
 from streamlit.testing.v1 import AppTest
 
 from tests.apptest_utils import upload_frame
-from ui import compare_many
-from ui.roles import NONE
+from ui.analyses import compare_many
+from ui.tables.roles import NONE
 
 APP = str(Path(__file__).resolve().parent.parent / "app.py")
 

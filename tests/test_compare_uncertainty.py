@@ -15,7 +15,9 @@ import pytest
 
 import metrics
 from tests.apptest_utils import decode_arrays, figures, open_page, upload_frame
-from ui import data, summaries
+from ui.analyses import summaries
+from ui.compute import data
+from ui.tables.dataset import DEFAULT_DATASET
 
 
 def _table(seed: int = 0, n: int = 1500, users: int = 60) -> pd.DataFrame:
@@ -90,7 +92,7 @@ def compare_page():
 
 def test_bands_and_threshold_stability_equal_the_library(compare_page):
     at = compare_page
-    ds = data.bundled_dataset(data.DEFAULT_DATASET)
+    ds = data.bundled_dataset(DEFAULT_DATASET)
     models = tuple(ds.models)
     fb = metrics.fast_paired_bootstrap(
         ds.y.astype(bool),
@@ -154,7 +156,7 @@ def test_gauc_head_to_head_shows_the_cluster_interval():
 
 
 def test_partial_auc_column_with_its_interval(compare_page):
-    ds = data.bundled_dataset(data.DEFAULT_DATASET)
+    ds = data.bundled_dataset(DEFAULT_DATASET)
     shown = compare_page.dataframe[0].value
     names = list(shown["model"])
     fast = metrics.fast_paired_bootstrap(
@@ -168,7 +170,7 @@ def test_partial_auc_column_with_its_interval(compare_page):
 
 
 def test_decision_curve_band_equals_the_library(compare_page):
-    ds = data.bundled_dataset(data.DEFAULT_DATASET)
+    ds = data.bundled_dataset(DEFAULT_DATASET)
     grid = np.round(np.linspace(0.01, 0.99, 99), 2)
     models = list(ds.models)
     r = metrics.fast_paired_bootstrap(
@@ -184,7 +186,7 @@ def test_decision_curve_band_equals_the_library(compare_page):
 
 
 def test_ks_interval(compare_page):
-    ds = data.bundled_dataset(data.DEFAULT_DATASET)
+    ds = data.bundled_dataset(DEFAULT_DATASET)
     table = next(d.value for d in compare_page.dataframe if "KS" in d.value.columns)
     names = list(table["model"])
     r = metrics.fast_paired_bootstrap(
@@ -196,7 +198,7 @@ def test_ks_interval(compare_page):
 
 
 def test_power_beside_the_auc_verdict_equals_the_library(compare_page):
-    ds = data.bundled_dataset(data.DEFAULT_DATASET)
+    ds = data.bundled_dataset(DEFAULT_DATASET)
     a, b = ds.models[0], ds.models[1]
     power = metrics.auc_difference_power(ds.y, ds.score(a), ds.score(b), 0.02)
     smallest = metrics.auc_min_detectable_difference(ds.y, ds.score(a), ds.score(b))
@@ -217,10 +219,13 @@ def test_the_html_report_downloads_from_compare_with_the_library_numbers():
     at.select_slider(key="compare_resamples").set_value(100).run()
     at.button(key="compare_report").click().run()
     assert not at.exception, at.exception
-    ds = data.bundled_dataset(data.DEFAULT_DATASET)
-    from ui import uncertainty
+    ds = data.bundled_dataset(DEFAULT_DATASET)
+    from metrics_lens.report import dataset_report
+    from ui.compute import thresholds
 
-    html = uncertainty.report_html(ds, tuple(ds.models), False, 100).decode()
+    models = tuple(ds.models)
+    chosen = {m: float(thresholds.current(ds, m)) for m in models}
+    html = dataset_report(ds, models, None, chosen, 100).decode()
     assert "<html" in html.lower()
     auc = metrics.roc_auc_score(ds.y, ds.score(ds.models[0]))
     assert f"{auc:.4f}" in html

@@ -810,7 +810,7 @@ def _example_layout(table: pd.DataFrame) -> Layout:
 
 
 def _synthetic_layout(spec) -> Layout:
-    from ui.synthetic import generate
+    from ui.tables.synthetic import generate
 
     table = generate(spec)
     scores = tuple(c for c in table.columns if c.startswith("score"))
@@ -818,7 +818,7 @@ def _synthetic_layout(spec) -> Layout:
 
 
 def _synthetic_spec():
-    from ui.synthetic import SyntheticSpec, dprime_from_auc
+    from ui.tables.synthetic import SyntheticSpec, dprime_from_auc
 
     return SyntheticSpec(
         rows=200, prevalence=0.3, dprime=round(dprime_from_auc(0.8), 6), decimals=2,
@@ -836,7 +836,7 @@ SOURCE_CELLS = [
 
 @pytest.mark.parametrize(("layout", "way"), SOURCE_CELLS, ids=[_cell_id(*c) for c in SOURCE_CELLS])
 def test_a_typed_or_synthetic_table_conforms_on_every_page(layout, way):
-    from ui import example_source
+    from ui.sources import example_source
 
     if layout == "typed_example":
         if way == "sidebar":  # the source's own prefilled table

@@ -9,8 +9,8 @@ import numpy as np
 import pytest
 
 import metrics
-from ui import calibration_charts, decision_charts
-from ui.decision_compute import calibration_stats, is_probability
+from ui.compute.decision_compute import calibration_stats, is_probability
+from ui.figures import calibration_charts, decision_charts
 
 
 @pytest.fixture

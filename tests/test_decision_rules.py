@@ -1,4 +1,4 @@
-"""ui/decision_rules.py: predictions against direct loops, tables against counts recounted by
+"""ui/analyses/decision_rules.py: predictions against direct loops, tables against counts recounted by
 hand and against scikit-learn, on generated tables with ties, empty rows, absent classes and
 zero/fractional weights."""
 
@@ -13,9 +13,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import metrics
-from ui import decision_rules as dr
-from ui.multilabel_charts import ClassScores
-from ui.numbers import count
+from ui.analyses import decision_rules as dr
+from ui.figures.multilabel_charts import ClassScores
+from ui.words.numbers import count
 
 
 @st.composite
@@ -299,7 +299,7 @@ def test_thresholds_table_holds_the_library_choice():
     np.testing.assert_allclose(ev.averages[("F1", "macro")], best.macro)
 
 
-# --- the cost matrix (ui/cost_matrix.py) ---------------------------------------------------------
+# --- the cost matrix (ui/analyses/cost_matrix.py) ---------------------------------------------------------
 
 
 def _exact_proba(draw, p: ClassScores) -> np.ndarray:
@@ -314,7 +314,7 @@ def _exact_proba(draw, p: ClassScores) -> np.ndarray:
 @settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.data())
 def test_cost_comparison_against_loops(data):
-    from ui import cost_matrix as cm
+    from ui.analyses import cost_matrix as cm
 
     p = data.draw(problems(multiclass=True))
     proba = _exact_proba(data.draw, p)
@@ -369,7 +369,7 @@ def test_cost_comparison_against_loops(data):
 
 
 def test_cost_row_unfolded_with_the_users_numbers():
-    from ui import cost_matrix as cm
+    from ui.analyses import cost_matrix as cm
 
     y = np.eye(3, dtype=bool)[[0, 1, 2, 0]]
     proba = np.array([[0.5, 0.25, 0.25], [0.25, 0.5, 0.25], [0.125, 0.375, 0.5], [0.75, 0.25, 0]])
@@ -401,7 +401,7 @@ def test_cost_row_unfolded_with_the_users_numbers():
 
 
 def test_cost_editor_frame_parses_and_says_what_is_wrong():
-    from ui import cost_matrix as cm
+    from ui.analyses import cost_matrix as cm
 
     classes = ("a", "b", "c")
     frame = cm.editor_frame(classes, cm.default_cost(3))
@@ -438,7 +438,7 @@ def test_cost_editor_frame_parses_and_says_what_is_wrong():
 
 
 def test_cost_probabilities_used_normalised_or_refused():
-    from ui import cost_matrix as cm
+    from ui.analyses import cost_matrix as cm
 
     s = np.array([[0.2, 0.8], [0.5, 0.5]])
     got = cm.probabilities(s)

@@ -15,9 +15,9 @@ from streamlit.testing.v1 import AppTest
 import metrics
 from tests.apptest_utils import APP, metric_value
 from tests.strategies import binary_tables
-from ui import example_source as ex
-from ui import example_table as et
-from ui.numbers import decimals
+from ui.sources import example_source as ex
+from ui.tables import example_table as et
+from ui.words.numbers import decimals
 
 
 def _table(labels, *scores) -> pd.DataFrame:

@@ -16,8 +16,8 @@ from streamlit.testing.v1 import AppTest
 
 import metrics
 from tests.apptest_utils import APP, metric_value
-from ui import example_source as ex
-from ui.loading import ColumnMapping, prepare
+from ui.sources import example_source as ex
+from ui.tables.loading import ColumnMapping, prepare
 
 
 def _random_table(rng, rows: int, models: int) -> pd.DataFrame:
@@ -103,7 +103,7 @@ def test_csv_copy_is_the_table():
 def _source_app():
     import streamlit as st
 
-    from ui.example_source import example_dataset
+    from ui.sources.example_source import example_dataset
 
     with st.sidebar:
         ds = example_dataset()

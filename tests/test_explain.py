@@ -6,8 +6,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as hs
 
-from ui.safe import md, tex_text
-from ui.text import ap_lines, auc_lines, fraction, num, tex_name
+from ui.words.safe import md, tex_text
+from ui.words.text import ap_lines, auc_lines, fraction, num, tex_name
 
 
 def test_num_formats_integers_and_floats():

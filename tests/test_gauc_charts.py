@@ -9,7 +9,7 @@ import pandas as pd
 import pytest
 
 import metrics
-from ui import gauc_charts as gc
+from ui.figures import gauc_charts as gc
 
 
 def ref_pair_auc(y, s):

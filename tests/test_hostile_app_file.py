@@ -22,8 +22,8 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from tests.apptest_utils import APP, app_command
-from ui import server_source
-from ui.server_source import OutsideRoot, listed, sandboxed
+from ui.compute import server_source
+from ui.compute.server_source import OutsideRoot, listed, sandboxed
 
 TIMEOUT = 180
 

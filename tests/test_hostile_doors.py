@@ -29,8 +29,9 @@ import pytest
 from metrics_lens import cli
 from metrics_lens.cli import main
 from tests import hostile_payloads as payloads
-from ui import budget
-from ui.loading import LoadError, TooLarge, read_path, read_table
+from ui.compute import budget
+from ui.compute.reading import read_path, read_table
+from ui.tables.loading import LoadError, TooLarge
 
 ROOT = Path(__file__).resolve().parent.parent
 MB = 1024 * 1024
@@ -248,7 +249,8 @@ def test_a_few_rows_of_long_text_are_read():
 READ_IN_A_CHILD = """
 import json, re, sys
 from pathlib import Path
-from ui.loading import LoadError, read_path
+from ui.compute.reading import read_path
+from ui.tables.loading import LoadError
 try:
     read_path(sys.argv[1], max_bytes=int(sys.argv[2]))
     outcome = "read"
@@ -305,7 +307,7 @@ def test_a_small_upload_is_parsed_while_a_large_one_is_being_read(monkeypatch):
     """The large parse is held inside its lane (it waits on an event, as a slow file would);
     a 16 kB table parses meanwhile. With one lock for every parse (before issue 32) the small
     one waited behind the large one."""
-    import ui.loading as loading
+    import ui.compute.reading as loading
 
     inside, release = threading.Event(), threading.Event()
     real = loading._read_csv

@@ -6,7 +6,7 @@ on ``<a>``).
 
 * the report opened in Chromium with a logging HTTP server on 127.0.0.1: no request, no link,
   and the names shown as the text they are;
-* :func:`ui.safe.plotly_text` on generated text: no tag plotly would act on survives except the
+* :func:`ui.words.safe.plotly_text` on generated text: no tag plotly would act on survives except the
   bare formatting tags our own figures use;
 * every page of the dashboard (AppTest) on an upload whose names are hostile: no chart holds a
   tag with attributes or a link.
@@ -26,7 +26,7 @@ from hypothesis import strategies as st
 
 import metrics_lens
 from tests.lens_browser import ROOT, chromium, needs_chromium
-from ui.safe import plotly_text, safe_figure
+from ui.words.safe import plotly_text, safe_figure
 
 # plotly's own tag grammar (svg_text_utils.js): SPLIT_TAGS and ONE_TAG
 SPLIT_TAGS = re.compile(r"(<[^<>]*>)")

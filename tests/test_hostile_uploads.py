@@ -22,8 +22,9 @@ from streamlit.testing.v1 import AppTest
 
 from tests import hostile_payloads as payloads
 from tests.apptest_utils import APP, upload
-from ui import budget
-from ui.loading import LoadError, guess_mapping, read_table
+from ui.compute import budget
+from ui.compute.reading import read_table
+from ui.tables.loading import LoadError, guess_mapping
 
 MB = 1024 * 1024
 HEADER, LINE, CHUNK, gzip_bomb = (

@@ -82,8 +82,8 @@ def _lens(installed, *args, cwd, timeout=300, env=None) -> subprocess.CompletedP
 
 def test_the_wheel_holds_the_dashboard_its_data_and_settings(installed):
     names = set(zipfile.ZipFile(installed[2]).namelist())
-    for path in ("app.py", "pages/threshold.py", "pages/compare.py", "ui/shell.py",
-                 "ui/chart_export.js", "metrics/__init__.py", "metrics/sql/__main__.py",
+    for path in ("app.py", "pages/threshold.py", "pages/compare.py", "ui/frame/shell.py",
+                 "ui/views/chart_export.js", "metrics/__init__.py", "metrics/sql/__main__.py",
                  "sample_data/breast_cancer.csv", "sample_data/user_impressions.csv", "cli.py",
                  "_streamlit/config.toml"):  # fmt: skip
         assert f"metrics_lens/{path}" in names, path
@@ -148,7 +148,7 @@ def decoys(elsewhere):
 
 def test_imports_come_from_the_installed_package(installed, elsewhere, decoys):
     python = installed[0] / "python"
-    code = ("import metrics_lens, metrics_lens.metrics as m, metrics_lens.ui.shell as shell; "
+    code = ("import metrics_lens, metrics_lens.metrics as m, metrics_lens.ui.frame.shell as shell; "
             "print(m.__file__); print(shell.__file__); print(metrics_lens.__version__); "
             "print(m.roc_auc_score([0, 1, 1], [0.2, 0.1, 0.9]))")  # fmt: skip
     out = subprocess.run([python, "-c", code], cwd=elsewhere, env=decoys, capture_output=True,

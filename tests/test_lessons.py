@@ -10,8 +10,8 @@ import pytest
 
 import metrics
 from tests.apptest_utils import latex, open_page
-from ui import lessons
-from ui.lessons import BY_KEY, check_answer, parse_number
+from ui.teaching import lessons
+from ui.teaching.lessons import BY_KEY, check_answer, parse_number
 
 PAGE = "pages/lessons.py"
 

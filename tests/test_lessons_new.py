@@ -16,9 +16,9 @@ from sklearn.calibration import calibration_curve
 from sklearn.metrics import accuracy_score, f1_score, recall_score, roc_auc_score, roc_curve
 
 from tests.apptest_utils import latex, open_page
-from ui import lessons
-from ui.lessons import BY_KEY, check_answer
-from ui.text import num
+from ui.teaching import lessons
+from ui.teaching.lessons import BY_KEY, check_answer
+from ui.words.text import num
 
 PAGE = "pages/lessons.py"
 SEEDS = range(40)

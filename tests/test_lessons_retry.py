@@ -8,8 +8,8 @@ from __future__ import annotations
 import pytest
 
 from tests.apptest_utils import open_page
-from ui import lessons
-from ui.lessons import BY_KEY, check_answer
+from ui.teaching import lessons
+from ui.teaching.lessons import BY_KEY, check_answer
 
 PAGE = "pages/lessons.py"
 SEEDS = range(6)

@@ -9,7 +9,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from ui.loading import ColumnMapping, LoadError, guess_mapping, prepare, read_table
+from ui.compute.reading import read_table
+from ui.tables.loading import ColumnMapping, LoadError, guess_mapping, prepare
 
 
 def csv(text: str) -> bytes:
@@ -132,7 +133,7 @@ def test_prepare_label_problems():
 
 
 def test_encodings_are_judged_on_the_whole_file_not_only_the_decoded_head():
-    from ui.loading import HEAD_BYTES
+    from ui.compute.reading import HEAD_BYTES
 
     row = "0,0.25,café\n"
     size = len(row.encode())
@@ -206,7 +207,7 @@ def test_naming_a_binary_label_leaves_no_per_class_models_behind():
     """``app FILE --label y`` on a two-model per-class export (lr__A ... hgb__B): the table is
     binary now, and no score column stays one class of a model (the mapping kept the guess's
     class models, so the pages grouped plain scores into models that no longer exist)."""
-    from ui.loading import mapping_with
+    from ui.tables.loading import mapping_with
 
     rng = np.random.default_rng(0)
     frame = pd.DataFrame({"vote": rng.choice(["A", "B"], 40), "y": rng.integers(0, 2, 40)})

@@ -1,4 +1,4 @@
-"""A second file of the same rows as another model: the pure merge (ui.model_files) on
+"""A second file of the same rows as another model: the pure merge (ui.tables.model_files) on
 generated tables, and the upload source end to end in AppTest, down to Compare's numbers."""
 
 from __future__ import annotations
@@ -11,8 +11,8 @@ from hypothesis import strategies as st
 
 import metrics
 from tests.apptest_utils import open_page, upload_frame
-from ui.loading import LoadError, guess_mapping
-from ui.model_files import add_model_file, model_name
+from ui.tables.loading import LoadError, guess_mapping
+from ui.tables.model_files import add_model_file, model_name
 
 CLASSES = ("A", "N", "U", "Y")
 

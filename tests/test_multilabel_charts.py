@@ -12,8 +12,8 @@ from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 import metrics
-from ui import data
-from ui import multilabel_charts as mc
+from ui.compute import data
+from ui.figures import multilabel_charts as mc
 
 MODES = ["macro", "micro", "weighted", "samples"]
 

@@ -6,7 +6,7 @@ import math
 
 import pytest
 
-from ui.numbers import difference_text, same
+from ui.words.numbers import difference_text, same
 
 
 def test_round_off_is_the_same_value():

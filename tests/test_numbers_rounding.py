@@ -12,8 +12,8 @@ import pytest
 from hypothesis import assume, example, given
 from hypothesis import strategies as st
 
-from ui.numbers import decimals, significant, with_fraction
-from ui.text import num
+from ui.words.numbers import decimals, significant, with_fraction
+from ui.words.text import num
 
 finite = st.floats(
     allow_nan=False, allow_infinity=False, allow_subnormal=False, min_value=-1e12, max_value=1e12

@@ -8,7 +8,7 @@ import pandas as pd
 
 import metrics
 from tests.apptest_utils import open_page, upload_frame
-from ui.agreement_table import annotator_columns
+from ui.tables.agreement_table import annotator_columns
 
 
 def _frame(n=240, seed=0):
@@ -70,7 +70,7 @@ def _long(n_items=120, seed=1):
 
 
 def test_a_long_table_of_judgements_is_pivoted_by_item():
-    from ui.agreement_table import long_columns
+    from ui.tables.agreement_table import long_columns
 
     frame = _long()
     assert long_columns(frame) == ("item_id", "annotator")

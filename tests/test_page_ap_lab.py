@@ -13,8 +13,10 @@ import metrics
 from metrics import AP_METHODS
 from tests.apptest_utils import decode_arrays
 from tests.apptest_utils import markdown_text as _markdown
-from ui import ap_charts, data
-from ui.ap_charts import METHOD_LABELS, PRESETS, exact_text
+from ui.compute import data
+from ui.figures import ap_charts
+from ui.figures.ap_charts import METHOD_LABELS, PRESETS, exact_text
+from ui.tables.dataset import BUNDLED, DEFAULT_DATASET, Dataset
 
 APP = str(Path(__file__).resolve().parent.parent / "app.py")
 PAGE = "pages/ap_lab.py"
@@ -46,7 +48,7 @@ def _figure(at: AppTest) -> dict:
     return decode_arrays(json.loads(at.get("plotly_chart")[0].proto.spec))
 
 
-def _library(ds: data.Dataset, model: str) -> dict[str, float]:
+def _library(ds: Dataset, model: str) -> dict[str, float]:
     y, s, w = ds.labels_for(model), ds.score(model), ds.weight
     return {m: metrics.average_precision_score(y, s, sample_weight=w, method=m) for m in AP_METHODS}
 
@@ -54,7 +56,7 @@ def _library(ds: data.Dataset, model: str) -> dict[str, float]:
 def test_default_data_shows_the_five_library_values(lab_page):
     at = lab_page
     assert [h.value for h in at.header] == ["AP lab"]
-    ds = data.bundled_dataset(data.DEFAULT_DATASET)
+    ds = data.bundled_dataset(DEFAULT_DATASET)
     expected = _library(ds, at.session_state["model"])
     shown = _metrics(at)
     for m in AP_METHODS:
@@ -75,7 +77,7 @@ def test_default_data_shows_the_five_library_values(lab_page):
 
 def test_step_rows_and_points_method_can_be_changed(lab_page):
     at = lab_page
-    ds = data.bundled_dataset(data.DEFAULT_DATASET)
+    ds = data.bundled_dataset(DEFAULT_DATASET)
     model = at.session_state["model"]
     at.number_input(key="aplab_rows").set_value(55).run()
     assert not at.exception
@@ -111,7 +113,7 @@ def test_toggles_change_the_regions_drawn(lab_page):
     assert len(traces[1]["x"]) == 101
     lab = ap_charts.ap_lab(
         *(lambda d, m: (d.labels_for(m), d.score(m), d.weight))(
-            data.bundled_dataset(data.DEFAULT_DATASET), at.session_state["model"]
+            data.bundled_dataset(DEFAULT_DATASET), at.session_state["model"]
         )
     )
     t = traces[0]
@@ -122,7 +124,7 @@ def test_toggles_change_the_regions_drawn(lab_page):
 
 def test_score_grid_next_to_voc_levels(lab_page):
     at = lab_page
-    ds = data.bundled_dataset(data.DEFAULT_DATASET)
+    ds = data.bundled_dataset(DEFAULT_DATASET)
     model = at.session_state["model"]
     y, s = ds.labels_for(model), ds.score(model)
     grid = metrics.score_grid_average_precision(y, s)
@@ -137,7 +139,7 @@ def test_score_grid_next_to_voc_levels(lab_page):
     assert "depends only on the ranking" in _markdown(at)
 
 
-@pytest.mark.parametrize("dataset", list(data.BUNDLED))
+@pytest.mark.parametrize("dataset", list(BUNDLED))
 def test_every_bundled_dataset_and_model(lab_page, dataset):
     at = lab_page
     at.selectbox(key="dataset").set_value(dataset).run()
@@ -231,7 +233,7 @@ def test_back_to_current_data(lab_page):
     at.selectbox(key="aplab_preset").set_value("Trapezoid (scikit-learn < 0.19) vs step").run()
     at.selectbox(key="aplab_preset").set_value("Current data").run()
     assert not at.exception
-    ds = data.bundled_dataset(data.DEFAULT_DATASET)
+    ds = data.bundled_dataset(DEFAULT_DATASET)
     assert _metrics(at)["Step"] == f"{_library(ds, at.session_state['model'])['step']:.4f}"
 
 

@@ -17,11 +17,12 @@ from tests.apptest_utils import latex as _latex
 from tests.apptest_utils import markdown_text as _markdown
 from tests.apptest_utils import metric_value as _metric
 from tests.apptest_utils import open_page, upload_frame
-from ui import auc_charts as ac
-from ui import data
+from ui.compute import data
+from ui.figures import auc_charts as ac
+from ui.tables.dataset import DEFAULT_DATASET
 
 
-def _open(dataset: str = data.DEFAULT_DATASET, model: str | None = None) -> AppTest:
+def _open(dataset: str = DEFAULT_DATASET, model: str | None = None) -> AppTest:
     return open_page(PAGE, dataset, model)
 
 
@@ -145,7 +146,7 @@ def test_rank_preset_table_and_formula_are_the_seeds():
 
 def test_sample_size_and_seed_change_the_grid():
     at = _open()
-    ds = data.bundled_dataset(data.DEFAULT_DATASET)
+    ds = data.bundled_dataset(DEFAULT_DATASET)
     model = at.session_state["model"]
     y, s = ds.labels_for(model), ds.score(model)
     at.slider(key="auclab_sample").set_value(150).run()

@@ -14,8 +14,9 @@ import pytest
 
 import metrics
 from tests.apptest_utils import decode_arrays, open_page, upload_frame
-from ui import data, decision_compute
-from ui.safe import md
+from ui.compute import data, decision_compute
+from ui.tables.dataset import DEFAULT_DATASET
+from ui.words.safe import md
 
 PAGE = "pages/calibration.py"
 
@@ -41,7 +42,7 @@ def sample_page():
 def test_sample_data_reliability_numbers_equal_the_library(sample_page):
     at = sample_page
     assert [h.value for h in at.header] == ["Calibration"]
-    ds = data.bundled_dataset(data.DEFAULT_DATASET)
+    ds = data.bundled_dataset(DEFAULT_DATASET)
     before = _tables(at)[0]
     assert before["model"].tolist() == list(ds.models)
     for i, m in enumerate(ds.models):
@@ -90,7 +91,7 @@ def test_sample_data_reliability_numbers_equal_the_library(sample_page):
 
 def test_recalibration_table_equals_the_library(sample_page):
     at = sample_page
-    ds = data.bundled_dataset(data.DEFAULT_DATASET)
+    ds = data.bundled_dataset(DEFAULT_DATASET)
     table = _tables(at)[1]
     for i, m in enumerate(ds.models):
         y, s = ds.labels_for(m), ds.score(m)
@@ -113,7 +114,7 @@ def test_switching_to_isotonic_recomputes_out_of_fold(sample_page):
     at = sample_page
     at.radio(key="calibration_method").set_value("isotonic").run()
     assert not at.exception
-    ds = data.bundled_dataset(data.DEFAULT_DATASET)
+    ds = data.bundled_dataset(DEFAULT_DATASET)
     m = ds.models[0]
     q = metrics.recalibrate(ds.labels_for(m), ds.score(m), method="isotonic", cv=5, seed=0)
     table = _tables(at)[1]

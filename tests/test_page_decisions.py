@@ -11,7 +11,8 @@ import pytest
 
 import metrics
 from tests.apptest_utils import open_page, upload_frame
-from ui import data
+from ui.compute import data
+from ui.tables.dataset import DEFAULT_DATASET
 
 PAGE = "pages/decisions.py"
 
@@ -43,7 +44,7 @@ def test_sample_data_every_tab_equals_the_library(sample_page):
     assert [h.value for h in at.header] == ["Decision curves"]
     assert [t.label for t in at.tabs] == ["Cost curves", "Brier curves", "Precision-recall gain",
                                           "DET"]  # fmt: skip
-    ds = data.bundled_dataset(data.DEFAULT_DATASET)
+    ds = data.bundled_dataset(DEFAULT_DATASET)
     tables = _frames(at)
     cost, brier, prg, det = (tables[k] for k in ("threshold", "area under Brier curve", "AUPRG",
                                                   "EER"))  # fmt: skip
@@ -83,7 +84,7 @@ def test_cost_ratio_moves_the_probability_cost(sample_page):
     at.number_input(key="decisions_cost_ratio").set_value(4.0).run()
     assert not at.exception
     cost = _frames(at)["threshold"]
-    ds = data.bundled_dataset(data.DEFAULT_DATASET)
+    ds = data.bundled_dataset(DEFAULT_DATASET)
     pi = ds.y.mean()
     assert cost["PC(+)"][0] == pytest.approx(4 * pi / (4 * pi + 1 - pi))
     fig = _figures(at)["cost"]

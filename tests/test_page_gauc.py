@@ -14,9 +14,10 @@ from streamlit.testing.v1 import AppTest
 import metrics
 from tests.apptest_utils import latex as _latex
 from tests.apptest_utils import open_page, upload_frame
-from ui import data
-from ui import gauc_charts as gc
-from ui.explain import num
+from ui.compute import data
+from ui.figures import gauc_charts as gc
+from ui.tables.dataset import Dataset
+from ui.views.explain import num
 
 
 def _open(dataset: str = "user_impressions") -> AppTest:
@@ -51,7 +52,7 @@ def _values(v) -> list:
     return list(v)
 
 
-def _expected(ds: data.Dataset, model: str, weighting: str):
+def _expected(ds: Dataset, model: str, weighting: str):
     y, s, g, w = ds.labels_for(model), ds.score(model), ds.prepared.groups, ds.weight
     table = metrics.group_auc_table(y, s, g, sample_weight=w)
     return (
@@ -61,7 +62,7 @@ def _expected(ds: data.Dataset, model: str, weighting: str):
     )
 
 
-def _check_cards(at: AppTest, ds: data.Dataset, model: str, weighting: str) -> None:
+def _check_cards(at: AppTest, ds: Dataset, model: str, weighting: str) -> None:
     global_auc, gauc, table = _expected(ds, model, weighting)
     assert _metric(at, "Global AUC").value == f"{global_auc:.4f}"
     assert _metric(at, f"GAUC ({weighting})").value == f"{gauc:.4f}"

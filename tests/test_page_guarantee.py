@@ -7,7 +7,8 @@ import numpy as np
 
 import metrics
 from tests.apptest_utils import markdown_text, open_page
-from ui import data
+from ui.compute import data
+from ui.tables.dataset import DEFAULT_DATASET
 
 
 def _preset(at, name: str, target: float):
@@ -19,7 +20,7 @@ def _preset(at, name: str, target: float):
 
 def test_recall_guarantee_preset_shows_both_choices_and_the_cost():
     at = _preset(open_page("pages/threshold.py"), "Recall ≥ target, guaranteed", 0.9)
-    ds = data.bundled_dataset(data.DEFAULT_DATASET)
+    ds = data.bundled_dataset(DEFAULT_DATASET)
     model = at.selectbox(key="model").value
     want = metrics.threshold_with_guarantee(
         ds.labels_for(model), ds.score(model), metric="recall", target=0.9
@@ -54,7 +55,7 @@ def test_a_target_of_one_says_why_no_guarantee():
 
 
 def test_words_say_when_no_threshold_can_promise():
-    from ui.guarantee_text import guarantee_words
+    from ui.words.guarantee_text import guarantee_words
 
     y = np.r_[np.ones(10, bool), np.zeros(30, bool)]
     r = metrics.threshold_with_guarantee(y, np.arange(40.0), metric="recall", target=0.9)

@@ -16,10 +16,10 @@ import metrics
 from tests.apptest_utils import figures as _figures
 from tests.apptest_utils import metric_value as _metric
 from tests.apptest_utils import open_page
-from ui import data
-from ui import decision_rules as dr
-from ui import multilabel_charts as mc
-from ui.numbers import decimals
+from ui.analyses import decision_rules as dr
+from ui.compute import data
+from ui.figures import multilabel_charts as mc
+from ui.words.numbers import decimals
 
 
 def _open(dataset: str) -> AppTest:
@@ -654,7 +654,7 @@ def _multiclass_upload(n_classes: int, n: int = 120, seed: int = 9, scale=None):
 
 
 def test_many_classes_use_the_shortcut_and_unnormalised_rows_are_said():
-    from ui import cost_matrix as cm
+    from ui.analyses import cost_matrix as cm
 
     n_classes = cm.MAX_EDITABLE + 2
     rng = np.random.default_rng(1)

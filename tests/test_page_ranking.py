@@ -19,7 +19,8 @@ from tests.apptest_utils import markdown_text as _markdown
 from tests.apptest_utils import metric_value as _metric
 from tests.apptest_utils import open_page
 from tests.apptest_utils import upload as _upload
-from ui import data
+from ui.compute import data
+from ui.tables.dataset import BUNDLED, DEFAULT_DATASET
 
 
 def _open(dataset: str = "query_ranking", model: str | None = None) -> AppTest:
@@ -172,8 +173,8 @@ def test_data_without_query_ids_gets_an_info_and_a_way_out(dataset):
 
 
 def test_every_bundled_dataset_opens():
-    at = _open(data.DEFAULT_DATASET)
-    for dataset in data.BUNDLED:
+    at = _open(DEFAULT_DATASET)
+    for dataset in BUNDLED:
         at.selectbox(key="dataset").set_value(dataset).run()
         assert not at.exception, (dataset, at.exception)
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pandas as pd
 import pytest
 
-from ui.loading import guess_pos_label
+from ui.tables.loading import guess_pos_label
 
 
 @pytest.mark.parametrize(

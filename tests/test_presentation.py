@@ -7,15 +7,16 @@ import json
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from ui import presentation
+from ui.frame import presentation
+from ui.tables.dataset import BUNDLED
 
 
 def _app():
     import plotly.graph_objects as go
     import streamlit as st
 
-    from ui import presentation
-    from ui.show import chart
+    from ui.frame import presentation
+    from ui.views.show import chart
 
     with st.sidebar:
         presentation.sidebar_controls()
@@ -56,7 +57,7 @@ def test_presentation_mode_enlarges_the_text_inside_charts():
     from streamlit.testing.v1 import AppTest
 
     from tests.apptest_utils import APP, figures
-    from ui.show import PRESENTATION_FONT
+    from ui.views.show import PRESENTATION_FONT
 
     at = AppTest.from_file(APP, default_timeout=60)
     at.run()
@@ -72,7 +73,7 @@ def test_presentation_grows_the_text_sizes_a_figure_sets_itself_once():
     axis or a heatmap's text with its own size ignore it, so the mode grows each of them."""
     import plotly.graph_objects as go
 
-    from ui.show import PRESENTATION_FONT, finish
+    from ui.views.show import PRESENTATION_FONT, finish
 
     def figure() -> go.Figure:
         fig = go.Figure(go.Heatmap(z=[[1, 2]], text=[["a", "b"]], textfont=dict(size=16)))
@@ -114,19 +115,18 @@ def _data_menu(at):
 
 
 def test_the_bar_changes_the_dataset_without_leaving_the_mode():
-    from ui import data
 
     at = _presenting()
     menu = _data_menu(at)
-    titles = [spec.title for spec in data.BUNDLED.values()]
+    titles = [spec.title for spec in BUNDLED.values()]
     assert menu.options[: len(titles)] == titles  # the bundled samples, then Your example
     assert "Your example" in menu.options
-    assert menu.value == data.BUNDLED["breast_cancer"].title
-    menu.set_value(data.BUNDLED["user_impressions"].title).run()
+    assert menu.value == BUNDLED["breast_cancer"].title
+    menu.set_value(BUNDLED["user_impressions"].title).run()
     assert not at.exception
     assert at.session_state["dataset"] == "user_impressions"
     assert at.toggle(key="presentation").value  # still presenting
-    assert _data_menu(at).value == data.BUNDLED["user_impressions"].title
+    assert _data_menu(at).value == BUNDLED["user_impressions"].title
     assert at.selectbox(key="model").options == ["model_a", "model_b"]
     _data_menu(at).set_value("Your example").run()
     assert not at.exception

@@ -76,8 +76,9 @@ def test_the_threshold_page_reweights_to_the_chosen_prevalence_and_back():
     prevalence, the ROC title keeps its AUC, the PR title shows the reweighted AP; another
     model starts again from the data's own balance."""
     from tests.apptest_utils import figures, metric_value, open_page
-    from ui.data import DEFAULT_DATASET, bundled_dataset
-    from ui.numbers import decimals
+    from ui.compute.data import bundled_dataset
+    from ui.tables.dataset import DEFAULT_DATASET
+    from ui.words.numbers import decimals
 
     at = open_page("pages/threshold.py")
     table = bundled_dataset(DEFAULT_DATASET)

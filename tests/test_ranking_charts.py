@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 import metrics
-from ui import ranking_charts as rc
+from ui.figures import ranking_charts as rc
 
 SEED001_AP1 = (Fraction(1, 1) + Fraction(2, 2) + Fraction(3, 4) + Fraction(4, 7)) / 4
 SEED001_AP2 = (Fraction(1, 1) + Fraction(2, 3) + Fraction(3, 5)) / 5

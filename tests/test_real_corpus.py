@@ -17,9 +17,11 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from tests.apptest_utils import APP, upload
-from ui import shell, thresholds
-from ui.loading import guess_mapping, prepare, read_table
-from ui.roles import default_threshold, infer_roles, infer_scale
+from ui.compute import thresholds
+from ui.compute.reading import read_table
+from ui.frame import shell
+from ui.tables.loading import guess_mapping, prepare
+from ui.tables.roles import default_threshold, infer_roles, infer_scale
 
 REAL = Path(__file__).resolve().parent / "data" / "real"
 MANIFEST = json.loads((REAL / "manifest.json").read_text())

@@ -10,8 +10,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from ui.loading import guess_mapping, prepare
-from ui.roles import (
+from ui.tables.loading import guess_mapping, prepare
+from ui.tables.roles import (
     GROUP_NAMES,
     LABEL_NAMES,
     MAX_CODE_VALUES,
@@ -172,7 +172,7 @@ def test_editing_roles_on_the_data_page_sets_the_sidebar_mapping():
     def script():
         import streamlit as st
 
-        from ui import shell
+        from ui.frame import shell
 
         columns = ["y", "a", "b", "user"]
         before = {"y": "label", "a": "score", "b": "score", "user": "group"}

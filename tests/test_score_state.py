@@ -1,5 +1,5 @@
 """The per-score state pages read: made from rows or by an engine, it gives the same answers as
-the rows themselves (ui.score_state)."""
+the rows themselves (ui.tables.score_state)."""
 
 from __future__ import annotations
 
@@ -12,8 +12,8 @@ from hypothesis import strategies as hs
 import metrics
 from metrics.sql import summarize
 from tests.strategies import binary_tables
-from ui import score_state
-from ui.roles import default_threshold, infer_scale
+from ui.tables import score_state
+from ui.tables.roles import default_threshold, infer_scale
 
 
 def _weighted(table, s):
@@ -83,7 +83,7 @@ def test_engine_state_equals_the_rows_state(tmp_path, case):
 
 def test_a_server_dataset_hands_the_pages_the_engines_state(tmp_path):
     """The pages' counts on a server dataset are the engine's own, not a sort of rows."""
-    from ui import data, server_source
+    from ui.compute import data, server_source
 
     y, s = _tables()["balanced, tied"]
     path = tmp_path / "t.parquet"

@@ -135,7 +135,7 @@ def test_a_table_with_thousands_of_score_columns_is_capped_with_a_sentence():
 
 @pytest.mark.parametrize("n_cols", [61, 200])
 def test_rows_behind_a_wide_table_show_its_first_columns(n_cols):
-    from ui import show
+    from ui.views import show
 
     frame = pd.DataFrame(
         np.arange(5 * n_cols).reshape(5, n_cols), columns=[f"c{i}" for i in range(n_cols)]

@@ -15,8 +15,8 @@ from streamlit.testing.v1 import AppTest
 
 import metrics
 from tests.apptest_utils import APP
-from ui import server_source
-from ui.server_source import OutsideRoot, listed, sandboxed
+from ui.compute import server_source
+from ui.compute.server_source import OutsideRoot, listed, sandboxed
 
 PAYLOAD = "2GB'; COPY (SELECT 42) TO 'pwned.csv'; SET memory_limit='2GB"
 
@@ -139,7 +139,7 @@ def _server(monkeypatch, root: Path) -> AppTest:
 
 
 def _errors(at: AppTest) -> str:
-    """The error boxes' text, without the Markdown escapes (ui.safe.md)."""
+    """The error boxes' text, without the Markdown escapes (ui.words.safe.md)."""
     return " | ".join(e.value.replace("\\", "") for e in at.error)
 
 

@@ -20,8 +20,8 @@ from tests.apptest_utils import APP, figures
 from tests.apptest_utils import decode_arrays as _decoded
 from tests.apptest_utils import markdown_text as _markdown
 from tests.apptest_utils import metric_value as _metric
-from ui import data
-from ui.roles import NONE
+from ui.tables.dataset import SAMPLE_DIR
+from ui.tables.roles import NONE
 
 ROOT = Path(__file__).resolve().parent.parent
 PAGE = "pages/ranking.py"
@@ -127,7 +127,7 @@ def test_the_page_equals_the_library_on_the_same_rows(name):
     at = _link(file, label, scores, group, pos)
     assert not at.error
     assert not at.warning
-    t = pd.read_csv(data.SAMPLE_DIR / file)
+    t = pd.read_csv(SAMPLE_DIR / file)
     _assert_page_equals(at, t, label, scores, group, scores[0], k=10)
     said = " ".join(c.value for c in at.caption)
     assert "metrics.sql.ranking_summary" in said
@@ -145,7 +145,7 @@ def test_k_denominator_and_gain_reach_the_engine():
     at.radio(key="ranking_denominator").set_value("min_k").run()
     at.radio(key="ranking_gain").set_value("exponential").run()
     assert not at.exception, at.exception
-    t = pd.read_csv(data.SAMPLE_DIR / file)
+    t = pd.read_csv(SAMPLE_DIR / file)
     options = {"k": 3, "gain": "exponential", "denominator": "min_k"}
     _assert_page_equals(at, t, label, scores, group, scores[0], **options)
     # the options change the numbers on this data (graded relevance 0-3)
@@ -215,7 +215,7 @@ def test_a_summary_file_says_it_has_no_rows(tmp_path, monkeypatch):
     root = tmp_path / "data"
     root.mkdir()
     r = subprocess.run(
-        [sys.executable, "-m", "metrics.sql", str(data.SAMPLE_DIR / "user_impressions.csv"),
+        [sys.executable, "-m", "metrics.sql", str(SAMPLE_DIR / "user_impressions.csv"),
          "--label", "clicked", "--score", "model_a", "--group", "user_id",
          "--out", str(root / "impressions.npz")],
         cwd=ROOT, capture_output=True, text=True, timeout=120, env=dict(os.environ),
@@ -270,13 +270,13 @@ def test_the_label_is_read_as_relevance_or_the_page_says_why_not(
 def test_over_the_engines_cap_the_means_still_show(monkeypatch):
     """More queries than the engine keeps per-query values for: the cards and the table from
     its means, and a sentence where the per-query parts would be."""
-    from ui import server_ranking
+    from ui.views import server_ranking
 
     monkeypatch.setattr(server_ranking, "CAP", 50)
     monkeypatch.setattr(server_ranking, "AUTO_CURVE_ROWS", 1)  # the curves wait for a click
     file, label, scores, group, pos = SAMPLES["user_impressions"]
     at = _link(file, label, scores, group, pos)
-    t = pd.read_csv(data.SAMPLE_DIR / file)
+    t = pd.read_csv(SAMPLE_DIR / file)
     y, g = t[label].to_numpy(float), t[group].to_numpy()
     want = _report(y, t[scores[0]].to_numpy(), g, k=10)
     assert _metric(at, "MAP@10") == f"{_mean(want, 'average_precision'):.4f}"

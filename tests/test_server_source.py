@@ -17,7 +17,8 @@ from streamlit.testing.v1 import AppTest
 import metrics
 from metrics.significance import format_p
 from tests.apptest_utils import APP, figures
-from ui.server_source import OutsideRoot, sandboxed
+from ui.compute.server_source import OutsideRoot, sandboxed
+from ui.tables.dataset import BUNDLED, SAMPLE_DIR
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -174,12 +175,10 @@ def test_a_bundled_sample_on_the_server_keeps_its_class_names(tmp_path, monkeypa
     sample does, not "label = 1 / label ≠ 1"; another table says its label and positive."""
     import shutil
 
-    from ui import data
-
     root = tmp_path / "data"
     root.mkdir()
-    spec = data.BUNDLED["breast_cancer"]
-    shutil.copy(data.SAMPLE_DIR / spec.file, root / spec.file)
+    spec = BUNDLED["breast_cancer"]
+    shutil.copy(SAMPLE_DIR / spec.file, root / spec.file)
     _table().to_parquet(root / "impressions.parquet")
     monkeypatch.setenv("METRICS_LENS_DATA_DIR", str(root))
     at = _open(root, spec.file)
@@ -198,12 +197,10 @@ def test_a_bundled_sample_with_another_positive_class_says_that_class(tmp_path, 
     class ">= 3" the pages say "relevance ≥ 3", not the sample's "relevant"."""
     import shutil
 
-    from ui import data
-
     root = tmp_path / "data"
     root.mkdir()
-    spec = data.BUNDLED["query_ranking"]
-    shutil.copy(data.SAMPLE_DIR / spec.file, root / spec.file)
+    spec = BUNDLED["query_ranking"]
+    shutil.copy(SAMPLE_DIR / spec.file, root / spec.file)
     monkeypatch.setenv("METRICS_LENS_DATA_DIR", str(root))
     at = _open(root, spec.file)
     at.switch_page("pages/threshold.py").run()
@@ -217,7 +214,7 @@ def test_a_bundled_sample_with_another_positive_class_says_that_class(tmp_path, 
 
 
 def test_every_page_reads_the_engines_state_or_says_it_needs_rows(tmp_path, monkeypatch):
-    """A server dataset holds no rows (reading one raises ui.data.RowsNeeded, an exception on
+    """A server dataset holds no rows (reading one raises ui.tables.dataset.RowsNeeded, an exception on
     the page): every page either draws from the engine's per-score and per-user state or says
     it needs the rows."""
     t = _table(n=3000, seed=4)

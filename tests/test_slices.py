@@ -10,7 +10,7 @@ import pytest
 import metrics
 from metrics.compare import roc_auc_ci
 from tests.apptest_utils import open_page, upload_frame
-from ui.summaries import slice_table
+from ui.analyses.summaries import slice_table
 
 
 def _data(seed: int = 0, n: int = 600):

@@ -1,5 +1,5 @@
 """Soft labels (shares in [0, 1]): each row counts as positive with weight q and negative with
-weight 1 - q, at the data layer (ui.loading.prepare), so every binary page gets them.
+weight 1 - q, at the data layer (ui.tables.loading.prepare), so every binary page gets them.
 
 Checked two ways on generated tables: against the weighted metrics of the rows written out twice
 by hand, and against slow formulas of the expectation over the label (expected confusion counts,
@@ -16,8 +16,8 @@ from hypothesis import strategies as st
 
 import metrics
 from tests.apptest_utils import markdown_text, metric_value, open_page, upload_frame
-from ui.loading import ColumnMapping, prepare, soft_labels
-from ui.roles import infer_roles
+from ui.tables.loading import ColumnMapping, prepare
+from ui.tables.roles import infer_roles, soft_labels
 
 
 @st.composite

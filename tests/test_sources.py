@@ -14,6 +14,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from tests.apptest_utils import APP
+from ui.tables.dataset import Dataset
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -34,14 +35,14 @@ def _toy_frame() -> pd.DataFrame:
 
 @pytest.fixture
 def toy_source():
-    from ui import data, sources
-    from ui.loading import ColumnMapping, prepare
+    from ui import sources
+    from ui.tables.loading import ColumnMapping, prepare
 
     frame = _toy_frame()
     mapping = ColumnMapping(label="y", scores=("toy_a", "toy_b"), pos_label=1, group="user")
 
     def sidebar():
-        return data.Dataset(
+        return Dataset(
             source_id="toy:six", name="Toy table", frame=frame, mapping=mapping,
             prepared=prepare(frame, mapping), description="A sixth source, made in a test.",
         )  # fmt: skip
@@ -72,7 +73,7 @@ def test_the_registry_holds_each_source_once():
 
 
 def test_a_toy_sixth_source_reaches_every_page(toy_source):
-    from ui import shell
+    from ui.frame import shell
 
     at = AppTest.from_file(APP, default_timeout=90)
     at.run()
@@ -100,7 +101,7 @@ _KIND_BRANCH = re.compile(
 )
 # The sources package, and the modules each source keeps beside it (its sidebar, its engine
 # passes), may know their own kind; nothing else may.
-_SOURCE_MODULES = ("ui/sources/", "ui/server_", "ui/example_source", "ui/synthetic_source")
+_SOURCE_MODULES = ("ui/sources/", "ui/compute/server_source", "ui/views/server_")
 
 
 def _kind_branches(root: Path) -> list[str]:
@@ -124,7 +125,7 @@ def test_no_page_or_layer_branches_on_a_datasets_kind():
 
 def test_the_kind_branch_check_sees_a_branch(tmp_path):
     (tmp_path / "pages").mkdir()
-    (tmp_path / "ui").mkdir()
+    (tmp_path / "ui" / "views").mkdir(parents=True)
     (tmp_path / "app.py").write_text("")
     (tmp_path / "pages" / "p.py").write_text(
         "if ds.engine is not None:\n    pass\n"
@@ -132,5 +133,5 @@ def test_the_kind_branch_check_sees_a_branch(tmp_path):
         'if st.session_state["source"] == "Server dataset":\n    pass\n'
         "x = 1  # ds.engine in a comment is fine\n"
     )
-    (tmp_path / "ui" / "server_x.py").write_text("ds.engine\n")  # a source's own module
+    (tmp_path / "ui" / "views" / "server_x.py").write_text("ds.engine\n")  # a source's own module
     assert [f.split(":")[1] for f in _kind_branches(tmp_path)] == ["1", "3", "5"]

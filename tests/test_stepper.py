@@ -12,8 +12,8 @@ import pytest
 import metrics
 from tests.apptest_utils import figures, open_page, upload_frame
 from tests.test_charts import MATRIX_LOOK, shown_matrix
-from ui import stepper
-from ui.numbers import decimals
+from ui.teaching import stepper
+from ui.words.numbers import decimals
 
 # Eight rows with a positive and a negative tied at 0.62.
 Y8 = np.array([1, 1, 0, 1, 0, 1, 0, 0])

@@ -13,7 +13,7 @@ from streamlit.testing.v1 import AppTest
 
 import metrics
 from tests.apptest_utils import metric_value
-from ui.synthetic import SyntheticSpec, auc_from_dprime, dprime_from_auc, generate
+from ui.tables.synthetic import SyntheticSpec, auc_from_dprime, dprime_from_auc, generate
 
 
 def _arrays(spec):
@@ -89,7 +89,7 @@ def test_bad_specs_are_refused(kwargs, message):
 def _app():
     import streamlit as st
 
-    from ui.synthetic_source import synthetic_dataset
+    from ui.sources.synthetic_source import synthetic_dataset
 
     with st.sidebar:
         ds = synthetic_dataset()
@@ -169,7 +169,7 @@ def test_each_model_has_its_population_auc_and_the_noise_correlation():
 def _app_with_models():
     import streamlit as st
 
-    from ui.synthetic_source import encode, synthetic_dataset
+    from ui.sources.synthetic_source import encode, synthetic_dataset
 
     with st.sidebar:
         ds = synthetic_dataset()
@@ -181,7 +181,7 @@ def _from_link(link):
     import streamlit as st
 
     from tests.test_synthetic import _app_with_models
-    from ui import synthetic_source
+    from ui.sources import synthetic_source
 
     if "_applied" not in st.session_state:
         st.session_state["_applied"] = synthetic_source.apply_link(link)

@@ -1,4 +1,4 @@
-"""The class-score strip of the Threshold page (ui/threshold_drag.py): what it sends to the
+"""The class-score strip of the Threshold page (ui/views/threshold_drag.py): what it sends to the
 browser, and where a moved line goes. The drag itself is tested in Chromium
 (tests/test_browser.py::test_dragging_the_threshold_on_the_class_strip_...)."""
 
@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from ui.threshold_drag import BINS, DOTS_UP_TO, nice_ticks, strip_data
+from ui.views.threshold_drag import BINS, DOTS_UP_TO, nice_ticks, strip_data
 
 ARGS = dict(low=0.0, high=1.0, step=0.001, threshold=0.5, positive_name="<b>yes</b>",
             negative_name="no")  # fmt: skip
@@ -62,7 +62,7 @@ def test_weighted_counts_are_drawn_as_a_histogram_of_the_weight():
 
 
 def test_the_counts_of_the_threshold_page_draw_every_row():
-    """From ui.data's threshold counts (descending distinct scores, cumulative tps / fps)."""
+    """From ui.compute.data's threshold counts (descending distinct scores, cumulative tps / fps)."""
     from metrics import threshold_counts
 
     y, s, _ = _data(500)

@@ -8,7 +8,7 @@ from streamlit.testing.v1 import AppTest
 
 import metrics
 from tests.apptest_utils import APP, figures, markdown_text, metric_value, upload_frame
-from ui import score_state
+from ui.tables import score_state
 
 
 def _frame(weighted: bool) -> pd.DataFrame:

@@ -1,9 +1,18 @@
-"""The dashboard's side: Streamlit modules over pure ones.
+"""The dashboard's side, in nine packages with one job each (``docs/architecture.md``).
 
-Pure (numpy, pandas, plotly; never Streamlit, directly or through another module): the
-figures (``charts`` and the ``*_charts`` modules), text (``text``, ``numbers``, ``safe``),
-loading and roles, the lessons and the synthetic generator. The Streamlit side (the shell,
-the data sources, caching, the budget, ``explain`` and ``show``) is listed in
-``pyproject.toml``, where ruff bans Streamlit everywhere else; ``tests/test_layers.py`` checks
-the imports as run. Pages are thin scripts over both and ``metrics``.
+Lowest first; a package imports only ``metrics`` and the packages before it in :data:`LAYERS`
+(``tests/test_layers.py`` checks every import, at module level or inside a function):
+
+* pure (numpy, pandas, plotly; never Streamlit, directly or through another package):
+  ``words`` (how numbers and names read), ``tables`` (columns, roles, checked arrays),
+  ``figures`` (values in, figure out), ``analyses`` (tests and decisions a page shows whole),
+  ``teaching`` (lessons, step-through);
+* Streamlit: ``compute`` (reading under the memory budget, cached computations per dataset),
+  ``views`` (the pieces a page composes), ``sources`` (where a dataset comes from), ``frame``
+  (navigation, sidebar, page context, presentation mode).
+
+Pages (``pages/``) are above all of them; ``metrics_lens`` (the command) may use any.
 """
+
+PURE = ("words", "tables", "figures", "analyses", "teaching")
+LAYERS = (*PURE, "compute", "views", "sources", "frame")

@@ -1,4 +1,4 @@
-"""A table typed in the app (:mod:`ui.example_source`); the table travels in the link."""
+"""A table typed in the app (:mod:`ui.sources.example_source`); the table travels in the link."""
 
 from __future__ import annotations
 
@@ -6,9 +6,9 @@ from collections.abc import Mapping
 
 import streamlit as st
 
-from ui import example_source
-from ui.data import Dataset
-from ui.sources import Source
+from ui.sources import example_source
+from ui.sources.base import Source
+from ui.tables.dataset import Dataset
 
 __all__ = ["SOURCE"]
 

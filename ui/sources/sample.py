@@ -9,19 +9,20 @@ from collections.abc import Mapping
 
 import streamlit as st
 
-from ui import data
-from ui.safe import md
-from ui.sources import Source
+from ui.compute import data
+from ui.sources.base import Source
+from ui.tables.dataset import BUNDLED, DEFAULT_DATASET, Dataset
+from ui.words.safe import md
 
 __all__ = ["SOURCE", "fallback"]
 
 
-def sidebar() -> data.Dataset:
-    st.session_state.setdefault("dataset", data.DEFAULT_DATASET)
+def sidebar() -> Dataset:
+    st.session_state.setdefault("dataset", DEFAULT_DATASET)
     st.selectbox(
         "Sample dataset",
-        options=list(data.BUNDLED),
-        format_func=lambda key: data.BUNDLED[key].title,
+        options=list(BUNDLED),
+        format_func=lambda key: BUNDLED[key].title,
         key="dataset",
     )
     ds = data.bundled_dataset(st.session_state["dataset"])
@@ -29,17 +30,17 @@ def sidebar() -> data.Dataset:
     return ds
 
 
-def fallback() -> data.Dataset:
+def fallback() -> Dataset:
     """The sample dataset shown while another source has no table yet (no picker: the
     sidebar belongs to the source the user chose)."""
-    st.session_state.setdefault("dataset", data.DEFAULT_DATASET)
+    st.session_state.setdefault("dataset", DEFAULT_DATASET)
     ds = data.bundled_dataset(st.session_state["dataset"])
     st.caption(f"Showing the sample dataset {md(ds.name)} until a table loads.")
     return ds
 
 
 def read_link(q: Mapping) -> bool:
-    if q.get("source") or q.get("dataset") not in data.BUNDLED:  # another source's link
+    if q.get("source") or q.get("dataset") not in BUNDLED:  # another source's link
         return False
     st.session_state["dataset"] = q["dataset"]
     st.session_state["source"] = SOURCE.label
@@ -58,7 +59,7 @@ def read_link(q: Mapping) -> bool:
     return True
 
 
-def link(ds: data.Dataset) -> dict | None:
+def link(ds: Dataset) -> dict | None:
     if not ds.models:
         return None
     params: dict = {"dataset": ds.source_id.split(":", 1)[1], "model": st.session_state["model"]}

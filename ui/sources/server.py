@@ -1,4 +1,4 @@
-"""Tables on the server, read out of core by an engine (:mod:`ui.server_source`), and the
+"""Tables on the server, read out of core by an engine (:mod:`ui.compute.server_source`), and the
 ``?source=server&dataset=<file or glob>&label=...&score=...&model=...`` links that open one
 (``metrics-lens app`` prints such a link)."""
 
@@ -11,11 +11,12 @@ from pathlib import Path
 
 import streamlit as st
 
-from ui import server_compare, server_source
-from ui.data import Dataset
-from ui.numbers import plural
-from ui.roles import NONE
-from ui.sources import Source
+from ui.compute import server_source
+from ui.sources.base import Source
+from ui.tables.dataset import Dataset
+from ui.tables.roles import NONE
+from ui.views import server_compare
+from ui.words.numbers import plural
 
 __all__ = ["APP_FILE_ENV", "SOURCE", "link_mapping"]
 
@@ -60,9 +61,10 @@ def _open_app_file() -> bool:
         return False
     roles = {k: spec.get(k) for k in ("label", "scores", "group", "weight", "pos_label")}
     if spec.get("rows"):
-        from ui import budget
-        from ui.loading import LoadError, mapping_with, read_path
+        from ui.compute import budget
+        from ui.compute.reading import read_path
         from ui.sources import upload
+        from ui.tables.loading import LoadError, mapping_with
 
         path = server_source.data_root() / name
         try:

@@ -1,4 +1,5 @@
-"""Generated data (:mod:`ui.synthetic_source`); every generator setting travels in the link."""
+"""Generated data (:mod:`ui.sources.synthetic_source`); every generator setting travels in the
+link."""
 
 from __future__ import annotations
 
@@ -6,10 +7,10 @@ from collections.abc import Mapping
 
 import streamlit as st
 
-from ui import synthetic_source
-from ui.data import Dataset
-from ui.safe import md
-from ui.sources import Source
+from ui.sources import synthetic_source
+from ui.sources.base import Source
+from ui.tables.dataset import Dataset
+from ui.words.safe import md
 
 __all__ = ["SOURCE"]
 

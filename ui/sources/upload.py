@@ -1,7 +1,8 @@
 """A table the user uploads: the file widget, the column mapping widgets (guessed for every new
 file, kept per file when edited), and the Data page's role editor that drives them.
 
-Uploads that parsed live in the memory budget (:mod:`ui.budget`), one per session, so a later
+Uploads that parsed live in the memory budget (:mod:`ui.compute.budget`), one per session, so a
+later
 bad upload loses nothing and a full server drops the oldest first.
 """
 
@@ -11,12 +12,15 @@ from dataclasses import dataclass
 
 import streamlit as st
 
-from ui import budget, data, slice_picker
-from ui.loading import ColumnMapping, LoadError, guess_mapping, guess_pos_label, read_table
-from ui.model_files import add_model_file
-from ui.roles import NONE, ROLES, class_models, class_score_columns
-from ui.safe import md
-from ui.sources import Source
+from ui.compute import budget, data
+from ui.compute.reading import read_table
+from ui.sources import slice_picker
+from ui.sources.base import Source
+from ui.tables.dataset import Dataset
+from ui.tables.loading import ColumnMapping, LoadError, guess_mapping, guess_pos_label
+from ui.tables.model_files import add_model_file
+from ui.tables.roles import NONE, ROLES, class_models, class_score_columns
+from ui.words.safe import md
 
 __all__ = ["SOURCE", "Upload", "apply_role_edits", "preload"]
 
@@ -42,7 +46,7 @@ def _upload_widget() -> None:
         "and a sample weight. Multi-label: label_<class> and score_<class> column pairs. Several "
         "multi-class or multi-label models: <model>__<class> columns (lr__A, hgb__A, ...).",
     )
-    # The memory budget (ui.budget) owns the uploads: it may empty this dict to make room.
+    # The memory budget (ui.compute.budget) owns the uploads: it may empty this dict to make room.
     uploads: dict[str, Upload] = budget.session_store()
     st.session_state["uploads"] = uploads
     if uploaded is None:
@@ -62,7 +66,8 @@ def _upload_widget() -> None:
         return
     try:
         budget.make_room(uploaded.size)  # room first: a class uploading at once peaks here
-        # The parse itself in its lane (ui.budget.parsing): large tables one at a time, small
+        # The parse itself in its lane (ui.compute.budget.parsing): large tables one at a time,
+        # small
         # ones beside them, so no upload waits behind another student's large file.
         # Words while it runs (Streamlit shows them after half a second): a large table or a
         # class's queue of large parses takes seconds.
@@ -90,7 +95,7 @@ def _upload_widget() -> None:
 
 def preload(name: str, frame, notes: list[str], mapping: ColumnMapping, version: str = "") -> None:
     """Open a table handed over by ``metrics-lens app FILE`` exactly as if it had been uploaded
-    (the same reader, :func:`ui.loading.read_path`), with ``mapping`` (the roles the command
+    (the same reader, :func:`ui.compute.reading.read_path`), with ``mapping`` (the roles the command
     was given over the guess) as its starting mapping. Call on a session's first run.
     ``version`` (the file's modification time and size) names this reading of the file: the
     caches keyed by it never serve a session the numbers of the file as it was before."""
@@ -373,7 +378,7 @@ def apply_role_edits(columns: list[str], before: dict[str, str]) -> None:
     st.session_state["map_slices"] = [c for c in columns if after[c] == "slice"]
 
 
-def sidebar() -> data.Dataset | None:
+def sidebar() -> Dataset | None:
     _upload_widget()
     current = st.session_state.get("upload_current")
     upload = budget.session_store().get(current)
@@ -398,7 +403,7 @@ def sidebar() -> data.Dataset | None:
 
 
 def _model_file_widget(current: str, upload: Upload, mapping: ColumnMapping) -> None:
-    """A second file of the same rows, added as another model (:mod:`ui.model_files`): the
+    """A second file of the same rows, added as another model (:mod:`ui.tables.model_files`): the
     table becomes both files' models together, with the mapping the first one had."""
     second = st.file_uploader(
         "Another model's file (same rows)",
