@@ -524,7 +524,8 @@ def _usable_rows(frame, mapping, name: str) -> None:
     pass checks a file it reads. Raises LoadError with the sentence."""
     import pandas as pd
 
-    from ui.tables.loading import LoadError, prepare
+    from ui.tables.checking import prepare
+    from ui.tables.loading import LoadError
 
     if mapping.label is not None and not mapping.per_class and not mapping.graded:
         present = pd.unique(frame[mapping.label].dropna())

@@ -17,7 +17,8 @@ import numpy as np
 import pandas as pd
 
 from ui.compute.reading import read_path
-from ui.tables.loading import ColumnMapping, LoadError, guess_mapping, prepare
+from ui.tables.checking import prepare
+from ui.tables.loading import ColumnMapping, LoadError, guess_mapping
 
 __all__ = ["BadInput", "Table", "load_frame", "mapped_table", "same_file"]
 

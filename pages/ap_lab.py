@@ -12,9 +12,10 @@ import streamlit as st
 from metrics import AP_METHOD_SOURCES, AP_METHODS
 from ui.compute import data
 from ui.figures import ap_charts
-from ui.figures.ap_charts import METHOD_LABELS, PRESETS, exact_text
-from ui.figures.charts import MAX_POINTS
+from ui.figures.ap_charts import METHOD_LABELS, PRESETS
 from ui.frame import presentation, shell
+from ui.teaching import ap_lab_notes as notes
+from ui.views import ap_lab_view as view
 from ui.views.explain import explain
 from ui.views.show import chart
 from ui.words.numbers import decimals
@@ -23,8 +24,6 @@ from ui.words.safe import md
 CURRENT = "Current data"
 SMALL = 30  # distinct thresholds up to which the step table is shown whole
 POINTS_LIMIT = 2000  # rows of a method's points table sent to the browser
-ELEVEN_ROWS = 12 * 35 + 20  # a table height that shows 11 rows and the header
-
 CHART_HEIGHT = 430  # presentation mode: the areas' chart under the title and pills at 720 px
 
 ds, model = shell.page_context()
@@ -54,18 +53,14 @@ def _per_class(key: tuple, class_model: str | None, _ds):
     return ap_charts.per_class_frame(_ds.y, scores, _ds.weight, tuple(str(c) for c in names))
 
 
-INTRO = (
-    "Average precision computed five ways on the same ranking: the values side by side, the "
-    "area each way sums, and every term of the sum."
-)
 presenting = presentation.on()
 if presenting:  # the title and the data on one row; the values and the chart right under them
     head_col, preset_col = st.columns([1, 2.2], vertical_alignment="bottom")
-    head_col.subheader("AP lab", anchor=False, help=INTRO)
+    head_col.subheader("AP lab", anchor=False, help=notes.INTRO)
     top = st.container()
 else:
     st.header("AP lab")
-    st.caption(INTRO)
+    st.caption(notes.INTRO)
     preset_col, top = st, None
 
 preset_name = preset_col.selectbox(
@@ -115,7 +110,6 @@ if not ap_charts.has_positives(y, weight):
     st.stop()
 
 lab = _lab(ds.key, model, ds) if preset is None else ap_charts.ap_lab(y, scores, weight)
-step_value = lab.values["step"]
 
 # --- 1. five methods ----------------------------------------------------------------------------
 methods = ap_charts.methods_frame(lab)
@@ -128,20 +122,7 @@ if top is not None:  # presentation: the values beside the chart of the areas th
         show = _show_pills()
     values_col, chart_col = top.columns([1.2, 2])
     with values_col:  # a plain table: its text grows with the mode (a data grid's does not)
-        shown = methods[
-            [
-                c
-                for c in ("method", "AP", "exact", "minus step")
-                if c != "exact" or methods["exact"].any()
-            ]
-        ]
-        st.table(
-            shown.assign(
-                AP=shown["AP"].map(decimals),
-                **{"minus step": shown["minus step"].map("{:+.4g}".format)},
-            ),
-            hide_index=True,
-        )
+        st.table(notes.values_table(methods), hide_index=True)
     with chart_col:
         chart(
             ap_charts.ap_regions_figure(lab, show or []).update_layout(height=CHART_HEIGHT),
@@ -156,7 +137,7 @@ if top is None:  # (presentation mode shows the values in a table beside the cha
                 f"{decimals(lab.values[m])}",
                 delta="the default"
                 if m == "step"
-                else ap_charts.diff_text(lab.values[m], step_value),
+                else ap_charts.diff_text(lab.values[m], lab.values["step"]),
                 delta_color="off",
                 delta_arrow="off",
                 help=AP_METHOD_SOURCES[m],
@@ -168,7 +149,7 @@ if top is None:  # (presentation mode shows the values in a table beside the cha
         methods,
         hide_index=True,
         key="aplab_methods",
-        column_order=[c for c in methods.columns if c != "exact" or methods["exact"].any()],
+        column_order=notes.method_columns(methods),
         column_config=METHOD_COLUMNS,
     )
 if preset is None and ds.mapping.per_class:
@@ -178,27 +159,13 @@ if preset is None and ds.mapping.per_class:
             hide_index=True,
             key="aplab_classes",
         )
-        st.caption(
-            "Each class one-vs-rest; macro is the mean over classes (mAP), weighted uses each "
-            "class's share of the positives."
-        )
-st.markdown(
-    "\n".join(f"- **{METHOD_LABELS[m]}**: {ap_charts.WHEN_THEY_DIFFER[m]}" for m in AP_METHODS)
-)
-NOTES = {
-    "step": "R_i and P_i are recall and precision at the i-th distinct threshold, highest first "
-    "(the step table below).",
-    "trapezoid": "Each segment's height is the mean of its two end precisions; the first "
-    "segment starts at precision 1.",
-    "voc_all": "max_{j ≥ i} P_j is the envelope: the best precision at recall R_i or beyond.",
-    "voc11": "Equal runs of levels are grouped as count × precision.",
-    "coco101": "Equal runs of levels are grouped as count × precision.",
-}
+        st.caption(notes.PER_CLASS)
+st.markdown(notes.when_they_differ())
 for m in AP_METHODS:
     explain(
         f"{METHOD_LABELS[m]} AP with your numbers",
         ap_charts.method_latex(lab, m),
-        note=NOTES[m],
+        note=notes.NOTES[m],
     )
 
 # --- 2. the regions -----------------------------------------------------------------------------
@@ -206,18 +173,7 @@ st.subheader("The area each method sums")
 if top is None:
     show = _show_pills()
     chart(ap_charts.ap_regions_figure(lab, show or []), key="aplab_chart")
-st.caption(
-    "Step: rectangles of width Δ recall at each point's precision. Trapezoid: straight lines "
-    "from (0, 1) through the points. VOC all-point: the same rectangles under the envelope. "
-    "VOC 11-point and COCO 101-point: the envelope read at fixed recall levels, each marker "
-    "worth 1/11 or 1/101."
-    + (
-        f" {lab.n_thresholds:,} thresholds: at most about 2,000 points per shape are drawn; "
-        "every value is computed on all of them."
-        if lab.n_thresholds > MAX_POINTS
-        else ""
-    )
-)
+st.caption(notes.regions_caption(lab.n_thresholds))
 
 # --- 3. step by step ----------------------------------------------------------------------------
 st.subheader("Step by step")
@@ -248,18 +204,7 @@ st.dataframe(
         **{c: st.column_config.NumberColumn(format="%.6f") for c in ("Δ recall", "contribution")},
     },
 )
-if n_rows >= n:
-    st.markdown(
-        f"One row per distinct threshold, highest first. The running sum ends at "
-        f"**AP = {exact_text(step_value)}**, the step value above."
-    )
-else:
-    st.markdown(
-        f"The first {n_rows:,} of {n:,} distinct thresholds: the running sum is "
-        f"{decimals(lab.step.running_ap[n_rows - 1])} here and continues over {n - n_rows:,} more "
-        "to "
-        f"**AP = {exact_text(step_value)}**."
-    )
+st.markdown(notes.step_sentence(lab, n_rows))
 
 with st.expander("The points each method sums"):
     method = st.selectbox(
@@ -277,76 +222,8 @@ with st.expander("The points each method sums"):
             for c in points.columns
         },
     )
-    shown = (
-        f"All {n_terms:,} terms; they sum"
-        if n_terms <= POINTS_LIMIT
-        else f"The first {POINTS_LIMIT:,} of {n_terms:,} terms; the sum continues"
-    )
-    st.caption(
-        f"{shown} to weight × precision used = {exact_text(lab.values[method])}, "
-        f"the {METHOD_LABELS[method]} value."
-        + (
-            ""
-            if method in ("voc11", "coco101")
-            else " Thresholds that add no recall (weight 0) add nothing and are left out."
-        )
-    )
+    st.caption(notes.points_caption(lab, method, n_terms, POINTS_LIMIT))
 
 # --- 4. "11-point" as fixed score thresholds vs VOC's 11 recall levels ---------------------
-GRID_WIDTHS = {"score ≥": 50, "TP": 42, "FP": 42, "contribution": 88}
 st.subheader('"11-point": fixed score thresholds vs VOC\'s 11 recall levels')
-grid_col, voc_col = st.columns(2)
-with grid_col:
-    st.metric(
-        "Step sum at scores 1, 0.9, ..., 0 (11 fixed score thresholds)",
-        exact_text(lab.grid.value),
-        delta=ap_charts.diff_text(lab.grid.value, step_value),
-        delta_color="off",
-        delta_arrow="off",
-    )
-    grid_table = ap_charts.grid_frame(lab.grid)
-    st.dataframe(
-        grid_table,
-        hide_index=True,
-        key="aplab_grid",
-        height=ELEVEN_ROWS,
-        width="stretch",  # half a page at 1280 px: every column, "contribution" too, in view
-        column_config={  # pixel widths: seven columns in half of a 1280 px page
-            c: st.column_config.NumberColumn(
-                format="%.4f" if c in ("precision", "recall", "Δ recall", "contribution") else None,
-                width=GRID_WIDTHS.get(c, 58),
-            )
-            for c in grid_table.columns
-        },
-    )
-with voc_col:
-    st.metric(
-        "VOC 2007: best precision at recall ≥ 0, 0.1, ..., 1",
-        exact_text(lab.values["voc11"]),
-        delta=ap_charts.diff_text(lab.values["voc11"], step_value),
-        delta_color="off",
-        delta_arrow="off",
-    )
-    st.dataframe(
-        ap_charts.level_frame(lab.breakdowns["voc11"]),
-        hide_index=True,
-        key="aplab_levels",
-        height=ELEVEN_ROWS,
-        width="stretch",  # half a page at 1280 px: every column, "contribution" too, in view
-        column_config={
-            c: st.column_config.NumberColumn(format="%.4f", width="small")
-            for c in ("best precision there", "weight", "contribution")
-        },
-    )
-st.markdown(
-    "Both use 11 points, but not the same ones. The score grid is the step sum taken only at "
-    "the score thresholds 1, 0.9, ..., 0: it skips every threshold in between and changes "
-    "when the scores are rescaled. VOC 2007 reads the precision envelope at 11 fixed recall "
-    "levels, so it depends only on the ranking."
-)
-low, high = lab.score_range
-if low < 0 or high > 1:
-    st.warning(
-        f"These scores run from {low:.4g} to {high:.4g}, outside [0, 1]: the score grid "
-        "0, 0.1, ..., 1 does not fit them, so its value says little."
-    )
+view.eleven_points(lab)

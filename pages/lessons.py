@@ -15,6 +15,7 @@ import streamlit as st
 
 from ui.frame import presentation, shell
 from ui.teaching import lessons, stepper
+from ui.teaching.exercise import check_answer
 from ui.views import callbacks
 from ui.views.explain import explain
 from ui.views.show import chart
@@ -144,7 +145,7 @@ with question_col:
     reveal_first = st.session_state.get("lessons_reveal_first", False)
     if checked:
         st.session_state[checked_key] = "checked"
-        verdict = lessons.check_answer(exercise, st.session_state.get(answer_key))
+        verdict = check_answer(exercise, st.session_state.get(answer_key))
         if verdict.correct is False:
             st.session_state[misses_key] = st.session_state.get(misses_key, 0) + 1
     elif revealed:
@@ -154,7 +155,7 @@ with question_col:
     misses = st.session_state.get(misses_key, 0)
     if state == "checked":
         reveal = reveal_first or misses >= 2 or st.session_state.get(known_key, False)
-        verdict = lessons.check_answer(exercise, st.session_state.get(answer_key), reveal=reveal)
+        verdict = check_answer(exercise, st.session_state.get(answer_key), reveal=reveal)
         if verdict.correct is None:
             st.warning(verdict.message)
             state = None

@@ -17,7 +17,8 @@ from hypothesis import strategies as st
 from streamlit.testing.v1 import AppTest
 
 from ui.compute.reading import read_table
-from ui.tables.loading import LoadError, guess_mapping, prepare
+from ui.tables.checking import prepare
+from ui.tables.loading import LoadError, guess_mapping
 
 BAD = Path(__file__).resolve().parent / "data" / "bad"
 EXPECTED = json.loads((BAD / "expected.json").read_text())

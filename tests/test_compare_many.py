@@ -19,6 +19,7 @@ from hypothesis import strategies as st
 import metrics
 from tests.apptest_utils import figures, markdown_text, open_page, upload_frame
 from ui.analyses import compare_many as cm
+from ui.figures import rank_charts
 
 SETTINGS = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
@@ -240,18 +241,18 @@ def test_mcnemar_pairs_against_counting_and_scipy(seed, n, k):
 )
 def test_cd_cliques_are_the_maximal_runs_within_cd(ranks, cd):
     ranks = [round(r, 3) for r in ranks]  # ties in the ranks, as mean ranks often have
-    assert cm.cd_cliques(np.array(ranks), cd) == cliques_by_brute_force(ranks, cd)
+    assert rank_charts.cd_cliques(np.array(ranks), cd) == cliques_by_brute_force(ranks, cd)
 
 
 def test_cd_figure_hangs_every_model_at_its_rank_and_draws_the_bars():
     t = np.array([[0.9, 0.89, 0.7, 0.6], [0.8, 0.82, 0.75, 0.5], [0.85, 0.84, 0.6, 0.7]] * 3)
     models = ("alpha", "beta", "gamma", "delta")
     a = cm.analyse(cm.Blocks(cm.SLICES, "s", np.arange(9), t, models, 0, "", np.ones(9)))
-    fig = cm.cd_figure(a)
+    fig = rank_charts.cd_figure(a.friedman, a.blocks.models)
     hanging = {tr.name: tr.x[0] for tr in fig.data if tr.name in models}
     assert hanging == pytest.approx(dict(zip(models, a.friedman.average_ranks, strict=True)))
     bars = [tr for tr in fig.data if tr.name == "not significantly different"]
-    cliques = cm.cd_cliques(a.friedman.average_ranks, a.friedman.critical_difference)
+    cliques = rank_charts.cd_cliques(a.friedman.average_ranks, a.friedman.critical_difference)
     assert len(bars) == len(cliques) >= 1
     texts = [an.text for an in fig.layout.annotations]
     assert f"CD = {a.friedman.critical_difference:.3f}" in texts

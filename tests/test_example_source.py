@@ -17,7 +17,8 @@ from streamlit.testing.v1 import AppTest
 import metrics
 from tests.apptest_utils import APP, metric_value
 from ui.sources import example_source as ex
-from ui.tables.loading import ColumnMapping, prepare
+from ui.tables.checking import prepare
+from ui.tables.loading import ColumnMapping
 
 
 def _random_table(rng, rows: int, models: int) -> pd.DataFrame:

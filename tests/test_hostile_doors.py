@@ -29,7 +29,7 @@ import pytest
 from metrics_lens import cli
 from metrics_lens.cli import main
 from tests import hostile_payloads as payloads
-from ui.compute import budget
+from ui.compute import budget, parse_lanes
 from ui.compute.reading import read_path, read_table
 from ui.tables.loading import LoadError, TooLarge
 
@@ -313,17 +313,17 @@ def test_a_small_upload_is_parsed_while_a_large_one_is_being_read(monkeypatch):
     real = loading._read_csv
 
     def slow_when_large(name, data, *args):
-        if len(data) > budget.SMALL_PARSE_BYTES:
+        if len(data) > parse_lanes.SMALL_PARSE_BYTES:
             inside.set()
             assert release.wait(300), "the test never released the large parse"
         return real(name, data, *args)
 
     monkeypatch.setattr(loading, "_read_csv", slow_when_large)
-    large = b"label,score\n" + b"1,0.5\n0,0.25\n" * (budget.SMALL_PARSE_BYTES // 13 + 1)
+    large = b"label,score\n" + b"1,0.5\n0,0.25\n" * (parse_lanes.SMALL_PARSE_BYTES // 13 + 1)
     results = {}
 
     def read(key, name, data):
-        results[key] = read_table(name, data, max_bytes=64 * MB, lane=budget.parsing)[0]
+        results[key] = read_table(name, data, max_bytes=64 * MB, lane=parse_lanes.parsing)[0]
 
     big = threading.Thread(target=read, args=("large", "large.csv", large), daemon=True)
     big.start()
@@ -342,11 +342,11 @@ def test_a_small_upload_is_parsed_while_a_large_one_is_being_read(monkeypatch):
 
 
 def test_large_parses_still_go_one_at_a_time():
-    with budget.parsing(budget.SMALL_PARSE_BYTES + 1):
-        assert budget._large_lane.locked()
-        taken = budget._large_lane.acquire(blocking=False)
+    with parse_lanes.parsing(parse_lanes.SMALL_PARSE_BYTES + 1):
+        assert parse_lanes._large_lane.locked()
+        taken = parse_lanes._large_lane.acquire(blocking=False)
         assert not taken
-    assert not budget._large_lane.locked()
+    assert not parse_lanes._large_lane.locked()
 
 
 # --- a file name is that file -----------------------------------------------------------------

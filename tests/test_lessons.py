@@ -10,8 +10,9 @@ import pytest
 
 import metrics
 from tests.apptest_utils import latex, open_page
-from ui.teaching import lessons
-from ui.teaching.lessons import BY_KEY, check_answer, parse_number
+from ui.teaching import lessons, ranking_lessons
+from ui.teaching.exercise import check_answer, parse_number
+from ui.teaching.lessons import BY_KEY
 
 PAGE = "pages/lessons.py"
 
@@ -88,7 +89,7 @@ def test_multilabel_map_and_weighted():
 
 def test_gauc_skips_the_single_class_user():
     ex = BY_KEY["gauc_skip"].make(0)
-    y, s, users = lessons._classic_users()
+    y, s, users = ranking_lessons._classic_users()
     assert ex.answer == metrics.group_auc_score(y, s, users)
     assert any("only positives: skipped" in line for line in ex.derivation)
     # the skipped user's rows would change the average if they counted
@@ -119,7 +120,7 @@ def test_imbalance_lesson_ap_drops_auc_stays(seed):
 
 @pytest.mark.parametrize("seed", range(4))
 def test_reversal_lesson_reverses(seed):
-    y, scores, users = lessons._reversal_data(seed)
+    y, scores, users = ranking_lessons._reversal_data(seed)
     glob = {m: metrics.roc_auc_score(y, v) for m, v in scores.items()}
     gauc = {m: metrics.group_auc_score(y, v, users) for m, v in scores.items()}
     assert glob["model_a"] > glob["model_b"]

@@ -17,7 +17,8 @@ from sklearn.metrics import accuracy_score, f1_score, recall_score, roc_auc_scor
 
 from tests.apptest_utils import latex, open_page
 from ui.teaching import lessons
-from ui.teaching.lessons import BY_KEY, check_answer
+from ui.teaching.exercise import Exercise, check_answer
+from ui.teaching.lessons import BY_KEY
 from ui.words.text import num
 
 PAGE = "pages/lessons.py"
@@ -26,7 +27,7 @@ NEW = ("rare_class", "micro_accuracy", "samples_empty", "class_thresholds", "cos
        "calibration")  # fmt: skip
 
 
-def _accepts_and_refuses(ex: lessons.Exercise, wrong: tuple[float, ...] = ()) -> None:
+def _accepts_and_refuses(ex: Exercise, wrong: tuple[float, ...] = ()) -> None:
     """The check takes the exact answer as a number, a decimal, a percentage and (when it is a
     small fraction) a fraction; it refuses numbers off by 0.02 and the given wrong answers;
     the derivation shows the answer."""

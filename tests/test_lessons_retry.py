@@ -8,8 +8,9 @@ from __future__ import annotations
 import pytest
 
 from tests.apptest_utils import open_page
-from ui.teaching import lessons
-from ui.teaching.lessons import BY_KEY, check_answer
+from ui.teaching import exercise, lessons
+from ui.teaching.exercise import check_answer
+from ui.teaching.lessons import BY_KEY
 
 PAGE = "pages/lessons.py"
 SEEDS = range(6)
@@ -24,7 +25,7 @@ def test_every_lesson_has_a_hint_that_does_not_give_the_answer(lesson):
         ex = lesson.make(seed)
         assert len(ex.hint) > 40, (lesson.key, seed, ex.hint)
         if ex.kind == "number":  # a decimal answer (0.875) never sits in its own hint
-            answer = lessons._show(float(ex.answer)).split(" = ")[0]
+            answer = exercise._show(float(ex.answer)).split(" = ")[0]
             assert len(answer) < 4 or answer not in ex.hint, (lesson.key, seed, ex.hint)
         for value, hint in ex.traps:
             assert hint
@@ -41,7 +42,7 @@ def test_a_wrong_answer_gets_the_hint_and_not_the_answer_until_revealed(lesson):
             shown = ex.answer
         else:
             wrong = float(ex.answer) + 0.37
-            shown = lessons._show(float(ex.answer))
+            shown = exercise._show(float(ex.answer))
         hidden = check_answer(ex, wrong, reveal=False)
         assert hidden.correct is False
         assert hidden.hint

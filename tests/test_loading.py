@@ -10,7 +10,8 @@ import pandas as pd
 import pytest
 
 from ui.compute.reading import read_table
-from ui.tables.loading import ColumnMapping, LoadError, guess_mapping, prepare
+from ui.tables.checking import prepare
+from ui.tables.loading import ColumnMapping, LoadError, guess_mapping
 
 
 def csv(text: str) -> bytes:

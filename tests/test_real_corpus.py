@@ -20,7 +20,8 @@ from tests.apptest_utils import APP, upload
 from ui.compute import thresholds
 from ui.compute.reading import read_table
 from ui.frame import shell
-from ui.tables.loading import guess_mapping, prepare
+from ui.tables.checking import prepare
+from ui.tables.loading import guess_mapping
 from ui.tables.roles import default_threshold, infer_roles, infer_scale
 
 REAL = Path(__file__).resolve().parent / "data" / "real"

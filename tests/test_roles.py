@@ -10,7 +10,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from ui.tables.loading import guess_mapping, prepare
+from ui.tables.checking import prepare
+from ui.tables.loading import guess_mapping
 from ui.tables.roles import (
     GROUP_NAMES,
     LABEL_NAMES,

@@ -1,5 +1,5 @@
 """Soft labels (shares in [0, 1]): each row counts as positive with weight q and negative with
-weight 1 - q, at the data layer (ui.tables.loading.prepare), so every binary page gets them.
+weight 1 - q, at the data layer (ui.tables.checking.prepare), so every binary page gets them.
 
 Checked two ways on generated tables: against the weighted metrics of the rows written out twice
 by hand, and against slow formulas of the expectation over the label (expected confusion counts,
@@ -16,7 +16,8 @@ from hypothesis import strategies as st
 
 import metrics
 from tests.apptest_utils import markdown_text, metric_value, open_page, upload_frame
-from ui.tables.loading import ColumnMapping, prepare
+from ui.tables.checking import prepare
+from ui.tables.loading import ColumnMapping
 from ui.tables.roles import infer_roles, soft_labels
 
 

@@ -36,7 +36,8 @@ def _toy_frame() -> pd.DataFrame:
 @pytest.fixture
 def toy_source():
     from ui import sources
-    from ui.tables.loading import ColumnMapping, prepare
+    from ui.tables.checking import prepare
+    from ui.tables.loading import ColumnMapping
 
     frame = _toy_frame()
     mapping = ColumnMapping(label="y", scores=("toy_a", "toy_b"), pos_label=1, group="user")

@@ -19,6 +19,8 @@ import numpy as np
 import pandas as pd
 
 import metrics
+from ui.analyses.decision_rules import fmt
+from ui.analyses.multilabel_rules import Card
 from ui.figures.multilabel_charts import ClassScores, capture
 from ui.words.safe import tex_text
 
@@ -412,3 +414,91 @@ def explain_lines(r: CostResult, i: int, max_classes: int = 10) -> tuple[list[st
         + f" Source: {ELKAN}"
     )
     return lines, note
+
+
+# --- the page's words ----------------------------------------------------------------------------
+
+INTRO = (
+    "Not every mistake costs the same. Say what predicting each class costs when the truth "
+    "is each class; the rule then predicts, for each row, the class with the lowest "
+    "**expected cost** Σᵢ P(true class i) × cost(i → j). The default, 0 on the diagonal "
+    "and 1 elsewhere, counts every mistake alike: its minimum-expected-cost decision is "
+    "argmax (Elkan 2001, *The foundations of cost-sensitive learning*)."
+)
+CALIBRATED = (
+    "**The rule assumes calibrated probabilities**: a row's expected cost weighs each "
+    "cost by the probability that the row is of that class, so the rule is the cheapest "
+    "on average only if those probabilities are right (of the rows scored 0.8 for a "
+    "class, 8 in 10 belong to it). Summing to 1 is not enough: over-confident scores "
+    "make every cost but the top class's look negligible. Check a class's calibration "
+    "on the Calibration page (its button above makes it the sidebar's model)."
+)
+CLASS_TABLE_NOTE = (
+    "Per true class: its recall under each rule (None: no true row), how many rows "
+    "each rule predicts as it, and the cost its rows run up. Raising the cost of "
+    "missing a class (the shortcut) can only move rows into its column: its recall "
+    "can only rise, the others' only fall."
+)
+
+
+def kept_cost(values: object, n_classes: int) -> np.ndarray:
+    """The matrix kept from an earlier run when it has the right shape, else the 0-1 cost."""
+    if values is not None and np.shape(values) == (n_classes, n_classes):
+        return np.asarray(values, dtype=float)
+    return default_cost(n_classes)
+
+
+def shortcut_only(n_classes: int) -> str:
+    """Why a matrix of ``n_classes`` classes is set one class at a time."""
+    return (
+        f"With {n_classes} classes ({MAX_EDITABLE} at most for cell-by-cell editing) the "
+        "matrix is set with the shortcut on the right, one class at a time. For any "
+        "matrix, call metrics.compare_cost_decisions(y_true, proba, cost) in Python."
+    )
+
+
+def cards(r: CostResult, n_rows: int, weighted: bool) -> list[Card]:
+    """Both rules' total and mean cost, and how many rows change decision."""
+    cmp = r.comparison
+    return [
+        Card(
+            "total cost, argmax",
+            f"{r.argmax_total:,.6g}",
+            help="Σ cost(true class → argmax class) over the rows"
+            + (" (× sample weight)." if weighted else "."),
+        ),
+        Card(
+            "total cost, min cost",
+            f"{r.min_cost_total:,.6g}",
+            delta=f"{-r.saving_total:+,.4g} vs argmax" if r.saving_total else None,
+            delta_color="inverse",
+            help="Σ cost(true class → the minimum-expected-cost class) over the rows: "
+            "'min cost' is the minimum-expected-cost rule.",
+        ),
+        Card("mean cost, argmax", fmt(cmp.argmax_mean)),
+        Card(
+            "mean cost, min cost",
+            fmt(cmp.min_cost_mean),
+            help="metrics.compare_cost_decisions: the realised mean cost per row.",
+        ),
+        Card("rows changing decision", f"{cmp.changed:,}", help=f"Of {n_rows:,} rows."),
+    ]
+
+
+def first_changed(r: CostResult) -> int:
+    """The first row (from 1) whose decision the matrix changes; 1 when none does."""
+    changed = r.changed_rows
+    return int(changed[0]) + 1 if changed.size else 1
+
+
+def changed_caption(r: CostResult, listed: int = 12) -> str:
+    """The rows (from 1) whose decision changes, the first ``listed`` of them."""
+    changed = r.changed_rows
+    if not changed.size:
+        return "No row's decision changes with these costs."
+    return (
+        "Rows whose decision changes: "
+        + ", ".join(str(i + 1) for i in changed[:listed])
+        + (f", … ({changed.size:,} in all)" if changed.size > listed else "")
+        + "."
+    )

@@ -16,13 +16,14 @@ import streamlit as st
 
 import metrics
 from ui.tables import score_state
+from ui.tables.checking import Prepared, prepare
 from ui.tables.dataset import (
     BUNDLED,
     SAMPLE_DIR,
     Dataset,
     GroupState,
 )
-from ui.tables.loading import ColumnMapping, Prepared, prepare
+from ui.tables.loading import ColumnMapping
 from ui.tables.roles import MAX_SLICE_VALUES
 from ui.tables.score_state import ScoreState
 

@@ -341,7 +341,7 @@ def read_table(
 
     ``lane(nbytes)`` is entered around the parse itself, once the checks know what it will
     take (the decompressed text, or a Parquet file's decoded columns): the server's
-    :func:`ui.compute.budget.parsing` lets a small table pass while a large one is being read.
+    :func:`ui.compute.parse_lanes.parsing` lets a small table pass while a large one is being read.
     """
     from ui.compute import budget
 

@@ -31,8 +31,9 @@ import pandas as pd
 import streamlit as st
 
 from ui.tables import score_state
+from ui.tables.checking import Prepared
 from ui.tables.dataset import BUNDLED, SAMPLE_DIR, Dataset, GroupState, mapping_digest
-from ui.tables.loading import ColumnMapping, Prepared, guess_mapping
+from ui.tables.loading import ColumnMapping, guess_mapping
 from ui.tables.roles import NONE
 from ui.words.safe import md
 

@@ -5,7 +5,7 @@ columns, prefilled with an 8-row example; it is edited wide on the Data page
 (:mod:`ui.example_editor`). :func:`example_dataset` draws the sidebar's part (the number of
 models, a summary, a link to the editor) and returns the table as the same
 :class:`ui.tables.dataset.Dataset` an upload gives, prepared by
-:func:`ui.tables.loading.prepare` so that ties, equal labels and one-class tables give the upload
+:func:`ui.tables.checking.prepare` so that ties, equal labels and one-class tables give the upload
 messages. The table travels in a link: :func:`encode` packs it into a short URL-safe text
 (zlib-compressed CSV in base64url, the numbers written in Python's shortest exact form) and
 :func:`decode` gives back exactly the same table.
@@ -24,6 +24,7 @@ import pandas as pd
 import streamlit as st
 from streamlit.errors import StreamlitAPIException
 
+from ui.tables.checking import MAX_SCORE, prepare
 from ui.tables.dataset import Dataset
 from ui.tables.example_table import (
     MAX_ROWS,
@@ -35,7 +36,7 @@ from ui.tables.example_table import (
     parse_pasted,
     parse_row_numbers,
 )
-from ui.tables.loading import MAX_SCORE, ColumnMapping, prepare
+from ui.tables.loading import ColumnMapping
 from ui.words.numbers import plural
 
 _LOGGER = logging.getLogger(__name__)

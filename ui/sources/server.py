@@ -62,6 +62,7 @@ def _open_app_file() -> bool:
     roles = {k: spec.get(k) for k in ("label", "scores", "group", "weight", "pos_label")}
     if spec.get("rows"):
         from ui.compute import budget
+        from ui.compute.parse_lanes import parsing
         from ui.compute.reading import read_path
         from ui.sources import upload
         from ui.tables.loading import LoadError, mapping_with
@@ -70,7 +71,7 @@ def _open_app_file() -> bool:
         try:
             stat = path.stat()
             budget.make_room(stat.st_size)
-            frame, notes = read_path(path, max_bytes=budget.rows_limit(), lane=budget.parsing)
+            frame, notes = read_path(path, max_bytes=budget.rows_limit(), lane=parsing)
             mapping = mapping_with(frame, **roles)
         except (OSError, LoadError):
             pass  # the engine's path below says what is wrong with it

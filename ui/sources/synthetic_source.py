@@ -10,8 +10,9 @@ from dataclasses import asdict
 import pandas as pd
 import streamlit as st
 
+from ui.tables.checking import prepare
 from ui.tables.dataset import Dataset
-from ui.tables.loading import ColumnMapping, prepare
+from ui.tables.loading import ColumnMapping
 from ui.tables.synthetic import (
     ROUNDING,
     SyntheticSpec,

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 import streamlit as st
 
 from ui.compute import budget, data
+from ui.compute.parse_lanes import parsing
 from ui.compute.reading import read_table
 from ui.sources import slice_picker
 from ui.sources.base import Source
@@ -66,14 +67,14 @@ def _upload_widget() -> None:
         return
     try:
         budget.make_room(uploaded.size)  # room first: a class uploading at once peaks here
-        # The parse itself in its lane (ui.compute.budget.parsing): large tables one at a time,
+        # The parse itself in its lane (ui.compute.parse_lanes.parsing): large tables one at a time,
         # small
         # ones beside them, so no upload waits behind another student's large file.
         # Words while it runs (Streamlit shows them after half a second): a large table or a
         # class's queue of large parses takes seconds.
         with st.spinner(f"Reading {md(uploaded.name)} ({uploaded.size / 1e6:,.1f} MB)...",
                         show_time=True):  # fmt: skip
-            frame, notes = read_table(uploaded.name, uploaded.getvalue(), lane=budget.parsing)
+            frame, notes = read_table(uploaded.name, uploaded.getvalue(), lane=parsing)
     except LoadError as exc:
         st.session_state["upload_failed"] = file_id
         st.session_state["upload_error"] = str(exc)
@@ -425,7 +426,7 @@ def _model_file_widget(current: str, upload: Upload, mapping: ColumnMapping) -> 
         budget.make_room(second.size)
         with st.spinner(f"Reading {md(second.name)} ({second.size / 1e6:,.1f} MB)...",
                         show_time=True):  # fmt: skip
-            other, _ = read_table(second.name, second.getvalue(), lane=budget.parsing)
+            other, _ = read_table(second.name, second.getvalue(), lane=parsing)
         frame, merged, notes = add_model_file(upload.frame, mapping, upload.name, other,
                                               second.name)  # fmt: skip
     except LoadError as exc:

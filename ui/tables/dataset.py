@@ -16,7 +16,8 @@ import numpy as np
 import pandas as pd
 
 import metrics
-from ui.tables.loading import ColumnMapping, Prepared
+from ui.tables.checking import Prepared
+from ui.tables.loading import ColumnMapping
 from ui.tables.score_state import ScoreState
 
 SAMPLE_DIR = Path(__file__).resolve().parents[2] / "sample_data"

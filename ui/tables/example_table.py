@@ -16,7 +16,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from ui.tables.loading import MAX_SCORE
+from ui.tables.checking import MAX_SCORE
 from ui.words.numbers import plural
 
 __all__ = [
