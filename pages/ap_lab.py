@@ -6,11 +6,10 @@ first, side by side, on one 1280x720 screen; a worked example's tables and the r
 
 from __future__ import annotations
 
-import numpy as np
 import streamlit as st
 
 from metrics import AP_METHOD_SOURCES, AP_METHODS
-from ui.compute import data
+from ui.compute import data, labs
 from ui.figures import ap_charts
 from ui.figures.ap_charts import METHOD_LABELS, PRESETS
 from ui.frame import presentation, shell
@@ -38,19 +37,6 @@ def _show_pills() -> list[str]:
         format_func=METHOD_LABELS.get,
         key="aplab_show",
     )
-
-
-@st.cache_data(max_entries=16, show_spinner="Computing AP five ways...")
-def _lab(key: tuple, model: str, _ds) -> ap_charts.APLab:
-    return ap_charts.ap_lab(*data.binary_rows(_ds, model))
-
-
-@st.cache_data(max_entries=8, show_spinner=False)
-def _per_class(key: tuple, class_model: str | None, _ds):
-    names = _ds.mapping.classes or _ds.mapping.scores
-    columns = _ds.mapping.class_columns(class_model)  # several models' columns: this one's
-    scores = np.column_stack([_ds.score(m) for m in columns])
-    return ap_charts.per_class_frame(_ds.y, scores, _ds.weight, tuple(str(c) for c in names))
 
 
 presenting = presentation.on()
@@ -109,7 +95,7 @@ if not ap_charts.has_positives(y, weight):
     )
     st.stop()
 
-lab = _lab(ds.key, model, ds) if preset is None else ap_charts.ap_lab(y, scores, weight)
+lab = labs.ap_lab(ds.key, model, ds) if preset is None else ap_charts.ap_lab(y, scores, weight)
 
 # --- 1. five methods ----------------------------------------------------------------------------
 methods = ap_charts.methods_frame(lab)
@@ -155,7 +141,7 @@ if top is None:  # (presentation mode shows the values in a table beside the cha
 if preset is None and ds.mapping.per_class:
     with st.expander("Every class, every method"):
         st.dataframe(
-            _per_class(ds.key, ds.mapping.class_model_of(model), ds),
+            labs.ap_per_class(ds.key, ds.mapping.class_model_of(model), ds),
             hide_index=True,
             key="aplab_classes",
         )

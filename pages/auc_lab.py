@@ -11,6 +11,7 @@ import streamlit as st
 
 import metrics
 from metrics.conventions import roc_auc_conventions
+from ui.compute import labs
 from ui.figures import auc_charts
 from ui.frame import presentation, shell
 from ui.views.explain import explain
@@ -24,31 +25,6 @@ ds, model = shell.page_context(requires=("rows",), what="The AUC lab (it pairs r
 CURRENT = "Current data"
 MAX_SAMPLE = 150
 SMALL = 60  # rows shown whole in the rank table; larger tables offer a view
-
-
-@st.cache_data(max_entries=16, show_spinner=False)
-def _lab(key: tuple, model: str, _ds) -> tuple:
-    """Rank table, threshold counts, ROC points and the library's AUC (rows unweighted)."""
-    y, s = _ds.labels_for(model), _ds.score(model)
-    return (
-        metrics.auc_rank_table(y, s),
-        metrics.threshold_counts(y, s),
-        metrics.roc_curve(y, s, drop_intermediate=False),
-        metrics.roc_auc_score(y, s),
-    )
-
-
-@st.cache_data(max_entries=16, show_spinner=False)
-def _grid(key: tuple, model: str, per_class: int, seed: int, _ds) -> metrics.AUCPairGrid:
-    return metrics.auc_pair_grid(
-        _ds.labels_for(model), _ds.score(model), max_per_class=per_class, seed=seed
-    )
-
-
-@st.cache_data(max_entries=16, show_spinner=False)
-def _conventions(key: tuple, model: str, _ds) -> list:
-    """ROC AUC as scikit-learn, Keras and Spark compute it on these rows (unweighted)."""
-    return roc_auc_conventions(_ds.labels_for(model), _ds.score(model))
 
 
 INTRO = (
@@ -92,10 +68,10 @@ if preset == CURRENT:
         )
     )  # fmt: skip
     seed = int(seed_col.number_input("Sample seed", 0, 10_000, 0, key="auclab_seed"))
-    table, counts, roc, library = _lab(ds.key, model, ds)
+    table, counts, roc, library = labs.auc_lab(ds.key, model, ds)
     s_lab = ds.score(model)
-    found = _conventions(ds.key, model, ds)
-    grid = _grid(ds.key, model, per_class, seed, ds)
+    found = labs.auc_conventions(ds.key, model, ds)
+    grid = labs.auc_pair_grid(ds.key, model, per_class, seed, ds)
     st.caption(
         f"**{md(model)}** on {md(ds.name)}: {n_pos:,} {md(positive_name)} (P) and {n_neg:,} "
         f"{md(negative_name)} (N)"

@@ -25,36 +25,26 @@ import ui
 ROOT = Path(__file__).resolve().parent.parent
 
 
-def _module_name(path: Path) -> str:
-    parts = path.relative_to(ROOT).with_suffix("").parts
-    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+def _load_tool():
+    spec = importlib.util.spec_from_file_location(
+        "import_graph", ROOT / "tools" / "import_graph.py"
+    )
+    tool = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(tool)
+    return tool
 
 
-def _modules(folder: str) -> dict[str, Path]:
-    return {
-        _module_name(p): p
-        for p in sorted((ROOT / folder).rglob("*.py"))
-        if "__main__" not in p.name
-    }
+# The same reading of the imports as the picture in docs/architecture.md.
+TOOL = _load_tool()
+FILES = TOOL.module_files()
 
 
-def _is_module(name: str) -> bool:
-    path = ROOT.joinpath(*name.split("."))
-    return path.with_suffix(".py").exists() or (path / "__init__.py").exists()
+def _modules(root: str) -> dict[str, Path]:
+    return {m: p for m, p in FILES.items() if m.split(".")[0] == root and "__main__" not in m}
 
 
 def _imports(path: Path) -> set[str]:
-    """Every module ``path`` imports: ``from a import b`` imports the module a.b when there is
-    one, else a (as import-linter counts them)."""
-    found = set()
-    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-        if isinstance(node, ast.Import):
-            found.update(alias.name for alias in node.names)
-        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
-            for alias in node.names:
-                name = f"{node.module}.{alias.name}"
-                found.add(name if _is_module(name) else node.module)
-    return found
+    return TOOL.imports(path, set(FILES))
 
 
 def _package(module: str) -> str | None:
@@ -178,5 +168,5 @@ def test_the_architecture_page_shows_the_packages_as_the_code_has_them():
     assert graph.main(["--check"]) == 0, "run `make architecture`"
     packages, edges = graph.graph()
     assert {f"ui.{p}" for p in ui.LAYERS} <= set(packages)
-    rank = {p: i for i, p in enumerate(graph.ORDER)}
+    rank = {p: i for i, p in enumerate(TOOL.ORDER)}
     assert all(rank[a] > rank[b] for a, b in edges), "an arrow points up the order"

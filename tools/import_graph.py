@@ -27,7 +27,8 @@ sys.path.insert(0, str(ROOT))
 import ui  # noqa: E402  (the layer order is declared there)
 
 
-def _module_files() -> dict[str, Path]:
+def module_files() -> dict[str, Path]:
+    """Every module of the product by its dotted name (``app`` for ``app.py``)."""
     files = {"app": ROOT / "app.py"}
     for folder in ("ui", "metrics", "metrics_lens", "pages"):
         for path in sorted((ROOT / folder).rglob("*.py")):
@@ -48,7 +49,8 @@ def package_of(module: str) -> str:
 
 
 def imports(path: Path, known: set[str]) -> set[str]:
-    """The product's modules ``path`` imports (``from a import b`` is a.b when that is a module)."""
+    """Every module ``path`` imports, at module level or inside a function: ``from a import b``
+    imports a.b when that is one of the ``known`` modules, else a (as import-linter counts)."""
     found = set()
     for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
         if isinstance(node, ast.Import):
@@ -57,7 +59,7 @@ def imports(path: Path, known: set[str]) -> set[str]:
             for alias in node.names:
                 name = f"{node.module}.{alias.name}"
                 found.add(name if name in known else node.module)
-    return {name for name in found if name in known}
+    return found
 
 
 def _job(path: Path) -> str:
@@ -67,7 +69,7 @@ def _job(path: Path) -> str:
 
 def graph() -> tuple[dict[str, dict], Counter]:
     """(package -> its modules, lines and whether it may use Streamlit; edge -> imports)."""
-    files = _module_files()
+    files = module_files()
     known = set(files)
     packages: dict[str, dict] = {}
     edges: Counter = Counter()
@@ -76,7 +78,7 @@ def graph() -> tuple[dict[str, dict], Counter]:
         info = packages.setdefault(package, {"modules": 0, "lines": 0})
         info["modules"] += 1
         info["lines"] += len(path.read_text(encoding="utf-8").splitlines())
-        for other in imports(path, known):
+        for other in imports(path, known) & known:
             target = package_of(other)
             if target != package and target != "ui":
                 edges[(package, target)] += 1

@@ -6,8 +6,7 @@ from __future__ import annotations
 import numpy as np
 import streamlit as st
 
-from metrics.conventions import gauc_conventions
-from ui.compute import data, uncertainty
+from ui.compute import labs, uncertainty
 from ui.figures import gauc_charts
 from ui.tables.dataset import Dataset
 from ui.teaching import gauc_explain
@@ -23,26 +22,6 @@ __all__ = ["head_to_head", "other_libraries", "shift"]
 STRENGTHS = (-2.0, -1.5, -1.0, -0.5, 0.0, 0.5, 1.0, 1.5, 2.0)
 
 
-@st.cache_data(max_entries=16, show_spinner="Shifting scores...")
-def _sweep(key: tuple, name: str, mode: str, weighting: str, strengths: tuple, _ds: Dataset):
-    s = _ds.score(name)
-    offsets = gauc_charts.user_offsets(
-        data.group_state(_ds).tables[name][1], _ds.prepared.groups, s, mode
-    )
-    sweep = gauc_charts.offset_sweep(
-        _ds.labels_for(name), s, offsets.codes, offsets.per_row, np.array(strengths),
-        weighting=weighting, sample_weight=_ds.weight,
-    )  # fmt: skip
-    return sweep, offsets.k, offsets.overall_rate
-
-
-@st.cache_data(max_entries=8, show_spinner="Computing other libraries' GAUC...")
-def _conventions(key: tuple, name: str, _ds: Dataset) -> list:
-    """GAUC as DIN's paper, RecBole and TorchRec compute it on these rows."""
-    y, s = _ds.labels_for(name), _ds.score(name)
-    return gauc_conventions(y, s, _ds.prepared.groups, sample_weight=_ds.weight)
-
-
 def shift(ds: Dataset, model: str, weighting: str) -> None:
     """Add one offset to every row of each user: global AUC moves, GAUC stays put."""
     with st.container(border=True):
@@ -55,12 +34,14 @@ def shift(ds: Dataset, model: str, weighting: str) -> None:
             "Per-user offset strength", -2.0, 2.0, 1.0, step=0.25, key="gauc_offset_strength",
             help="Every row of a user gets the same offset: strength × the user's offset.",
         )  # fmt: skip
-    sweep, k, overall = _sweep(ds.key, model, mode, weighting, STRENGTHS, ds)
+    sweep, k, overall = labs.gauc_offset_sweep(ds.key, model, mode, weighting, STRENGTHS, ds)
     base = sweep.set_index("strength").loc[0.0]
     if float(strength) in STRENGTHS:
         now = sweep.set_index("strength").loc[float(strength)]
     else:  # between grid points: one more shift, cached on its own so the grid is not redone
-        now = _sweep(ds.key, model, mode, weighting, (float(strength),), ds)[0].iloc[0]
+        now = labs.gauc_offset_sweep(ds.key, model, mode, weighting, (float(strength),), ds)[
+            0
+        ].iloc[0]
     for col, name in zip(st.columns(2), ("global AUC", "GAUC"), strict=True):
         delta = now[name] - base[name]
         col.metric(
@@ -82,7 +63,7 @@ def shift(ds: Dataset, model: str, weighting: str) -> None:
 
 def other_libraries(ds: Dataset, model: str, users: np.ndarray, weighted: bool) -> None:
     """GAUC under DIN's, RecBole's and TorchRec's conventions, and why they differ."""
-    found = _conventions(ds.key, model, ds)
+    found = labs.gauc_conventions(ds.key, model, ds)
     st.dataframe(conventions.gauc_table(found, users), hide_index=True, key="gauc_conventions")
     nonpositive = int(np.sum(ds.score(model) <= 0))
     for sentence in conventions.gauc_reasons(
