@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import functools
 import os
 import threading
 
 import pytest
 from hypothesis import settings
+from streamlit.components.v2 import manifest_scanner
 from streamlit.runtime.pages_manager import PagesManager
 from streamlit.runtime.scriptrunner.script_cache import ScriptCache
 from streamlit.testing.v1 import app_test, local_script_runner
@@ -47,6 +49,14 @@ class _SharedScriptCache(ScriptCache):
 
 app_test.ScriptCache = _SharedScriptCache
 local_script_runner.ScriptCache = _SharedScriptCache
+
+# Every AppTest's first run scans the metadata of every installed distribution for Streamlit
+# components (about 130 here, with MLflow's and Spark's): 0.3-0.7 s an instance, in a suite
+# of about a thousand instances, for a list that cannot change while the tests run. A live
+# server scans once at start; the test process now does too (the scan itself is Streamlit's).
+manifest_scanner.scan_component_manifests = functools.cache(
+    manifest_scanner.scan_component_manifests
+)
 
 
 @pytest.fixture(autouse=True)
