@@ -1,6 +1,6 @@
-"""Score tables as data: columns and their roles, score scales, the checks that turn a table
-into the arrays the metrics take, a second model's file, the per-score state, the synthetic
-generator and annotator columns.
+"""Score tables as data: the ``Dataset`` every source makes, columns and their roles, score
+scales, the checks that turn a table into the arrays the metrics take, a second model's file,
+the per-score state, the synthetic generator and annotator columns.
 
 Pure: never imports Streamlit, directly or through another package. Imports ``metrics`` and the
 packages before it in :data:`ui.LAYERS`, never one after it.
