@@ -217,14 +217,22 @@ def test_dragging_the_threshold_on_the_class_strip_moves_the_matrix_and_the_poin
     )
     page.mouse.move(box["x"] + box["width"] * 0.3, y, steps=6)
     page.mouse.up()
-    _wait_for_app(page)
-    t = float(strip.get_attribute("aria-valuenow"))
-    page.wait_for_function(
-        "([v]) => Number(document.querySelector('[data-testid=stSlider] input').value) === v",
-        arg=[t],
-        timeout=30_000,
+    let_go = float(strip.get_attribute("aria-valuenow"))  # where the line was let go
+    # A rerun asked for during the drag may still redraw the strip at the value it was sent
+    # when the page first goes idle, before the rerun of the let-go value: read the line's
+    # value only once the slider and the line agree and the page is idle (reading it at the
+    # first idle found an intermediate value the slider had already left, once in CI).
+    agree = (  # the strip is drawn in its component's shadow root
+        "() => { const find = (r) => r.querySelector('.lens-strip-svg') || [...r.querySelectorAll"
+        "('*')].filter((e) => e.shadowRoot).map((e) => find(e.shadowRoot)).find(Boolean);"
+        " const s = document.querySelector('[data-testid=stSlider] input'), g = find(document);"
+        " return !!(s && g) && Number(s.value) === Number(g.getAttribute('aria-valuenow')); }"
     )
+    page.wait_for_function(agree, timeout=30_000)
     _wait_for_app(page)
+    page.wait_for_function(agree, timeout=30_000)
+    t = float(strip.get_attribute("aria-valuenow"))
+    assert t == let_go, (t, let_go)  # the page settles where the line was let go
     assert t < start
     table = bundled_dataset(DEFAULT_DATASET)
     c = metrics.confusion_at_threshold(
