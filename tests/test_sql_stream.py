@@ -10,6 +10,8 @@ one class per user, one user, text ids, states and caps that keep or drop every 
 
 from __future__ import annotations
 
+import itertools
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -59,7 +61,7 @@ def test_score_runs_cut_anywhere_equal_the_table(data, r, cap):
     bins = data.draw(st.sampled_from([1, 4, 100]), label="bins")
     runs = ScoreRuns(int((y == 0).sum()), cap, bins, float(s.min()), float(s.max()))
     cuts = _cuts(data.draw, s.size)
-    for a, b in zip(cuts[:-1], cuts[1:], strict=False):
+    for a, b in itertools.pairwise(cuts):
         runs.add(s[a:b], y[a:b])
     runs.finish()
     values, inverse = np.unique(-s, return_inverse=True)
@@ -101,7 +103,7 @@ def test_user_runs_cut_anywhere_equal_the_per_user_table(data, r, cap, text):
     y, s, g = y[order].astype(np.int32), s[order], g[order]
     runs = UserRuns(cap, pairs=True)
     cuts = _cuts(data.draw, s.size)
-    for a, b in zip(cuts[:-1], cuts[1:], strict=False):
+    for a, b in itertools.pairwise(cuts):
         runs.add(g[a:b], s[a:b], y[a:b])
     runs.finish()
     ones = np.ones(y.size, np.int64)
@@ -227,7 +229,8 @@ def test_the_stream_is_what_runs_at_the_default_settings(tmp_path, monkeypatch):
     s = summarize(str(path), "y", ["a", "b"], group="user", cap=1000, progress=said.append)
     assert any(line.startswith("a: one sort of the scores") for line in said)
     assert not any(line.startswith("b: one sort of the scores") for line in said)
-    assert s.models["a"].binned is not None and s.models["b"].table is not None
+    assert s.models["a"].binned is not None
+    assert s.models["b"].table is not None
     monkeypatch.setattr(_engine, "STREAM", "never")
     want = summarize(str(path), "y", ["a", "b"], group="user", cap=1000)
     assert_same(s, want, exact_sums=False)
