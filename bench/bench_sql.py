@@ -64,6 +64,7 @@ def table(data_dir: Path, n: int) -> Path:
     start = time.perf_counter()
     con = duckdb.connect()
     con.execute("SET threads = 2")
+    con.execute("SET enable_progress_bar = false")
     con.execute(
         f"""
         COPY (
