@@ -212,7 +212,8 @@ def test_a_weighted_table_and_a_float_user_id_keep_the_grouped_path(tmp_path, mo
     path = tmp_path / "t.parquet"
     t.to_parquet(path)
     want, got = _both(path, 10, False, monkeypatch, group="user", weight="w")
-    assert_same(got, want, exact_sums=True)
+    # Both ran the SQL; DuckDB's parallel SUM of doubles differs in the last bit run to run.
+    assert_same(got, want, exact_sums=False)
     want, got = _both(path, 10, False, monkeypatch, group="user")
     assert_same(got, want, exact_sums=False)
 

@@ -8,9 +8,11 @@ from __future__ import annotations
 
 import math
 import os
+import queue
 import re
 import sys
 import tempfile
+import threading
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -157,13 +159,55 @@ class DuckDBEngine:
         return q.cumulative(counts)
 
     def stream(self, sql: str, batch: int | None = None):
-        """The rows of ``sql`` in batches of numpy arrays, one per column, in its order."""
+        """The rows of ``sql`` in batches of numpy arrays, one per column, in its order.
+
+        A thread reads the batches (DuckDB and Arrow release the GIL) while the caller reduces
+        the previous ones, two at most waiting: the second core is not idle during numpy."""
         try:
             reader = self.con.sql(sql).to_arrow_reader(batch or STREAM_BATCH)
-            for b in reader:
-                yield [b.column(i).to_numpy(zero_copy_only=False) for i in range(b.num_columns)]
         except self._duckdb.Error as exc:
             raise SQLInputError(self._explain(exc)) from None
+        done = object()
+        ready: queue.Queue = queue.Queue(maxsize=2)
+        stop = threading.Event()
+
+        def offer(item) -> bool:  # False once the caller has stopped reading
+            while not stop.is_set():
+                try:
+                    ready.put(item, timeout=0.1)
+                    return True
+                except queue.Full:
+                    continue
+            return False
+
+        def read() -> None:
+            try:
+                for b in reader:
+                    cols = [
+                        b.column(i).to_numpy(zero_copy_only=False) for i in range(b.num_columns)
+                    ]
+                    if not offer(cols):
+                        return
+                offer(done)
+            except BaseException as exc:  # handed to the caller
+                offer(exc)
+
+        reading = threading.Thread(target=read, name="metrics-sql-stream", daemon=True)
+        reading.start()
+        try:
+            while True:
+                item = ready.get()
+                if item is done:
+                    break
+                if isinstance(item, self._duckdb.Error):
+                    raise SQLInputError(self._explain(item)) from None
+                if isinstance(item, BaseException):
+                    raise item
+                yield item
+        finally:
+            stop.set()
+            reading.join()
+            reader.close()
 
 
 class SparkEngine:
@@ -531,7 +575,16 @@ def _open(
     weighted = weight is not None
     eng.view(
         "clean",
-        q.clean(d, "src", label, list(scores), positive=condition, group=group, weight=weight),
+        q.clean(
+            d,
+            "src",
+            label,
+            list(scores),
+            positive=condition,
+            group=group,
+            weight=weight,
+            group_kind=columns[group] if group is not None else "",
+        ),
     )
     total = int(eng.rows("SELECT COUNT(*) FROM src")[0][0])
     pos_sum, neg_sum = q.class_sums(weighted)
