@@ -8,9 +8,11 @@ from __future__ import annotations
 
 import math
 import os
+import queue
 import re
 import sys
 import tempfile
+import threading
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -30,11 +32,19 @@ from metrics.sql._inputs import (
     memory_limit as checked_memory_limit,
 )
 from metrics.sql._state import UserScoreTable, UserTable, finish
+from metrics.sql._stream import ScoreRuns, UserRuns
 from metrics.sql._summary import ClusterSums, DeLongSummary, ModelSummary, ScoreTable, Summary
 
 DEFAULT_CAP = 2_000_000  # distinct scores up to which the exact per-score table comes back
 DEFAULT_BINS = 100_000  # score ranges of the binned table above the cap
 BUCKETS = 1024  # score ranges of Spark's two-level running sums
+# DuckDB, unweighted: a score with more distinct values than the cap (by an estimate) is sorted
+# once and its runs reduced in numpy (metrics.sql._stream) instead of grouped and sorted again,
+# and GAUC comes from one sort per user; "always" and "never" force either way (tests).
+STREAM = "auto"
+STREAM_BATCH = 1 << 20  # rows per batch of a sorted stream (DuckDB rounds it to its vectors)
+STREAM_GROUP_TYPES = ("TINYINT", "SMALLINT", "INTEGER", "BIGINT", "UTINYINT", "USMALLINT",
+                      "UINTEGER", "UBIGINT", "VARCHAR")  # fmt: skip
 
 NUMERIC = ("TINYINT", "SMALLINT", "INTEGER", "BIGINT", "HUGEINT", "FLOAT", "DOUBLE", "DECIMAL",
            "UTINYINT", "USMALLINT", "UINTEGER", "UBIGINT", "UHUGEINT", "REAL", "INT", "LONG",
@@ -147,6 +157,57 @@ class DuckDBEngine:
 
     def cumulative(self, counts: str, n_rows: int) -> str:
         return q.cumulative(counts)
+
+    def stream(self, sql: str, batch: int | None = None):
+        """The rows of ``sql`` in batches of numpy arrays, one per column, in its order.
+
+        A thread reads the batches (DuckDB and Arrow release the GIL) while the caller reduces
+        the previous ones, two at most waiting: the second core is not idle during numpy."""
+        try:
+            reader = self.con.sql(sql).to_arrow_reader(batch or STREAM_BATCH)
+        except self._duckdb.Error as exc:
+            raise SQLInputError(self._explain(exc)) from None
+        done = object()
+        ready: queue.Queue = queue.Queue(maxsize=2)
+        stop = threading.Event()
+
+        def offer(item) -> bool:  # False once the caller has stopped reading
+            while not stop.is_set():
+                try:
+                    ready.put(item, timeout=0.1)
+                    return True
+                except queue.Full:
+                    continue
+            return False
+
+        def read() -> None:
+            try:
+                for b in reader:
+                    cols = [
+                        b.column(i).to_numpy(zero_copy_only=False) for i in range(b.num_columns)
+                    ]
+                    if not offer(cols):
+                        return
+                offer(done)
+            except BaseException as exc:  # handed to the caller
+                offer(exc)
+
+        reading = threading.Thread(target=read, name="metrics-sql-stream", daemon=True)
+        reading.start()
+        try:
+            while True:
+                item = ready.get()
+                if item is done:
+                    break
+                if isinstance(item, self._duckdb.Error):
+                    raise SQLInputError(self._explain(item)) from None
+                if isinstance(item, BaseException):
+                    raise item
+                yield item
+        finally:
+            stop.set()
+            reading.join()
+            reader.close()
 
 
 class SparkEngine:
@@ -473,10 +534,15 @@ class _Opened:
     n_neg: int | float
     positive: str
     weighted: bool
+    extra: tuple = ()
+    columns: dict | None = None
 
 
-def _open(source, label, scores, group, weight, pos_label, engine, memory_limit, spark, say):
-    """Start the engine, check the columns and labels, and define ``clean``."""
+def _open(
+    source, label, scores, group, weight, pos_label, engine, memory_limit, spark, say, extra=None
+):
+    """Start the engine, check the columns and labels, and define ``clean``. ``extra(eng)``
+    gives more SQL expressions over ``clean`` for the same scan (their values: ``.extra``)."""
     if not scores:
         raise SQLInputError("give at least one score column (--score).")
     eng = start_engine(engine, memory_limit, spark)
@@ -509,11 +575,22 @@ def _open(source, label, scores, group, weight, pos_label, engine, memory_limit,
     weighted = weight is not None
     eng.view(
         "clean",
-        q.clean(d, "src", label, list(scores), positive=condition, group=group, weight=weight),
+        q.clean(
+            d,
+            "src",
+            label,
+            list(scores),
+            positive=condition,
+            group=group,
+            weight=weight,
+            group_kind=columns[group] if group is not None else "",
+        ),
     )
     total = int(eng.rows("SELECT COUNT(*) FROM src")[0][0])
     pos_sum, neg_sum = q.class_sums(weighted)
-    kept, n_pos, n_neg = eng.rows(f"SELECT COUNT(*), {pos_sum}, {neg_sum} FROM clean")[0]
+    more = extra(eng) if extra is not None else []
+    got = eng.rows(f"SELECT {', '.join(['COUNT(*)', pos_sum, neg_sum, *more])} FROM clean")[0]
+    kept, n_pos, n_neg = got[:3]
     kept = int(kept)
     say(f"{total:,} rows, {total - kept:,} dropped (NULL or NaN)")
     if kept == 0:
@@ -530,7 +607,7 @@ def _open(source, label, scores, group, weight, pos_label, engine, memory_limit,
         raise SQLInputError(
             f"no {which} row (positive class {positive!r}): AUC and AP need both classes."
         )
-    return _Opened(eng, total, kept, n_pos, n_neg, positive, weighted)
+    return _Opened(eng, total, kept, n_pos, n_neg, positive, weighted, tuple(got[3:]), columns)
 
 
 def summarize(
@@ -589,45 +666,28 @@ def summarize(
     """
     say = progress or (lambda _line: None)
     started = time.monotonic()
-    o = _open(source, label, scores, group, weight, pos_label, engine, memory_limit, spark, say)
-    eng, d, weighted, n_pos, n_neg = o.eng, o.eng.dialect, o.weighted, o.n_pos, o.n_neg
+
+    def estimates(eng) -> list[str]:  # per score: distinct values (estimated), lowest, highest
+        if not _streams(eng, weight is not None):
+            return []
+        return [f"{f}(s{k})" for k in range(len(scores))
+                for f in ("approx_count_distinct", "MIN", "MAX")]  # fmt: skip
+
+    o = _open(source, label, scores, group, weight, pos_label, engine, memory_limit, spark, say,
+              estimates)  # fmt: skip
+    eng, weighted = o.eng, o.weighted
     models = {}
     for k, name in enumerate(scores):
-        say(f"{name}: per-score counts")
-        counts = f"counts_{k}"
-        eng.view(counts, q.per_score(k, weighted), materialize=True)
-        distinct = int(eng.rows(f"SELECT COUNT(*) FROM {counts}")[0][0])
-        say(f"{name}: {distinct:,} distinct scores; AUC and AP")
-        cum = eng.cumulative(counts, distinct)
-        twice_u, ap_sum = eng.rows(q.areas(d, cum, weighted, n_neg))[0]
-        twice_u = int(twice_u) if not weighted else float(twice_u)
-        if weighted:
-            auc = twice_u / (2 * float(n_pos) * float(n_neg))
+        if o.extra and (STREAM == "always" or o.extra[3 * k] > cap):
+            say(f"{name}: one sort of the scores (about {o.extra[3 * k]:,} distinct)")
+            m = _sorted_scores(eng, o, k, name, cap, bins)
         else:
-            auc = twice_u / (2 * int(n_pos) * int(n_neg))  # exact integers, rounded once
-        m = ModelSummary(
-            score=name,
-            n_pos=float(n_pos) if weighted else int(n_pos),
-            n_neg=float(n_neg) if weighted else int(n_neg),
-            twice_u=twice_u,  # an exact int (past 2**53 at 1e10 rows) when unweighted
-            auc=float(auc),
-            average_precision=float(ap_sum) / float(n_pos),
-            distinct_scores=distinct,
-        )
-        if distinct <= cap:
-            a = eng.arrays(f"SELECT s, pos, neg FROM {counts}")
-            m.table = ScoreTable.from_unsorted(a["s"], a["pos"], a["neg"])
-        else:
-            say(f"{name}: more than {cap:,} distinct scores: {bins:,} score ranges")
-            a = eng.arrays(q.binned(k, weighted, bins))
-            m.binned = ScoreTable.from_unsorted(a["s"], a["pos"], a["neg"])
-            m.bin_error = float(
-                max(np.max(m.binned.pos) / float(n_pos), np.max(m.binned.neg) / float(n_neg))
-            )
-        eng.drop(counts)
+            m = _grouped_scores(eng, o, k, name, cap, bins, say)
         if group is not None:
             say(f"{name}: GAUC over {group}")
-            if not (state and _user_scores(eng, m, k, weighted, cap)):
+            if o.extra and o.columns[group].upper() in STREAM_GROUP_TYPES:
+                _sorted_users(eng, m, k, cap, state)
+            elif not (state and _user_scores(eng, m, k, weighted, cap)):
                 _group_auc(eng, m, k, weighted, cap)
         models[name] = finish(m, weighted)
     say(f"done in {time.monotonic() - started:.1f} s")
@@ -644,6 +704,100 @@ def summarize(
         cap=cap,
         state=state,
     )
+
+
+def _streams(eng, weighted: bool) -> bool:
+    """True when scores and users may be streamed in sorted order (DuckDB, unweighted)."""
+    return STREAM != "never" and eng.name == "duckdb" and not weighted
+
+
+def _sorted_scores(eng, o: _Opened, k: int, name: str, cap: int, bins: int) -> ModelSummary:
+    """AUC, step AP, the distinct scores and the per-score (or binned) table from one sort of
+    the scores (DuckDB), equal to :func:`_grouped_scores`'s."""
+    lo, hi = o.extra[3 * k + 1], o.extra[3 * k + 2]
+    runs = ScoreRuns(o.n_neg, cap, bins, lo, hi)
+    for s, y in eng.stream(f"SELECT s{k} AS s, y FROM clean ORDER BY s{k} DESC"):
+        runs.add(s, y)
+    runs.finish()
+    n_pos, n_neg = int(o.n_pos), int(o.n_neg)
+    m = ModelSummary(
+        score=name,
+        n_pos=n_pos,
+        n_neg=n_neg,
+        twice_u=runs.twice_u,
+        auc=float(runs.twice_u / (2 * n_pos * n_neg)),
+        average_precision=runs.ap_sum / float(n_pos),
+        distinct_scores=runs.distinct,
+    )
+    table = runs.table()
+    if table is not None:
+        m.table = ScoreTable.from_unsorted(*table)
+    else:
+        m.binned = ScoreTable.from_unsorted(*runs.binned())
+        m.bin_error = float(
+            max(np.max(m.binned.pos) / float(n_pos), np.max(m.binned.neg) / float(n_neg))
+        )
+    return m
+
+
+def _sorted_users(eng, m: ModelSummary, k: int, cap: int, state: bool) -> None:
+    """GAUC, the skipped users and, up to ``cap``, the per-user table (with ``state``, the
+    per-(user, score) pairs) from one sort of the rows by user and score (DuckDB, unweighted):
+    equal to :func:`_group_auc`'s and :func:`_user_scores`'s."""
+    runs = UserRuns(cap, pairs=state)
+    for g, s, y in eng.stream(f"SELECT g, s{k} AS s, y FROM clean ORDER BY g, s{k} DESC"):
+        runs.add(g, s, y)
+    runs.finish()
+    pairs = runs.pair_table() if state else None
+    if pairs is not None:
+        m.user_scores = UserScoreTable.combine([pairs], False)  # finish() does the rest
+        return
+    m.gauc_by = runs.gauc()
+    m.gauc = m.gauc_by["impressions"]
+    m.groups_used, m.groups_skipped_by = runs.used, dict(runs.skipped)
+    m.groups_skipped = sum(runs.skipped.values())
+    users = runs.user_table()
+    if users is not None:
+        m.users = UserTable.from_unsorted(*users, False)
+
+
+def _grouped_scores(eng, o: _Opened, k: int, name: str, cap: int, bins: int, say) -> ModelSummary:
+    """AUC, step AP, the distinct scores and the per-score (or binned) table from a GROUP BY of
+    the scores and running sums over it (both engines)."""
+    d, weighted, n_pos, n_neg = eng.dialect, o.weighted, o.n_pos, o.n_neg
+    say(f"{name}: per-score counts")
+    counts = f"counts_{k}"
+    eng.view(counts, q.per_score(k, weighted), materialize=True)
+    distinct = int(eng.rows(f"SELECT COUNT(*) FROM {counts}")[0][0])
+    say(f"{name}: {distinct:,} distinct scores; AUC and AP")
+    cum = eng.cumulative(counts, distinct)
+    twice_u, ap_sum = eng.rows(q.areas(d, cum, weighted, n_neg))[0]
+    twice_u = int(twice_u) if not weighted else float(twice_u)
+    if weighted:
+        auc = twice_u / (2 * float(n_pos) * float(n_neg))
+    else:
+        auc = twice_u / (2 * int(n_pos) * int(n_neg))  # exact integers, rounded once
+    m = ModelSummary(
+        score=name,
+        n_pos=float(n_pos) if weighted else int(n_pos),
+        n_neg=float(n_neg) if weighted else int(n_neg),
+        twice_u=twice_u,  # an exact int (past 2**53 at 1e10 rows) when unweighted
+        auc=float(auc),
+        average_precision=float(ap_sum) / float(n_pos),
+        distinct_scores=distinct,
+    )
+    if distinct <= cap:
+        a = eng.arrays(f"SELECT s, pos, neg FROM {counts}")
+        m.table = ScoreTable.from_unsorted(a["s"], a["pos"], a["neg"])
+    else:
+        say(f"{name}: more than {cap:,} distinct scores: {bins:,} score ranges")
+        a = eng.arrays(q.binned(k, weighted, bins))
+        m.binned = ScoreTable.from_unsorted(a["s"], a["pos"], a["neg"])
+        m.bin_error = float(
+            max(np.max(m.binned.pos) / float(n_pos), np.max(m.binned.neg) / float(n_neg))
+        )
+    eng.drop(counts)
+    return m
 
 
 def delong(

@@ -66,12 +66,15 @@ def clean(
     positive: str,
     group: str | None = None,
     weight: str | None = None,
+    group_kind: str = "",
 ) -> str:
     """``SELECT`` of the usable rows: ``y`` 0/1, ``s0, s1, ...`` DOUBLE, ``g``, ``w``.
 
     A row is dropped when its label, any score, its group or its weight is NULL or NaN (NaN
     compares equal to itself and above every number in DuckDB: it would form one score).
     ``positive`` is a SQL condition on the label column that is true for the positive class.
+    ``group_kind`` is the group column's type: an integer one is never NaN, and is not cast to
+    text on every row to be checked (a tenth of a sorted pass over 1e8 rows).
     """
     cols = [f"CASE WHEN {positive} THEN 1 ELSE 0 END AS y"]
     keep = [f"{d.q(label)} IS NOT NULL"]
@@ -81,11 +84,21 @@ def clean(
     if group is not None:
         cols.append(f"{d.q(group)} AS g")
         keep.append(f"{d.q(group)} IS NOT NULL")
-        keep.append(f"NOT (CAST({d.q(group)} AS {d.string}) IN ('NaN', 'nan'))")
+        if not integer_type(group_kind):
+            keep.append(f"NOT (CAST({d.q(group)} AS {d.string}) IN ('NaN', 'nan'))")
     if weight is not None:
         cols.append(f"CAST({d.q(weight)} AS DOUBLE) AS w")
         keep += [f"{d.q(weight)} IS NOT NULL", f"NOT isnan(CAST({d.q(weight)} AS DOUBLE))"]
     return f"SELECT {', '.join(cols)} FROM {source} WHERE {' AND '.join(keep)}"
+
+
+_INTEGERS = {"TINYINT", "SMALLINT", "INTEGER", "INT", "BIGINT", "HUGEINT", "UTINYINT",
+             "USMALLINT", "UINTEGER", "UBIGINT", "UHUGEINT", "LONG", "SHORT", "BYTE"}  # fmt: skip
+
+
+def integer_type(kind: str) -> bool:
+    """True for an integer column type (DuckDB or Spark spelling): never NaN."""
+    return kind.strip().upper() in _INTEGERS
 
 
 def class_sums(weighted: bool) -> tuple[str, str]:
