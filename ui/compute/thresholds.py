@@ -145,13 +145,26 @@ def set_threshold(model: str, value: float) -> None:
         st.session_state.setdefault("thresholds", {})[model] = float(value)
 
 
+# Set by the threshold line's callback (ui.views.threshold_drag) for the rest of the callbacks
+# of the same rerun; the frame clears it when the script starts.
+DRAGGED = "threshold_dragged"
+
+
 def set_clamped(
     model: str, low: float, high: float, value: float | None = None, key: str | None = None
 ) -> None:
     """Set the model's threshold to ``value`` (or the widget ``key``'s value) within
     [low, high]. A widget callback lives here, not in a page: a page's function would keep the
-    page's globals, its dataset among them, alive in the session's widget state."""
+    page's globals, its dataset among them, alive in the session's widget state.
+
+    A widget's value is ignored in a rerun in which the line was dragged: the browser sends
+    every widget's value with each rerun it asks for, and while the server is slow the
+    slider's is still the one it had before the drag's earlier reruns reached the page, which
+    would put the threshold back there (seen under load: the line let go at 0.239 and the page
+    settling at 0.267, where the drag began)."""
     if key is not None:
+        if st.session_state.get(DRAGGED):
+            return
         value = st.session_state[key]
     set_threshold(model, float(min(max(value, low), high)))
 

@@ -22,7 +22,7 @@ import threading
 import streamlit as st
 
 from ui import sources
-from ui.compute import budget
+from ui.compute import budget, thresholds
 from ui.frame import last_good, legacy, links, navigation, notes, presentation, sidebar, touch
 from ui.frame.data_menu import SAMPLE, data_menu, source_label
 from ui.frame.last_good import shown_dataset
@@ -85,6 +85,7 @@ def run_app() -> None:
     # A run stopped by a newer one (a click during a long page) left its frames to collect.
     budget.collect_garbage(uploads=st.session_state.get("_run_unfinished", False))
     st.session_state["_run_unfinished"] = True
+    st.session_state.pop(thresholds.DRAGGED, None)  # the callbacks of this rerun have run
     legacy.leave_legacy_pages_mode()
     st.set_page_config(page_title="Metrics Lens", page_icon=":material/insights:", layout="wide")
     links.read_query_params()

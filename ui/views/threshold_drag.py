@@ -260,6 +260,7 @@ def _dragged(model: str, low: float, high: float) -> None:
     value = state.get("threshold") if state is not None else None
     if value is None:
         return
+    st.session_state[thresholds.DRAGGED] = True
     thresholds.set_clamped(model, low, high, float(value))
 
 
