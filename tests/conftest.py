@@ -79,6 +79,25 @@ def _navigation_mode(monkeypatch):
     monkeypatch.setattr(PagesManager, "__init__", init)
 
 
+@pytest.fixture(autouse=True)
+def _sessions_end_with_their_test(request):
+    """A test's AppTest sessions end with the test, as a browser tab's end on a server.
+
+    A live server's sweeper releases the uploads of sessions that ended; AppTest has no runtime
+    to sweep, so every upload of every earlier test stayed in the process's registry, and with
+    an upload held the frame collects garbage at every run (``budget.collect_garbage``): 17 ms
+    a run, 18% of the conformance matrix's script time, for sessions long gone. Uploads that a
+    module- or session-scoped fixture (a grouped file) keeps for several tests stay.
+    """
+    from ui.compute import budget
+
+    before = set(budget.REGISTRY.usage())
+    yield
+    if request.node.get_closest_marker("xdist_group") is None:
+        for key in set(budget.REGISTRY.usage()) - before:
+            budget.REGISTRY.release(key)
+
+
 @pytest.hookimpl(hookwrapper=True)
 def pytest_runtest_makereport(item, call):
     """Keep each phase's report on the test item, so fixtures can see whether the test failed."""
