@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+import inspect
 import os
 import threading
 
@@ -153,14 +154,28 @@ def pytest_collection_modifyitems(config, items):
             item.add_marker(pytest.mark.slow)
         info = getattr(item, "_fixtureinfo", None)
         defs = [d[-1] for d in info.name2fixturedefs.values() if d] if info is not None else []
-        ours = [
-            d for d in defs if getattr(d.func, "__module__", "").startswith(("tests", "conftest"))
-        ]
+        ours = [d for d in defs if _defined_here(d.func)]
         if any(d.scope in ("module", "package", "session") for d in ours):
             item.add_marker(pytest.mark.xdist_group(item.path.name))
     # Longest first: pytest-xdist hands out groups in this order, and a long group (a Spark
     # cluster, a browser file) started last leaves one worker idle while the other finishes it.
     items.sort(key=_start_order)
+
+
+TESTS_DIR = os.path.dirname(os.path.abspath(__file__))
+
+
+def _defined_here(func) -> bool:
+    """A fixture of the suite's own (a test file, this conftest, a helper module here), not of
+    pytest or a plugin. Its module's name does not say so: the test files are imported by their
+    bare names ("test_load"), so a name test once missed every test file's own fixtures and
+    their modules' servers, Spark sessions and virtual environments were built on both workers.
+    """
+    try:
+        path = os.path.abspath(inspect.getsourcefile(func) or "")
+    except TypeError:
+        return False
+    return path.startswith(TESTS_DIR + os.sep)
 
 
 def _start_order(item) -> int:
