@@ -39,6 +39,7 @@ export default function (component) {
   }
   root.__data = data;
   if (root.__dragging) return;  // a rerun's data while dragging: drawn when the drag ends
+  root.__sent = data.threshold;  // what the app has now (the slider may have moved it)
   const NS = 'http://www.w3.org/2000/svg';
   const el = (name, attrs, parent) => {
     const node = document.createElementNS(NS, name);
@@ -109,6 +110,11 @@ export default function (component) {
     let last = 0, pending = null, timer = null;
     const send = (t, now) => {
       pending = null; last = now;
+      // The value the app has already: sending it again asks for a rerun that carries every
+      // other widget's value as the browser last had it, and the slider's, still the one from
+      // before the drag, would put the threshold back there (its change, not the line's).
+      if (t === root.__sent) return;
+      root.__sent = t;
       setStateValue('threshold', t);
     };
     const at = (event) => {
