@@ -48,9 +48,9 @@ def fresh_server():
     yield from _serve()
 
 
-def _serve(env: dict | None = None):
-    """``streamlit run app.py`` on a free loopback port (with ``env`` added to the
-    environment); yields its URL, stops it afterwards.
+def _serve(env: dict | None = None, script: str = "app.py"):
+    """``streamlit run app.py`` (or another ``script`` of the repository) on a free loopback
+    port (with ``env`` added to the environment); yields its URL, stops it afterwards.
 
     The server's output goes to a file, never to a pipe nobody reads: a full pipe (64 KB of
     logs over a module's tests) blocks the server on its next write, and every later page
@@ -61,7 +61,7 @@ def _serve(env: dict | None = None):
     log = tempfile.TemporaryFile()  # noqa: SIM115 (lives as long as the server; closed below)
     proc = subprocess.Popen(
         [
-            sys.executable, "-m", "streamlit", "run", "app.py",
+            sys.executable, "-m", "streamlit", "run", script,
             "--server.port", str(port), "--server.address", "127.0.0.1",
             "--server.headless", "true", "--browser.gatherUsageStats", "false",
         ],

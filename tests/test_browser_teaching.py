@@ -1,6 +1,7 @@
 """The teaching pages in a real browser (Debian's Chromium driven by Playwright): step-through
 mode driven by the arrow keys on a known 8-row table, its one-screen layout at 1280x720 checked
-by bounding boxes, and every lesson opened and revealed without an exception.
+by bounding boxes, every lesson's formulas rendered by the browser's KaTeX, and lessons revealed
+and answered on the page.
 
 The server and browser fixtures are the ones of ``tests/test_browser.py``; screenshots go to
 ``test-artifacts/``.
@@ -16,7 +17,9 @@ from playwright.sync_api import TimeoutError as PlaywrightTimeout
 from tests.lens_browser import settle, sized_page
 from tests.test_browser import (  # noqa: F401  (fixtures used by name)
     ARTIFACTS,
+    ROOT,
     _choose,
+    _serve,
     _upload,
     _wait_for_app,
     browser,
@@ -165,24 +168,52 @@ def test_step_through_fits_a_projector_on_a_large_table(server, projector):  # n
     page.screenshot(path=ARTIFACTS / "step_through-breast_cancer.png")
 
 
-def test_every_lesson_opens_and_reveals_without_an_exception(server, browser):  # noqa: F811
+def test_every_lessons_latex_renders_in_the_browser(browser):  # noqa: F811
+    """The browser's KaTeX renders every formula of every lesson (context, question,
+    derivation, note, hints), three seeds each, drawn on one page as the Lessons page draws
+    them (tests/lessons_latex_page.py). That the Lessons page opens and reveals every lesson
+    without an exception is an AppTest (tests/test_lessons.py); walking all 24 here took a
+    minute of the suite for what the AppTest sees, and saw one seed."""
+    from tests.lessons_latex_page import SEEDS
+
+    served = _serve(script="tests/lessons_latex_page.py", env={"PYTHONPATH": str(ROOT)})
+    url = next(served)
+    context = browser.new_context(viewport={"width": 1400, "height": 1000})
+    page = context.new_page()
+    try:
+        page.goto(url)
+        page.locator(".st-key-latex_done").wait_for(timeout=120_000)
+        settle(page)
+        assert page.locator('[data-testid="stException"]').count() == 0
+        for lesson in lessons.LESSONS:
+            for seed in SEEDS:
+                block = page.locator(f".st-key-latex_{lesson.key}_{seed}")
+                assert block.locator(".katex").count() > 0, (lesson.key, seed)
+                assert block.locator(".katex-error").count() == 0, (lesson.key, seed)
+        assert page.locator(".katex-error").count() == 0
+    finally:
+        context.close()
+        served.close()
+
+
+def test_lessons_reveal_and_check_answers_in_the_browser(server, browser):  # noqa: F811
+    """Three lessons opened and revealed on the Lessons page itself (with screenshots), and
+    an answer checked right, then wrong."""
     context = browser.new_context(viewport={"width": 1400, "height": 1000})
     page = context.new_page()
     try:
         page.goto(f"{server}/lessons")
         _wait_for_app(page)
-        for lesson in lessons.LESSONS:
-            title = f"{lesson.topic} · {lesson.title}"
-            _choose(page, "Lesson", title)
+        for lesson in (lessons.BY_KEY[k] for k in ("ap_trapezoid", "gauc_reversal", "ir_map")):
+            _choose(page, "Lesson", f"{lesson.topic} · {lesson.title}")
             page.get_by_role("button", name="Show me").click()
             page.get_by_text("Explain: how the answer is derived").wait_for(timeout=20_000)
             _wait_for_app(page)
             assert page.locator('[data-testid="stException"]').count() == 0, lesson.key
             assert page.locator(".katex-error").count() == 0, lesson.key  # LaTeX that renders
             assert page.locator(".katex").count() > 0, lesson.key
-            if lesson.key in ("ap_trapezoid", "gauc_reversal", "ir_map"):
-                ARTIFACTS.mkdir(exist_ok=True)
-                page.screenshot(path=ARTIFACTS / f"lessons-{lesson.key}.png", full_page=True)
+            ARTIFACTS.mkdir(exist_ok=True)
+            page.screenshot(path=ARTIFACTS / f"lessons-{lesson.key}.png", full_page=True)
         # answer one: right, then wrong
         _choose(page, "Lesson", f"{lessons.TOPICS[3]} · AP = 5/6 as scikit-learn's step sum")
         box = page.get_by_role("textbox", name="Your answer")
