@@ -7,6 +7,7 @@ import re
 
 import numpy as np
 import pytest
+from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
 from tests.lens_browser import settle, table_input
 from tests.test_browser import (  # noqa: F401  (fixtures, and the skip without Chromium)
@@ -208,24 +209,38 @@ def test_wine_cost_matrix_in_the_browser(server, page):  # noqa: F811
     # type 20 into (true class_1, predicted class_0): from the first cell, one right, one down
     grid = page.locator('.st-key-multilabel_cost_editor [data-testid="stDataFrame"]')
     expect(grid).to_be_visible(timeout=20_000)
-    for attempt in range(3):  # a loaded machine can drop the grid's first keys: type again
+    # Each key waits for the state the last one made: the grid's canvas focused, then its cell
+    # editor open, then the typed value in it. Under load a key pressed before the click had
+    # focused the grid was lost, and the test spent 30 s waiting for a total that never came.
+    in_grid = (
+        "() => !!document.activeElement &&"
+        " !!document.activeElement.closest('.st-key-multilabel_cost_editor')"
+    )
+    editing = (
+        "(v) => { const e = document.activeElement;"
+        " return !!e && e.classList.contains('gdg-input') && (v === null || e.value === v); }"
+    )
+    for attempt in range(3):  # an editor that did not open (the grid redrawn): click again
         box = grid.bounding_box()
         page.mouse.click(box["x"] + 30, box["y"] + 35 + 17)  # row 0 of the first column
-        page.keyboard.press("ArrowRight")
-        page.keyboard.press("ArrowDown")
-        page.keyboard.press("Enter")  # open the cell's editor (typing at once loses a key)
-        settle(page)
-        page.keyboard.press("Control+a")
-        page.keyboard.type("20", delay=50)
-        page.keyboard.press("Enter")
-        _wait_for_app(page)
         try:
-            expect(changed).to_contain_text(f"{want.changed:,}", timeout=30_000)
+            page.wait_for_function(in_grid, timeout=10_000)
+            page.keyboard.press("ArrowRight")
+            page.keyboard.press("ArrowDown")
+            page.keyboard.press("Enter")  # open the cell's editor (typing at once loses a key)
+            page.wait_for_function(editing, arg=None, timeout=10_000)
             break
-        except AssertionError:
+        except PlaywrightTimeout:
             if attempt == 2:
                 raise
             page.keyboard.press("Escape")
+            settle(page)
+    page.keyboard.press("Control+a")
+    page.keyboard.type("20", delay=50)
+    page.wait_for_function(editing, arg="20", timeout=10_000)
+    page.keyboard.press("Enter")
+    _wait_for_app(page)
+    expect(changed).to_contain_text(f"{want.changed:,}", timeout=30_000)
     total = page.locator('[data-testid="stMetric"]', has_text="total cost, min cost")
     expect(total.first).to_contain_text(f"{want.min_cost_mean * p.n_rows:,.6g}", timeout=20_000)
     mean = page.locator('[data-testid="stMetric"]', has_text="mean cost, argmax").first
