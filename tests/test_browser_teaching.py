@@ -193,7 +193,7 @@ def test_every_lessons_latex_renders_in_the_browser(browser):  # noqa: F811
         assert page.locator(".katex-error").count() == 0
     finally:
         context.close()
-        served.close()
+        next(served, None)  # the server's stop, after its yield
 
 
 def test_lessons_reveal_and_check_answers_in_the_browser(server, browser):  # noqa: F811
