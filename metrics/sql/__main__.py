@@ -35,9 +35,9 @@ from metrics.sql._engine import (
     DEFAULT_BINS,
     DEFAULT_CAP,
     SQLInputError,
-    delong,
     spark_session,
     summarize,
+    summarize_with_delong,
 )
 from metrics.sql._inputs import memory_limit, resolve_files
 from metrics.sql._state import PAIRED, merge
@@ -287,28 +287,17 @@ def _run(args, progress) -> int:
     if args.spark_master != "local[2]" and args.engine != "spark":
         raise SQLInputError("--spark-master needs --engine spark.")
     spark = spark_session(args.spark_master) if args.engine == "spark" else None
-    summary = summarize(
-        inputs,  # exactly the files checked above, never globbed again
-        args.label,
-        args.score,
-        group=args.group,
-        weight=args.weight,
-        pos_label=args.pos_label,
-        engine=args.engine,
-        memory_limit=limit,
-        spark=spark,
-        cap=args.cap,
-        bins=args.bins,
-        progress=progress,
-        state=out is not None,  # --out writes a state that merges
-    )
-    summary.source = args.source  # as the user named it (a glob stays a glob)
+    options = dict(group=args.group, pos_label=args.pos_label, engine=args.engine,
+                   memory_limit=limit, spark=spark, cap=args.cap, bins=args.bins,
+                   progress=progress, state=out is not None)  # fmt: skip
+    # exactly the files checked above, never globbed again; --out writes a state that merges
     tests = None
-    if args.delong:
-        tests = _delong_json(
-            delong(inputs, args.label, args.score, group=args.group, pos_label=args.pos_label,
-                   engine=args.engine, memory_limit=limit, spark=spark, progress=progress)
-        )  # fmt: skip
+    if args.delong:  # one opening: the sorted scores serve the summary and DeLong's sums
+        summary, sums = summarize_with_delong(inputs, args.label, args.score, **options)
+        tests = _delong_json(sums)
+    else:
+        summary = summarize(inputs, args.label, args.score, weight=args.weight, **options)
+    summary.source = args.source  # as the user named it (a glob stays a glob)
     if out is not None:
         _save(summary, out, progress)
     return _print(summary, tests, args.json, args.group)
