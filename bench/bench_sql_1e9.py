@@ -92,20 +92,32 @@ def command(folder: Path, memory_limit: str) -> list[str]:
 
 
 def run(folder: Path, memory_limit: str) -> tuple[dict, float, float, list[str]]:
-    """The command under /usr/bin/time -v: its JSON, wall seconds, peak RSS (GB), progress."""
+    """The command under /usr/bin/time -v: its JSON, wall seconds, peak RSS (GB), and each
+    progress line with the seconds until the next (read as they come)."""
     cmd = command(folder, memory_limit)
-    shown = " ".join(c if c == sys.executable else repr(c) if "*" in c else c for c in cmd[1:])
+    shown = " ".join(repr(c) if "*" in c else c for c in cmd[1:])
     print(f"  running: python {shown}", flush=True)
     start = time.perf_counter()
-    out = subprocess.run(["/usr/bin/time", "-v", *cmd], cwd=ROOT, capture_output=True, text=True,
-                         check=False)  # fmt: skip
+    proc = subprocess.Popen(["/usr/bin/time", "-v", *cmd], cwd=ROOT, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True)  # fmt: skip
+    steps, other = [], []
+    for line in proc.stderr:
+        if line.startswith("[metrics.sql]"):
+            steps.append((time.perf_counter(), line.strip()))
+            print(f"    {steps[-1][0] - start:7.1f} s  {line.strip()}", flush=True)
+        else:
+            other.append(line)
+    out = proc.stdout.read()
+    proc.wait()
     wall = time.perf_counter() - start
-    if out.returncode:
-        print(out.stderr[-3000:])
-        raise SystemExit(f"the command failed with status {out.returncode}")
-    rss_kb = int(re.search(r"Maximum resident set size \(kbytes\): (\d+)", out.stderr).group(1))
-    lines = [line for line in out.stderr.splitlines() if line.startswith("[metrics.sql]")]
-    return json.loads(out.stdout), wall, rss_kb / 2**20, lines
+    text = "".join(other)
+    if proc.returncode:
+        print(text[-3000:])
+        raise SystemExit(f"the command failed with status {proc.returncode}")
+    rss_kb = int(re.search(r"Maximum resident set size \(kbytes\): (\d+)", text).group(1))
+    ends = [t for t, _ in steps[1:]] + [start + wall]
+    lines = [f"{end - t:7.1f} s  {line}" for (t, line), end in zip(steps, ends, strict=True)]
+    return json.loads(out), wall, rss_kb / 2**20, lines
 
 
 def check(folder: Path, result: dict) -> bool:

@@ -46,9 +46,11 @@ STREAM = "auto"
 STREAM_BATCH = 1 << 20  # rows per batch of a sorted stream (DuckDB rounds it to its vectors)
 # A sorted stream of more rows than the memory limit over SORT_BYTES is cut into parts sorted
 # one after the other (ranges of the score, or of a hash of the user), each read from the source
-# again: DuckDB sorts each in memory instead of spilling the whole table to disk, which at 1e9
-# rows needs more disk than the table itself. PART_ROWS, when set, is the rows per part (tests).
-SORT_BYTES = 40
+# again: DuckDB spills a part's sort (a few GB at most, about twice the limit) instead of the
+# whole table's, which at 1e9 rows needs more disk than the table itself (28 GB and more for one
+# score). Each part costs one more read of the source. PART_ROWS, when set, is the rows per part
+# (tests).
+SORT_BYTES = 12
 PART_ROWS: int | None = None
 HISTOGRAM = 4096  # score ranges counted to cut a score's stream into parts of equal rows
 # DeLong's sums (delong, summarize_with_delong) on DuckDB: each row's placements from one stream

@@ -294,7 +294,7 @@ def _joined(parts: list[tuple] | None, width: int) -> tuple | None:
 
 
 _LIMB = 31  # an int64 below 2**62 splits into two parts of 31 bits, each summed without overflow
-_FLUSH = 1 << 22  # rows of placements buffered per user before they are counted (below 2**53)
+_FLUSH = 1 << 23  # rows buffered before their per-user sums are counted
 PLACEMENT_LIMIT = 1 << 30  # classes up to which a twice-placement (<= 2 N) fits in 31 bits
 
 
@@ -365,8 +365,9 @@ class PlacementSums:
             return
         self.rows += y.size
         y = y.astype(np.int64, copy=False)
-        placed = {i: a.astype(np.int64, copy=False) for i, a in placed.items()}
-        u = None if u is None else u.astype(np.int64, copy=False)
+        if u is not None:  # the per-user key 2u + y, in 32 bits while it fits (half the memory)
+            kind = np.int64 if 2 * self.slots >= 2**31 else np.int32
+            u = 2 * u.astype(kind) + y.astype(kind)
         if self.ranked is None:
             self._rows(y, placed, u)
             return
@@ -423,7 +424,7 @@ class PlacementSums:
             run["sums"][1][i] += on_pos
             run["sums"][0][i] += exact_sum(a) - on_pos
         if u is not None:
-            run["users"].append(2 * u + y)
+            run["users"].append(u)
             run["held"] += y.size
             if run["held"] >= _FLUSH:  # a long run of ties: its users as counts, bounded
                 counts = np.bincount(np.concatenate(run["users"]), minlength=2 * self.slots)
@@ -448,11 +449,11 @@ class PlacementSums:
             for i, total in run["sums"][c].items():
                 self.products[c][(min(i, k), max(i, k))] += t * total
         if self.slots is not None:
+            if run["users"]:  # the run's last rows, one by one (a run is short but for ties)
+                keys = np.concatenate(run["users"])
+                np.add.at(self._sum[k], keys, np.where(keys & 1, t10, t01))
             counts = run["by_user"]
-            if run["users"]:
-                more = np.bincount(np.concatenate(run["users"]), minlength=2 * self.slots)
-                counts = more if counts is None else counts + more
-            if counts is not None:
+            if counts is not None:  # a long run's rows, counted per user
                 self._sum[k][0::2] += counts[0::2] * t01
                 self._sum[k][1::2] += counts[1::2] * t10
 
@@ -463,38 +464,42 @@ class PlacementSums:
         if y.size == 0:
             return
         keys = list(placed)
-        for a, i in enumerate(keys):
-            x = placed[i]
-            on_pos = exact_sum(x * y)
-            self.sums[1][i] += on_pos
-            self.sums[0][i] += exact_sum(x) - on_pos
-            for j in keys[a:]:
-                prod = x * placed[j]
-                on_pos = exact_sum(prod * y)
-                pair = (min(i, j), max(i, j))
-                self.products[1][pair] += on_pos
-                self.products[0][pair] += exact_sum(prod) - on_pos
+        positive = y == 1
+        for c, rows in ((1, positive), (0, ~positive)):
+            wide = {i: a[rows].astype(np.int64, copy=False) for i, a in placed.items()}
+            for a, i in enumerate(keys):
+                x = wide[i]
+                self.sums[c][i] += int(np.sum(x))  # below 2**63 for fewer than 2**32 rows
+                for j in keys[a:]:
+                    self.products[c][(min(i, j), max(i, j))] += exact_sum(x * wide[j])
         if u is not None:
-            self._buffer.append((2 * u + y, placed))
+            self._buffer.append((u, placed))
             self._buffered += y.size
             if self._buffered >= _FLUSH:
                 self._flush()
 
     def _flush(self) -> None:
-        """Per-user sums of the buffered rows: float64 sums of fewer than 2**22 values below
-        2**31 are exact integers."""
+        """Per-user sums of the buffered rows, counted with :func:`numpy.bincount`: in float64,
+        exact while a user's sum in the buffer stays below 2**53 (its rows there times the
+        largest placement), which is checked; past it (a user with millions of rows in one
+        buffer) in int64, one row at a time."""
         if not self._buffer:
             return
         keys = np.concatenate([b[0] for b in self._buffer])
-        self._count += np.bincount(keys, minlength=self._count.size)
+        counts = np.bincount(keys, minlength=self._count.size)
+        self._count += counts
+        most = int(counts.max())
         for i in range(self.models):
             parts = [(b[0], b[1][i]) for b in self._buffer if i in b[1]]
             if not parts:
                 continue
             kk = parts[0][0] if len(parts) == 1 else np.concatenate([p[0] for p in parts])
             w = parts[0][1] if len(parts) == 1 else np.concatenate([p[1] for p in parts])
-            got = np.bincount(kk, weights=w.astype(np.float64), minlength=self._count.size)
-            np.add(self._sum[i], got, out=self._sum[i], casting="unsafe")
+            if most * int(w.max(initial=0)) < 2**53:
+                got = np.bincount(kk, weights=w, minlength=self._count.size)
+                np.add(self._sum[i], got, out=self._sum[i], casting="unsafe")
+            else:
+                np.add.at(self._sum[i], kk, w.astype(np.int64))
         self._buffer, self._buffered = [], 0
 
     def finish(self) -> PlacementSums:
