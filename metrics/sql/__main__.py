@@ -5,7 +5,8 @@ Prints a readable summary, or with ``--json`` one JSON object on stdout::
     {"rows": N, "dropped": D, "models": {"<score>": {"auc": ..., "average_precision": ...,
                                                      "gauc": ...}}}
 
-``gauc`` is there with ``--group`` (impressions weighting). ``--delong`` adds one more pass and
+``gauc`` is there with ``--group`` (impressions weighting). ``--delong`` adds (on DuckDB in the
+same sort as the continuous score's, :func:`metrics.sql.summarize_with_delong`)
 ``"delong": {"models": {"<score>": {"auc", "std_error", "ci_low", "ci_high"}}, "pairs": [{"a",
 "b", "difference", "std_error", "z", "p_value", "ci_low", "ci_high"}], "test": ...}``: DeLong's
 95% intervals and paired tests, as :func:`metrics.sql.delong`; with ``--group``, Obuchowski's
@@ -119,8 +120,9 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--bins", type=int, default=DEFAULT_BINS, help="score ranges above the cap")
     p.add_argument(
         "--delong", action="store_true",
-        help="one more pass: DeLong's interval of each AUC and the paired test of every pair "
-        "(with --group, Obuchowski's clustered ones: rows of one user are not independent)",
+        help="DeLong's interval of each AUC and the paired test of every pair (with --group, "
+        "Obuchowski's clustered ones: rows of one user are not independent); on DuckDB from "
+        "the continuous score's sort, else one more pass",
     )  # fmt: skip
     p.add_argument("--json", action="store_true", help="print one JSON object on stdout")
     _verbose(p)

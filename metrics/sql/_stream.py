@@ -357,6 +357,14 @@ class PlacementSums:
         self.tp = self.fp = 0  # the ranked model's positives and negatives above the held run
         self._run: dict | None = None  # the held run: score, counts, sums, users
 
+    @staticmethod
+    def footprint(models: int, slots: int | None) -> int:
+        """Bytes held in numpy with ``slots`` users: the per-user counts and sums (int64, two
+        classes), the rows buffered before they are counted, and one count's temporaries."""
+        if slots is None:
+            return 0
+        return 16 * slots * (models + 1) + _FLUSH * (4 + 8 * models) + 32 * slots
+
     def add(self, y: np.ndarray, placed: dict[int, np.ndarray], s: np.ndarray | None = None,
             u: np.ndarray | None = None) -> None:  # fmt: skip
         """One batch: labels ``y`` (0/1), ``placed[i]`` the placements of model ``i`` (every
