@@ -17,7 +17,8 @@ when an engine is started::
 ``source`` is a path, a glob (expanded once, by Python) or a list of files read exactly as
 given. ``memory_limit`` is checked by :func:`memory_limit` (a number and a unit, 16MB-1000TB).
 
-DeLong's intervals and paired tests of the AUCs come from :func:`delong` (one more pass).
+DeLong's intervals and paired tests of the AUCs come from :func:`delong` (one more pass), or
+with the summary from :func:`summarize_with_delong` (one sort serves both).
 ``summarize(..., state=True)`` (and ``--out``) keeps the counts as a state that merges:
 :func:`merge` adds states of days or shards up to the state of all their rows, bit-identical
 to one pass (``python -m metrics.sql merge day1.npz day2.npz --out week.npz``).
@@ -28,7 +29,14 @@ relevance column holds.
 The command line does the same: ``python -m metrics.sql --help``.
 """
 
-from metrics.sql._engine import DEFAULT_CAP, SQLInputError, delong, local_spark, summarize
+from metrics.sql._engine import (
+    DEFAULT_CAP,
+    SQLInputError,
+    delong,
+    local_spark,
+    summarize,
+    summarize_with_delong,
+)
 from metrics.sql._inputs import memory_limit
 from metrics.sql._ranking import RankingSummary, query_rows, ranking_summary, relevance_values
 from metrics.sql._state import StateError, UserScoreTable, UserTable, merge
@@ -60,4 +68,5 @@ __all__ = [
     "ranking_summary",
     "relevance_values",
     "summarize",
+    "summarize_with_delong",
 ]

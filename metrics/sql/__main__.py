@@ -5,7 +5,8 @@ Prints a readable summary, or with ``--json`` one JSON object on stdout::
     {"rows": N, "dropped": D, "models": {"<score>": {"auc": ..., "average_precision": ...,
                                                      "gauc": ...}}}
 
-``gauc`` is there with ``--group`` (impressions weighting). ``--delong`` adds one more pass and
+``gauc`` is there with ``--group`` (impressions weighting). ``--delong`` adds (on DuckDB in the
+same sort as the continuous score's, :func:`metrics.sql.summarize_with_delong`)
 ``"delong": {"models": {"<score>": {"auc", "std_error", "ci_low", "ci_high"}}, "pairs": [{"a",
 "b", "difference", "std_error", "z", "p_value", "ci_low", "ci_high"}], "test": ...}``: DeLong's
 95% intervals and paired tests, as :func:`metrics.sql.delong`; with ``--group``, Obuchowski's
@@ -35,9 +36,9 @@ from metrics.sql._engine import (
     DEFAULT_BINS,
     DEFAULT_CAP,
     SQLInputError,
-    delong,
     spark_session,
     summarize,
+    summarize_with_delong,
 )
 from metrics.sql._inputs import memory_limit, resolve_files
 from metrics.sql._state import PAIRED, merge
@@ -119,8 +120,9 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--bins", type=int, default=DEFAULT_BINS, help="score ranges above the cap")
     p.add_argument(
         "--delong", action="store_true",
-        help="one more pass: DeLong's interval of each AUC and the paired test of every pair "
-        "(with --group, Obuchowski's clustered ones: rows of one user are not independent)",
+        help="DeLong's interval of each AUC and the paired test of every pair (with --group, "
+        "Obuchowski's clustered ones: rows of one user are not independent); on DuckDB from "
+        "the continuous score's sort, else one more pass",
     )  # fmt: skip
     p.add_argument("--json", action="store_true", help="print one JSON object on stdout")
     _verbose(p)
@@ -287,28 +289,17 @@ def _run(args, progress) -> int:
     if args.spark_master != "local[2]" and args.engine != "spark":
         raise SQLInputError("--spark-master needs --engine spark.")
     spark = spark_session(args.spark_master) if args.engine == "spark" else None
-    summary = summarize(
-        inputs,  # exactly the files checked above, never globbed again
-        args.label,
-        args.score,
-        group=args.group,
-        weight=args.weight,
-        pos_label=args.pos_label,
-        engine=args.engine,
-        memory_limit=limit,
-        spark=spark,
-        cap=args.cap,
-        bins=args.bins,
-        progress=progress,
-        state=out is not None,  # --out writes a state that merges
-    )
-    summary.source = args.source  # as the user named it (a glob stays a glob)
+    options = dict(group=args.group, pos_label=args.pos_label, engine=args.engine,
+                   memory_limit=limit, spark=spark, cap=args.cap, bins=args.bins,
+                   progress=progress, state=out is not None)  # fmt: skip
+    # exactly the files checked above, never globbed again; --out writes a state that merges
     tests = None
-    if args.delong:
-        tests = _delong_json(
-            delong(inputs, args.label, args.score, group=args.group, pos_label=args.pos_label,
-                   engine=args.engine, memory_limit=limit, spark=spark, progress=progress)
-        )  # fmt: skip
+    if args.delong:  # one opening: the sorted scores serve the summary and DeLong's sums
+        summary, sums = summarize_with_delong(inputs, args.label, args.score, **options)
+        tests = _delong_json(sums)
+    else:
+        summary = summarize(inputs, args.label, args.score, weight=args.weight, **options)
+    summary.source = args.source  # as the user named it (a glob stays a glob)
     if out is not None:
         _save(summary, out, progress)
     return _print(summary, tests, args.json, args.group)

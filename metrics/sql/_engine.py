@@ -26,13 +26,14 @@ from metrics.sql._inputs import (
     SQLInputError,
     describe,
     literal,
+    memory_bytes,
     resolve_files,
 )
 from metrics.sql._inputs import (
     memory_limit as checked_memory_limit,
 )
 from metrics.sql._state import UserScoreTable, UserTable, finish
-from metrics.sql._stream import ScoreRuns, UserRuns
+from metrics.sql._stream import PLACEMENT_LIMIT, PlacementSums, ScoreRuns, UserRuns
 from metrics.sql._summary import ClusterSums, DeLongSummary, ModelSummary, ScoreTable, Summary
 
 DEFAULT_CAP = 2_000_000  # distinct scores up to which the exact per-score table comes back
@@ -43,6 +44,21 @@ BUCKETS = 1024  # score ranges of Spark's two-level running sums
 # and GAUC comes from one sort per user; "always" and "never" force either way (tests).
 STREAM = "auto"
 STREAM_BATCH = 1 << 20  # rows per batch of a sorted stream (DuckDB rounds it to its vectors)
+# A sorted stream of more rows than the memory limit over SORT_BYTES is cut into parts sorted
+# one after the other (ranges of the score, or of a hash of the user), each read from the source
+# again: DuckDB spills a part's sort (a few GB at most, about twice the limit) instead of the
+# whole table's, which at 1e9 rows needs more disk than the table itself (28 GB and more for one
+# score). Each part costs one more read of the source. PART_ROWS, when set, is the rows per part
+# (tests).
+SORT_BYTES = 12
+PART_ROWS: int | None = None
+HISTOGRAM = 4096  # score ranges counted to cut a score's stream into parts of equal rows
+# DeLong's sums (delong, summarize_with_delong) on DuckDB: each row's placements from one stream
+# sorted by the model with many distinct scores, the others' joined from their per-score tables
+# (metrics.sql._stream.PlacementSums), instead of joining every row to every model's placements;
+# "never" forces the joins (tests), as do Spark, two models past the cap and users past SLOTS.
+FUSE = "auto"
+SLOTS = 1 << 24  # users (or the range of integer user ids) up to which each is counted in numpy
 STREAM_GROUP_TYPES = ("TINYINT", "SMALLINT", "INTEGER", "BIGINT", "UTINYINT", "USMALLINT",
                       "UINTEGER", "UBIGINT", "VARCHAR")  # fmt: skip
 
@@ -81,6 +97,10 @@ class DuckDBEngine:
         self.sources: Sources | None = None
         limit = checked_memory_limit(memory_limit) if memory_limit is not None else None
         self.con = duckdb.connect()
+        # DuckDB's own default: 80% of the machine's memory
+        pages = os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
+        self.memory = memory_bytes(limit) if limit else 0.8 * pages
+        self.limit = limit
         if limit:
             self.con.execute("SET memory_limit = ?", [limit])
         if threads:
@@ -664,21 +684,86 @@ def summarize(
         unreadable source, a CSV cell that is not a number, or a bad ``memory_limit``; the
         message says what to do.
     """
+    return _summarize(source, label, scores, group=group, weight=weight, pos_label=pos_label,
+                      engine=engine, memory_limit=memory_limit, spark=spark, cap=cap, bins=bins,
+                      progress=progress, state=state)[0]  # fmt: skip
+
+
+def summarize_with_delong(
+    source: Source,
+    label: str,
+    scores: Sequence[str],
+    *,
+    group: str | None = None,
+    pos_label=None,
+    engine: str = "duckdb",
+    memory_limit: str | None = None,
+    spark=None,
+    cap: int = DEFAULT_CAP,
+    bins: int = DEFAULT_BINS,
+    progress: Callable[[str], None] | None = None,
+    state: bool = False,
+) -> tuple[Summary, DeLongSummary]:
+    """:func:`summarize` and :func:`delong` of the same rows, unweighted, in one opening: on
+    DuckDB the model with the most distinct scores is sorted once for both its AUC and AP and
+    every model's DeLong placements (see :class:`metrics.sql._stream.PlacementSums`), so the
+    command's ``--delong`` costs one wider sort instead of a pass of joins. Both results are
+    equal to those of the two functions (bit for bit: the same exact integers)."""
+    summary, sums = _summarize(source, label, scores, group=group, weight=None,
+                               pos_label=pos_label, engine=engine, memory_limit=memory_limit,
+                               spark=spark, cap=cap, bins=bins, progress=progress, state=state,
+                               delong=True)  # fmt: skip
+    return summary, sums
+
+
+def _summarize(
+    source,
+    label,
+    scores,
+    *,
+    group,
+    weight,
+    pos_label,
+    engine,
+    memory_limit,
+    spark,
+    cap,
+    bins,
+    progress,
+    state,
+    delong=False,
+) -> tuple[Summary, DeLongSummary | None]:
     say = progress or (lambda _line: None)
     started = time.monotonic()
 
-    def estimates(eng) -> list[str]:  # per score: distinct values (estimated), lowest, highest
+    def estimates(eng) -> list[str]:
         if not _streams(eng, weight is not None):
             return []
-        return [f"{f}(s{k})" for k in range(len(scores))
-                for f in ("approx_count_distinct", "MIN", "MAX")]  # fmt: skip
+        return _score_ranges(len(scores)) + _user_range(eng, group, delong)
 
     o = _open(source, label, scores, group, weight, pos_label, engine, memory_limit, spark, say,
               estimates)  # fmt: skip
     eng, weighted = o.eng, o.weighted
-    models = {}
-    for k, name in enumerate(scores):
-        if o.extra and (STREAM == "always" or o.extra[3 * k] > cap):
+    streamed = [k for k in range(len(scores))
+                if o.extra and (STREAM == "always" or o.extra[3 * k] > cap)]  # fmt: skip
+    ranked = None
+    if delong and _fuses(eng, o) and streamed:  # the model with the most distinct scores: last
+        ranked = max(streamed, key=lambda k: o.extra[3 * k])
+    models, fused = {}, None
+    order = [k for k in range(len(scores)) if k != ranked] + ([] if ranked is None else [ranked])
+    for k in order:
+        name = scores[k]
+        if k == ranked and all(m.table is not None for m in models.values()):
+            say(f"{name}: one sort of the scores (about {o.extra[3 * k]:,} distinct), with every "
+                "model's DeLong placements")  # fmt: skip
+            runs = ScoreRuns(o.n_neg, cap, bins, o.extra[3 * k + 1], o.extra[3 * k + 2])
+            tables = {j: models[scores[j]].table for j in range(len(scores)) if j != k}
+            fused = _placement_pass(eng, o, scores, group, tables, k, runs, say)
+            if fused is not None:
+                m = _runs_summary(o, name, runs)
+            else:  # the users or the placements did not fit: the summary's own sort
+                m = _sorted_scores(eng, o, k, name, cap, bins)
+        elif k in streamed:
             say(f"{name}: one sort of the scores (about {o.extra[3 * k]:,} distinct)")
             m = _sorted_scores(eng, o, k, name, cap, bins)
         else:
@@ -686,12 +771,25 @@ def summarize(
         if group is not None:
             say(f"{name}: GAUC over {group}")
             if o.extra and o.columns[group].upper() in STREAM_GROUP_TYPES:
-                _sorted_users(eng, m, k, cap, state)
+                _sorted_users(eng, o, m, k, cap, state)
             elif not (state and _user_scores(eng, m, k, weighted, cap)):
                 _group_auc(eng, m, k, weighted, cap)
-        models[name] = finish(m, weighted)
+        models[name] = m
+    sums = fused
+    if delong:
+        if (
+            sums is None
+            and ranked is None
+            and _fuses(eng, o)
+            and all(m.table is not None for m in models.values())
+        ):
+            tables = {k: models[name].table for k, name in enumerate(scores)}
+            sums = _placement_pass(eng, o, scores, group, tables, None, None, say)
+        if sums is None:
+            sums = _delong_by_joins(eng, o, scores, group, say)
+    models = {name: finish(models[name], weighted) for name in scores}
     say(f"done in {time.monotonic() - started:.1f} s")
-    return Summary(
+    summary = Summary(
         source=describe(source),
         engine=eng.name,
         label=label,
@@ -704,6 +802,7 @@ def summarize(
         cap=cap,
         state=state,
     )
+    return summary, sums
 
 
 def _streams(eng, weighted: bool) -> bool:
@@ -716,8 +815,59 @@ def _sorted_scores(eng, o: _Opened, k: int, name: str, cap: int, bins: int) -> M
     the scores (DuckDB), equal to :func:`_grouped_scores`'s."""
     lo, hi = o.extra[3 * k + 1], o.extra[3 * k + 2]
     runs = ScoreRuns(o.n_neg, cap, bins, lo, hi)
-    for s, y in eng.stream(f"SELECT s{k} AS s, y FROM clean ORDER BY s{k} DESC"):
-        runs.add(s, y)
+    for where in _score_parts(eng, o, k, f"s{k}"):
+        for s, y in eng.stream(f"SELECT s{k} AS s, y FROM clean WHERE {where} ORDER BY s{k} DESC"):
+            runs.add(s, y)
+    return _runs_summary(o, name, runs)
+
+
+def _parts(eng, rows: int) -> int:
+    """How many parts a sorted stream of ``rows`` rows is cut into (see :data:`SORT_BYTES`)."""
+    per = PART_ROWS or max(int(eng.memory / SORT_BYTES), 1)
+    return max(1, math.ceil(rows / per))
+
+
+def _score_parts(eng, o: _Opened, k: int, column: str) -> list[str]:
+    """Conditions cutting the rows into parts by ranges of score ``k`` (``column``), the
+    highest scores first: each part's rows sorted descending, one part after the other, are the
+    rows sorted descending; equal scores are in the same part. The ranges are unions of the
+    :data:`HISTOGRAM` equal ranges of [lo, hi], counted first, so each part holds about the rows
+    a part may hold (one range of many equal scores may hold more)."""
+    parts = _parts(eng, o.kept)
+    lo, hi = o.extra[3 * k + 1], o.extra[3 * k + 2]
+    if parts == 1 or not (math.isfinite(lo) and math.isfinite(hi)) or hi <= lo:
+        return ["TRUE"]
+    per = math.ceil(o.kept / parts)
+
+    def bin_of(col: str) -> str:
+        return (
+            f"CAST(FLOOR(({col} - CAST({lo!r} AS DOUBLE)) / CAST({hi - lo!r} AS DOUBLE) "
+            f"* {HISTOGRAM}) AS BIGINT)"
+        )
+
+    counts = sorted(eng.rows(f"SELECT {bin_of(f's{k}')}, COUNT(*) FROM clean GROUP BY 1"),
+                    reverse=True)  # fmt: skip
+    cuts, held = [[counts[0][0], counts[0][0]]], 0  # [lowest, highest] range of each part
+    for b, n in counts:
+        if held and held + n > per:
+            cuts.append([b, b])
+            held = 0
+        cuts[-1][0] = b
+        held += n
+    return [f"{bin_of(column)} BETWEEN {a} AND {b}" for a, b in cuts]
+
+
+def _user_parts(eng, o: _Opened) -> list[str]:
+    """Conditions cutting the rows into parts by a hash of the user: a user's rows are in one
+    part, so each part sorted by user is a stream of whole users."""
+    parts = _parts(eng, o.kept)
+    if parts == 1:
+        return ["TRUE"]
+    return [f"hash(g) % {parts} = {i}" for i in range(parts)]
+
+
+def _runs_summary(o: _Opened, name: str, runs: ScoreRuns) -> ModelSummary:
+    """A model's summary from its sorted scores' runs (:class:`ScoreRuns`, not yet finished)."""
     runs.finish()
     n_pos, n_neg = int(o.n_pos), int(o.n_neg)
     m = ModelSummary(
@@ -740,13 +890,15 @@ def _sorted_scores(eng, o: _Opened, k: int, name: str, cap: int, bins: int) -> M
     return m
 
 
-def _sorted_users(eng, m: ModelSummary, k: int, cap: int, state: bool) -> None:
+def _sorted_users(eng, o: _Opened, m: ModelSummary, k: int, cap: int, state: bool) -> None:
     """GAUC, the skipped users and, up to ``cap``, the per-user table (with ``state``, the
     per-(user, score) pairs) from one sort of the rows by user and score (DuckDB, unweighted):
     equal to :func:`_group_auc`'s and :func:`_user_scores`'s."""
     runs = UserRuns(cap, pairs=state)
-    for g, s, y in eng.stream(f"SELECT g, s{k} AS s, y FROM clean ORDER BY g, s{k} DESC"):
-        runs.add(g, s, y)
+    for where in _user_parts(eng, o):
+        sql = f"SELECT g, s{k} AS s, y FROM clean WHERE {where} ORDER BY g, s{k} DESC"
+        for g, s, y in eng.stream(sql):
+            runs.add(g, s, y)
     runs.finish()
     pairs = runs.pair_table() if state else None
     if pairs is not None:
@@ -834,8 +986,155 @@ def delong(
         :class:`metrics.DeLongResult`, equal to those the numpy library computes from the rows.
     """
     say = progress or (lambda _line: None)
-    o = _open(source, label, scores, group, None, pos_label, engine, memory_limit, spark, say)
+
+    def estimates(eng) -> list[str]:  # as summarize's: which model to sort, the users' range
+        if not _fuses(eng, None):
+            return []
+        return _score_ranges(len(scores)) + _user_range(eng, group, True)
+
+    o = _open(source, label, scores, group, None, pos_label, engine, memory_limit, spark, say,
+              estimates)  # fmt: skip
     eng = o.eng
+    many = [k for k in range(len(scores)) if o.extra and o.extra[3 * k] > DEFAULT_CAP]
+    if _fuses(eng, o) and len(many) <= 1:
+        ranked = max(range(len(scores)), key=lambda k: o.extra[3 * k])
+        if o.extra[3 * ranked] <= DEFAULT_CAP and STREAM != "always":
+            ranked = None  # every model's per-score table is small: no sort at all
+        tables = {}
+        for k, name in enumerate(scores):
+            if k != ranked:
+                m = _grouped_scores(eng, o, k, name, DEFAULT_CAP, DEFAULT_BINS, say)
+                if m.table is None:
+                    break
+                tables[k] = m.table
+        else:
+            sums = _placement_pass(eng, o, scores, group, tables, ranked, None, say)
+            if sums is not None:
+                return sums
+    return _delong_by_joins(eng, o, scores, group, say)
+
+
+def _fuses(eng, o: _Opened | None) -> bool:
+    """True when DeLong's sums may come from :func:`_placement_pass` (DuckDB, unweighted)."""
+    if FUSE == "never" or eng.name != "duckdb":
+        return False
+    return o is None or (not o.weighted and bool(o.extra)
+                         and max(int(o.n_pos), int(o.n_neg)) < PLACEMENT_LIMIT)  # fmt: skip
+
+
+def _score_ranges(width: int) -> list[str]:
+    """Per score: distinct values (estimated), lowest, highest."""
+    return [f"{f}(s{k})" for k in range(width) for f in ("approx_count_distinct", "MIN", "MAX")]
+
+
+def _user_range(eng, group: str | None, delong: bool) -> list[str]:
+    """With DeLong's clustered sums: the lowest and highest user id, when ids are integers (each
+    user's slot is its id less the lowest); the number of users otherwise."""
+    if not delong or group is None:
+        return []
+    kind = eng.columns()[group]
+    if q.integer_type(kind) and kind.upper() not in ("HUGEINT", "UHUGEINT"):
+        return ["CAST(MIN(g) AS HUGEINT)", "CAST(MAX(g) AS HUGEINT)"]
+    return ["approx_count_distinct(g)", "NULL"]
+
+
+def _placement_pass(eng, o: _Opened, scores, group, tables: dict, ranked: int | None,
+                    runs: ScoreRuns | None, say) -> DeLongSummary | None:  # fmt: skip
+    """DeLong's sums (and Obuchowski's, with ``group``) from one stream of the rows: sorted by
+    the ``ranked`` model's scores (and fed to ``runs``, that model's summary, on the way), every
+    other model's placements joined from its per-score table (``tables``). None when the users
+    do not fit in :data:`SLOTS` (the caller then joins as before)."""
+    n_pos, n_neg, width = int(o.n_pos), int(o.n_neg), len(scores)
+    user, slots, joins = None, None, []
+    if group is not None:
+        lo, hi = o.extra[3 * width], o.extra[3 * width + 1]
+        if hi is not None:  # integer ids: the slot is the id less the lowest
+            slots = int(hi) - int(lo) + 1
+            user = f"CAST(CAST(c.g AS HUGEINT) - {int(lo)} AS INTEGER)"
+        else:
+            slots = int(lo) + 1  # an estimate: checked below
+        if slots > SLOTS:
+            return None
+        if hi is None:
+            eng.view("users_", "SELECT g, CAST(ROW_NUMBER() OVER () - 1 AS INTEGER) AS u "
+                     "FROM (SELECT DISTINCT g FROM clean) t", materialize=True)  # fmt: skip
+            slots = int(eng.rows("SELECT COUNT(*) FROM users_")[0][0])
+            if slots > SLOTS:
+                eng.drop("users_")
+                return None
+            user, joins = "us.u", ["JOIN users_ us ON c.g = us.g"]
+    for j, table in tables.items():
+        pos = np.asarray(table.pos, np.int64)
+        neg = np.asarray(table.neg, np.int64)
+        t10 = 2 * (n_neg - np.cumsum(neg)) + neg  # the table runs down the scores
+        t01 = 2 * np.cumsum(pos) - pos
+        columns = {"s": np.asarray(table.scores, np.float64), "t10": t10.astype(np.int32),
+                   "t01": t01.astype(np.int32)}  # fmt: skip
+        _load(eng, f"place_{j}", columns)
+        joins.append(f"JOIN place_{j} p{j} ON c.s{j} = p{j}.s")
+    cols = ["CAST(c.y AS TINYINT) AS y"]
+    if ranked is not None:
+        cols.insert(0, f"c.s{ranked} AS s")
+    if user is not None:
+        cols.append(f"{user} AS u")
+    cols += [f"CASE WHEN c.y = 1 THEN p{j}.t10 ELSE p{j}.t01 END AS a{j}" for j in tables]
+    sql = f"SELECT {', '.join(cols)} FROM clean c {' '.join(joins)}"
+    if ranked is None:
+        say("DeLong sums over every row" + (f", per {group}" if group else ""))
+        sqls = [sql]
+    else:
+        order = f"ORDER BY c.s{ranked} DESC"
+        sqls = [f"{sql} WHERE {w} {order}" for w in _score_parts(eng, o, ranked, f"c.s{ranked}")]
+    sums = PlacementSums(n_pos, n_neg, width, ranked, slots)
+    # What numpy holds per user comes out of DuckDB's memory for the pass, so that the process
+    # stays near the limit the user gave (at 1e7 users, 2 models: about 1 GB of 3).
+    held = PlacementSums.footprint(width, slots)
+    if held:
+        less = max(eng.memory - held, eng.memory / 2)
+        eng.con.execute(f"SET memory_limit = '{int(less / 2**20)}MiB'")
+    try:
+        for part in sqls:
+            for batch in eng.stream(part):
+                batch = list(batch)
+                s = batch.pop(0) if ranked is not None else None
+                y = batch.pop(0)
+                u = batch.pop(0) if user is not None else None
+                if runs is not None:
+                    runs.add(s, y)
+                sums.add(y, dict(zip(tables, batch, strict=True)), s, u)
+    finally:
+        if held and eng.limit:
+            eng.con.execute("SET memory_limit = ?", [eng.limit])
+        elif held:
+            eng.con.execute("RESET memory_limit")
+        for j in tables:
+            eng.drop(f"place_{j}")
+        if joins and user == "us.u":
+            eng.drop("users_")
+    sums.finish()
+    if sums.rows != o.kept:  # a score the join missed (it cannot: every score is in its table)
+        raise SQLInputError(f"internal error: {sums.rows:,} rows of {o.kept:,} got placements.")
+    clusters = None
+    if group is not None:
+        count, with_pos, with_neg, products = sums.clusters()
+        clusters = ClusterSums(count, with_pos, with_neg, products)
+    return DeLongSummary(list(scores), n_pos, n_neg, sums.sums, sums.products, clusters)
+
+
+def _load(eng, name: str, columns: dict[str, np.ndarray]) -> None:
+    """A DuckDB table ``name`` of numpy columns."""
+    import pyarrow as pa
+
+    eng.con.register(f"{name}_arrow", pa.table(columns))
+    try:
+        eng.con.execute(f"CREATE OR REPLACE TEMP TABLE {name} AS SELECT * FROM {name}_arrow")
+    finally:
+        eng.con.unregister(f"{name}_arrow")
+
+
+def _delong_by_joins(eng, o: _Opened, scores, group, say) -> DeLongSummary:
+    """DeLong's (and Obuchowski's) sums by joining every row to each model's placements: both
+    engines, any number of models with many distinct scores."""
     for k, name in enumerate(scores):
         say(f"{name}: placements")
         eng.view(f"counts_{k}", q.per_score(k, False), materialize=True)

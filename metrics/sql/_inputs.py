@@ -44,6 +44,12 @@ class SQLInputError(ValueError):
     """The source, its columns, its labels or a setting cannot give the metrics asked for."""
 
 
+def memory_bytes(value: str) -> float:
+    """The bytes of a memory limit checked by :func:`memory_limit` (``"1.5GiB"``)."""
+    m = _MEMORY.match(memory_limit(value))
+    return float(m.group(1)) * _UNITS[_SPELLING[m.group(2).upper()].upper()]
+
+
 def memory_limit(value: object, *, what: str = "memory limit") -> str:
     """``value`` as DuckDB's memory limit (``"2GB"``, ``"1.5 GiB"``): a number and a unit among
     B, KB, MB, GB, TB, KiB, MiB, GiB, TiB (any case), from 16MB to 1000TB.

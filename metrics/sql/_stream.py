@@ -291,3 +291,245 @@ def _joined(parts: list[tuple] | None, width: int) -> tuple | None:
     if not parts:
         return tuple(np.zeros(0) for _ in range(width))
     return tuple(np.concatenate([p[i] for p in parts]) for i in range(width))
+
+
+_LIMB = 31  # an int64 below 2**62 splits into two parts of 31 bits, each summed without overflow
+_FLUSH = 1 << 23  # rows buffered before their per-user sums are counted
+PLACEMENT_LIMIT = 1 << 30  # classes up to which a twice-placement (<= 2 N) fits in 31 bits
+
+
+def exact_sum(x: np.ndarray) -> int:
+    """The exact sum of non-negative int64 values below 2**62 (up to 2**31 of them)."""
+    if x.size == 0:
+        return 0
+    return (int(np.sum(x >> _LIMB)) << _LIMB) + int(np.sum(x & ((1 << _LIMB) - 1)))
+
+
+def exact_dot(x: np.ndarray, y: np.ndarray) -> int:
+    """The exact sum of ``x * y`` for non-negative int64 vectors (any size, any value): each is
+    cut into three 21-bit limbs, whose products are summed in chunks that cannot overflow."""
+    mask, chunk = (1 << 21) - 1, 1 << 20
+    xs = [(x >> (21 * i)) & mask for i in range(3)]
+    ys = [(y >> (21 * i)) & mask for i in range(3)]
+    total = 0
+    for i, a in enumerate(xs):
+        if not a.any():
+            continue
+        for j, b in enumerate(ys):
+            if not b.any():
+                continue
+            part = sum(int(np.sum(a[c : c + chunk] * b[c : c + chunk]))
+                       for c in range(0, a.size, chunk))  # fmt: skip
+            total += part << (21 * (i + j))
+    return total
+
+
+class PlacementSums:
+    """DeLong's and Obuchowski's exact sums from rows in batches, without a join per row.
+
+    A row's twice-placement under a model depends on its score only: for a positive ``t10 =
+    2 (negatives below) + negatives tied``, for a negative ``t01 = 2 (positives above) + positives
+    tied`` (:func:`metrics.sql._queries.placements`). Models with few distinct scores arrive with
+    each row's placement already picked (the engine joins their small per-score tables); at most
+    one model, ``ranked``, arrives as its scores, the stream sorted by them descending: a run of
+    equal scores gives its placements once it is complete (it may span batches: its rows are held
+    as counts until it ends). Per class, the sums of every model's placements and of every product
+    of two models' are exact Python integers, equal to :func:`metrics.sql._queries.
+    placement_moments`'s; with users numbered ``0 .. slots - 1``, each user's positives,
+    negatives and placement sums are counted in int64, and :meth:`clusters` multiplies them as
+    :func:`metrics.sql._queries.cluster_moments` does."""
+
+    def __init__(self, n_pos: int, n_neg: int, models: int, ranked: int | None = None,
+                 slots: int | None = None) -> None:  # fmt: skip
+        self.n_pos, self.n_neg, self.models, self.ranked = int(n_pos), int(n_neg), models, ranked
+        if max(self.n_pos, self.n_neg) >= PLACEMENT_LIMIT:
+            raise ValueError("placements past 31 bits: use the engine's wide integers")
+        self.rows = 0
+        self.sums = {c: [0] * models for c in (0, 1)}
+        pairs = [(i, j) for i in range(models) for j in range(i, models)]
+        self.products = {c: dict.fromkeys(pairs, 0) for c in (0, 1)}
+        self.slots = slots
+        if slots is not None:
+            self._count = np.zeros(2 * slots, np.int64)  # key 2u + y: negatives, positives
+            self._sum = [np.zeros(2 * slots, np.int64) for _ in range(models)]
+            self._buffer: list[tuple] = []
+            self._buffered = 0
+        self.tp = self.fp = 0  # the ranked model's positives and negatives above the held run
+        self._run: dict | None = None  # the held run: score, counts, sums, users
+
+    @staticmethod
+    def footprint(models: int, slots: int | None) -> int:
+        """Bytes held in numpy with ``slots`` users: the per-user counts and sums (int64, two
+        classes), the rows buffered before they are counted, and one count's temporaries."""
+        if slots is None:
+            return 0
+        return 16 * slots * (models + 1) + _FLUSH * (4 + 8 * models) + 32 * slots
+
+    def add(self, y: np.ndarray, placed: dict[int, np.ndarray], s: np.ndarray | None = None,
+            u: np.ndarray | None = None) -> None:  # fmt: skip
+        """One batch: labels ``y`` (0/1), ``placed[i]`` the placements of model ``i`` (every
+        model but the ranked one), ``s`` the ranked model's scores, ``u`` the users."""
+        if y.size == 0:
+            return
+        self.rows += y.size
+        y = y.astype(np.int64, copy=False)
+        if u is not None:  # the per-user key 2u + y, in 32 bits while it fits (half the memory)
+            kind = np.int64 if 2 * self.slots >= 2**31 else np.int32
+            u = 2 * u.astype(kind) + y.astype(kind)
+        if self.ranked is None:
+            self._rows(y, placed, u)
+            return
+        k = self.ranked
+        new = np.empty(s.size, bool)
+        new[0] = True
+        np.not_equal(s[1:], s[:-1], out=new[1:])
+        starts = _starts(new)
+        run = self._run
+        if run is not None and s[0] != run["s"]:
+            self._close()
+            run = None
+        last = int(starts[-1])
+        if last > 0:  # complete runs: rows [0, last)
+            done = starts[:-1]
+            lengths = np.diff(starts)
+            pos = np.add.reduceat(y[:last], done)
+            neg = lengths - pos
+            ends_held = run is not None  # the first run goes on from the held one
+            if ends_held:
+                pos[0] += run["pos"]
+                neg[0] += run["neg"]
+            tp_before = self.tp + np.cumsum(pos) - pos
+            fp_before = self.fp + np.cumsum(neg) - neg
+            t10 = 2 * (self.n_neg - fp_before) - neg
+            t01 = 2 * tp_before + pos
+            if ends_held:
+                self._settle(run, int(t10[0]), int(t01[0]))
+                self._run = None
+            self.tp += int(np.sum(pos))
+            self.fp += int(np.sum(neg))
+            head = y[:last]
+            both = dict(placed)
+            both[k] = np.where(head == 1, np.repeat(t10, lengths), np.repeat(t01, lengths))
+            self._rows(head, {i: a if i == k else a[:last] for i, a in both.items()},
+                       None if u is None else u[:last])  # fmt: skip
+        self._hold(s[last], y[last:], {i: a[last:] for i, a in placed.items()},
+                   None if u is None else u[last:])  # fmt: skip
+
+    def _hold(self, score, y, placed, u) -> None:
+        """Rows of the last run of a batch, which may go on: counted for every model but the
+        ranked one, and kept as sums (and per-user counts) until its placements are known."""
+        self._rows(y, placed, u)
+        run = self._run
+        if run is None:
+            run = self._run = {"s": score, "pos": 0, "neg": 0, "users": [], "held": 0,
+                               "by_user": None,
+                               "sums": {c: dict.fromkeys(placed, 0) for c in (0, 1)}}  # fmt: skip
+        p = int(np.sum(y))
+        run["pos"] += p
+        run["neg"] += y.size - p
+        for i, a in placed.items():
+            on_pos = exact_sum(a * y)
+            run["sums"][1][i] += on_pos
+            run["sums"][0][i] += exact_sum(a) - on_pos
+        if u is not None:
+            run["users"].append(u)
+            run["held"] += y.size
+            if run["held"] >= _FLUSH:  # a long run of ties: its users as counts, bounded
+                counts = np.bincount(np.concatenate(run["users"]), minlength=2 * self.slots)
+                run["by_user"] = counts if run["by_user"] is None else run["by_user"] + counts
+                run["users"], run["held"] = [], 0
+
+    def _close(self) -> None:
+        """The held run ended at a batch's edge: its placements from its own counts."""
+        run, self._run = self._run, None
+        t10 = 2 * (self.n_neg - self.fp) - run["neg"]
+        t01 = 2 * self.tp + run["pos"]
+        self._settle(run, t10, t01)
+        self.tp += run["pos"]
+        self.fp += run["neg"]
+
+    def _settle(self, run: dict, t10: int, t01: int) -> None:
+        """Add the held run's terms of the ranked model, its placements now known."""
+        k = self.ranked
+        for c, t, n in ((1, t10, run["pos"]), (0, t01, run["neg"])):
+            self.sums[c][k] += t * n
+            self.products[c][(k, k)] += t * t * n
+            for i, total in run["sums"][c].items():
+                self.products[c][(min(i, k), max(i, k))] += t * total
+        if self.slots is not None:
+            if run["users"]:  # the run's last rows, one by one (a run is short but for ties)
+                keys = np.concatenate(run["users"])
+                np.add.at(self._sum[k], keys, np.where(keys & 1, t10, t01))
+            counts = run["by_user"]
+            if counts is not None:  # a long run's rows, counted per user
+                self._sum[k][0::2] += counts[0::2] * t01
+                self._sum[k][1::2] += counts[1::2] * t10
+
+    def _rows(self, y, placed: dict[int, np.ndarray], u) -> None:
+        """Rows whose placements are known for the models in ``placed``: their class sums and
+        products, and (with users) their per-user sums. Every row passes here once with its
+        count."""
+        if y.size == 0:
+            return
+        keys = list(placed)
+        positive = y == 1
+        for c, rows in ((1, positive), (0, ~positive)):
+            wide = {i: a[rows].astype(np.int64, copy=False) for i, a in placed.items()}
+            for a, i in enumerate(keys):
+                x = wide[i]
+                self.sums[c][i] += int(np.sum(x))  # below 2**63 for fewer than 2**32 rows
+                for j in keys[a:]:
+                    self.products[c][(min(i, j), max(i, j))] += exact_sum(x * wide[j])
+        if u is not None:
+            self._buffer.append((u, placed))
+            self._buffered += y.size
+            if self._buffered >= _FLUSH:
+                self._flush()
+
+    def _flush(self) -> None:
+        """Per-user sums of the buffered rows, counted with :func:`numpy.bincount`: in float64,
+        exact while a user's sum in the buffer stays below 2**53 (its rows there times the
+        largest placement), which is checked; past it (a user with millions of rows in one
+        buffer) in int64, one row at a time."""
+        if not self._buffer:
+            return
+        keys = np.concatenate([b[0] for b in self._buffer])
+        counts = np.bincount(keys, minlength=self._count.size)
+        self._count += counts
+        most = int(counts.max())
+        for i in range(self.models):
+            parts = [(b[0], b[1][i]) for b in self._buffer if i in b[1]]
+            if not parts:
+                continue
+            kk = parts[0][0] if len(parts) == 1 else np.concatenate([p[0] for p in parts])
+            w = parts[0][1] if len(parts) == 1 else np.concatenate([p[1] for p in parts])
+            if most * int(w.max(initial=0)) < 2**53:
+                got = np.bincount(kk, weights=w, minlength=self._count.size)
+                np.add(self._sum[i], got, out=self._sum[i], casting="unsafe")
+            else:
+                np.add.at(self._sum[i], kk, w.astype(np.int64))
+        self._buffer, self._buffered = [], 0
+
+    def finish(self) -> PlacementSums:
+        if self._run is not None:
+            self._close()
+        if self.slots is not None:
+            self._flush()
+        return self
+
+    def clusters(self) -> tuple[int, int, int, dict[tuple[str, str], int]]:
+        """(clusters, those with a positive, those with a negative, the sum over clusters of
+        every product of two of m, n, p0.., q0..: as :func:`metrics.sql._queries.
+        cluster_moments`), over the users that have a row."""
+        m, n = self._count[1::2], self._count[0::2]
+        seen = (m + n) > 0
+        vectors = {"m": m[seen], "n": n[seen]}
+        for i in range(self.models):
+            vectors[f"p{i}"] = self._sum[i][1::2][seen]
+        for i in range(self.models):
+            vectors[f"q{i}"] = self._sum[i][0::2][seen]
+        names = list(vectors)
+        products = {(a, b): exact_dot(vectors[a], vectors[b])
+                    for i, a in enumerate(names) for b in names[i:]}  # fmt: skip
+        return (int(np.count_nonzero(seen)), int(np.count_nonzero(vectors["m"])),
+                int(np.count_nonzero(vectors["n"])), products)  # fmt: skip
