@@ -35,13 +35,13 @@ java:
 	  SUDO=$$( [ "$$(id -u)" = 0 ] || echo sudo ); \
 	  $$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq default-jre-headless; }
 
-# Both cores, one run: pytest-xdist hands each test to a free worker, keeping a file's tests
-# together when they share a server, a browser or a large table (tests/conftest.py), so each
-# worker starts a file's Streamlit server and Chromium once. The browser tests wait for states the
+# Both cores, one run: pytest-xdist hands each test file to a free worker (--dist loadfile), the
+# files that start processes or a browser first (tests/conftest.py), so a file's Streamlit server,
+# Chromium or Spark session is started once. The browser tests wait for states the
 # page reports (tests/lens_browser.py), never for a fixed time, so they run beside the rest.
 # The run ends with its slowest tests and the time by kind and by file (tests/suite_timing.py).
 JOBS ?= 2
-PYTEST := $(PY) -m pytest -q -n $(JOBS) --dist loadgroup
+PYTEST := $(PY) -m pytest -q -n $(JOBS) --dist loadfile
 
 test: $(VENV)/.dev chromium java
 	$(VENV)/bin/ruff check .
@@ -91,7 +91,7 @@ test-oldest:
 	sed -e '/^pyspark/d' -e 's#^-r requirements.txt#-r ../requirements.txt#' \
 	  requirements-dev.txt > $(OLDEST)/requirements-dev.txt
 	$(OLDEST)/bin/python -m pip install --quiet -r $(OLDEST)/requirements-dev.txt -c constraints-oldest.txt
-	$(OLDEST)/bin/python -m pytest -q -n $(JOBS) --dist loadgroup -m "not browser and not slow and not statistical" \
+	$(OLDEST)/bin/python -m pytest -q -n $(JOBS) --dist loadfile -m "not browser and not slow and not statistical" \
 	  --ignore=tests/test_sql_cluster.py --ignore=tests/test_sql_spark.py -k "not spark"
 
 # What pip chooses for `pip install <wheel> mlflow` (from the registry): mlflow 3.x (.ci/run too).

@@ -94,7 +94,7 @@ def _sessions_end_with_their_test(request):
 
     before = set(budget.REGISTRY.usage())
     yield
-    if request.node.get_closest_marker("xdist_group") is None:
+    if not request.node.stash.get(SHARED, False):
         for key in set(budget.REGISTRY.usage()) - before:
             budget.REGISTRY.release(key)
 
@@ -134,16 +134,27 @@ SLOW_FILES = {
 }
 
 
+# AppTest files long enough (a minute or more) that one started last would leave a worker idle.
+LONG_FILES = {"test_conformance.py", "test_real_corpus.py"}
+SHARED = pytest.StashKey[bool]()  # the test uses a module- or session-scoped fixture of ours
+
+
 def pytest_collection_modifyitems(config, items):
-    """Markers the Makefile selects on, and how pytest-xdist shares the work.
+    """Markers the Makefile selects on, and the order pytest-xdist hands the files out in.
 
     - ``browser``: drives Chromium (a ``test_browser*`` file, or a test asking for a tab);
     - ``statistical``: a seeded simulation (``STATISTICAL_FILES``);
     - ``slow``: starts other processes (``SLOW_FILES``);
-    - a test whose file holds a module- or session-scoped fixture (a server, a browser, a large
-      table) is grouped with its file (``xdist_group``), so with ``--dist loadgroup`` one worker
-      builds that fixture once; every other test is handed to whichever worker is free.
+    - ``item.stash[SHARED]``: the test uses a module- or session-scoped fixture of the suite's
+      own (a server, a browser, a large table).
+
+    The Makefile runs ``--dist loadfile``: each file on one worker, so a file's server, browser
+    or Spark session is built once. (``--dist loadgroup`` with ``xdist_group`` marks did that
+    before pytest 9.2, whose structured node ids xdist 3.8 no longer marks: pytest-xdist#1386.
+    Every grouped test was then handed out on its own, and module fixtures were built on both
+    workers.)
     """
+    heavy_files, shared_files = set(), set()
     for item in items:
         names = set(getattr(item, "fixturenames", ()))
         if item.path.name.startswith("test_browser") or names & {"browser", "page", "tab"}:
@@ -155,11 +166,19 @@ def pytest_collection_modifyitems(config, items):
         info = getattr(item, "_fixtureinfo", None)
         defs = [d[-1] for d in info.name2fixturedefs.values() if d] if info is not None else []
         ours = [d for d in defs if _defined_here(d.func)]
-        if any(d.scope in ("module", "package", "session") for d in ours):
-            item.add_marker(pytest.mark.xdist_group(item.path.name))
-    # Longest first: pytest-xdist hands out groups in this order, and a long group (a Spark
-    # cluster, a browser file) started last leaves one worker idle while the other finishes it.
-    items.sort(key=_start_order)
+        item.stash[SHARED] = any(d.scope in ("module", "package", "session") for d in ours)
+        if item.get_closest_marker("browser") or item.get_closest_marker("slow"):
+            heavy_files.add(item.path)
+        if item.stash[SHARED] or item.path.name in LONG_FILES:
+            shared_files.add(item.path)
+
+    def start_order(item) -> int:
+        """0: a file that starts processes or a browser; 1: another file with a shared fixture,
+        or a long one; 2: the rest. Long first: a long file started last leaves one worker
+        idle while the other finishes it."""
+        return 0 if item.path in heavy_files else 1 if item.path in shared_files else 2
+
+    items.sort(key=start_order)  # stable: each file's tests keep their order
 
 
 TESTS_DIR = os.path.dirname(os.path.abspath(__file__))
@@ -176,13 +195,6 @@ def _defined_here(func) -> bool:
     except TypeError:
         return False
     return path.startswith(TESTS_DIR + os.sep)
-
-
-def _start_order(item) -> int:
-    """0: a group that starts processes or a browser; 1: another group; 2: a test on its own."""
-    grouped = item.get_closest_marker("xdist_group") is not None
-    heavy = item.get_closest_marker("browser") or item.get_closest_marker("slow")
-    return 0 if grouped and heavy else 1 if grouped else 2
 
 
 def pytest_collection_finish(session):
