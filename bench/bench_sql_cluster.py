@@ -162,7 +162,7 @@ class StandaloneCluster:
             .config("spark.driver.host", "127.0.0.1")
             .config("spark.driver.bindAddress", "127.0.0.1")
             .config("spark.ui.enabled", "true")  # a local session before, in this process, may
-            .config("spark.ui.port", str(ui))     # have turned it off (metrics.sql.local_spark)
+            .config("spark.ui.port", str(ui))  # have turned it off (metrics.sql.local_spark)
             .config("spark.ui.showConsoleProgress", "false")
             .config("spark.sql.shuffle.partitions", str(partitions))
             .config("spark.sql.session.timeZone", "UTC")

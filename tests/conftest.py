@@ -144,7 +144,7 @@ def pytest_collection_modifyitems(config, items):
 
     - ``browser``: drives Chromium (a ``test_browser*`` file, or a test asking for a tab);
     - ``statistical``: a seeded simulation (``STATISTICAL_FILES``);
-    - ``slow``: starts other processes (``SLOW_FILES``);
+    - ``slow``: starts other processes (``SLOW_FILES``, or a test marked ``slow`` in its file);
     - ``item.stash[SHARED]``: the test uses a module- or session-scoped fixture of the suite's
       own (a server, a browser, a large table).
 

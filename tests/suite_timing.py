@@ -16,6 +16,8 @@ people choosing what to make cheaper (``make test`` prints it; ``--durations=25`
 
 from __future__ import annotations
 
+import json
+import os
 import subprocess
 from collections import defaultdict
 
@@ -98,6 +100,10 @@ class Timing:
     def pytest_terminal_summary(self, terminalreporter) -> None:
         if not self.by_test:
             return
+        if os.environ.get("SUITE_TIMING_JSON"):  # every test's kind and seconds, to look into
+            with open(os.environ["SUITE_TIMING_JSON"], "w") as out:
+                json.dump({n: [self.kind.get(n, "library"), s] for n, s in self.by_test.items()},
+                          out, indent=0)  # fmt: skip
         seconds_of: dict[str, float] = defaultdict(float)
         count_of: dict[str, int] = defaultdict(int)
         for nodeid, seconds in self.by_test.items():

@@ -195,13 +195,20 @@ def test_safe_figure_escapes_every_place_a_name_can_sit():
         layout={"title": {"text": f"<b>ROC</b> of {name}"}, "xaxis": {"title": {"text": name}},
                 "annotations": [{"text": name, "x": 1, "y": 1}]},
     )  # fmt: skip
+    before = fig.to_json()
     out = safe_figure(fig).to_plotly_json()
+    assert fig.to_json() == before  # the net reads the figure's own dicts: it never writes them
     strings = _strings(out)
     assert not [s for s in strings if acting_tags(s)]
     assert "<b>ours</b>" in strings
     assert '<b>ROC</b> of &lt;a href="http://127.0.0.1:9/x"&gt;m&lt;/a&gt;' in strings
     plain = go.Figure(go.Scatter(x=[1], y=[1], name="fine"))
     assert safe_figure(plain) is plain  # nothing to escape: the same figure, no copy
+    arrays = go.Figure(go.Scatter(x=[1, 2], y=[1, 2], text=np.array([name, "ok"], object)))
+    assert not [s for s in _strings(safe_figure(arrays).to_plotly_json()) if acting_tags(s)]
+    framed = go.Figure(plain.data, frames=[go.Frame(data=[go.Scatter(x=[1], y=[1], name=name)])])
+    assert framed.frames
+    assert not [s for s in _strings(safe_figure(framed).to_plotly_json()) if acting_tags(s)]
 
 
 # --- every dashboard page on hostile names ---------------------------------------------------

@@ -136,6 +136,7 @@ def _cli(*args: str) -> subprocess.CompletedProcess:
     )
 
 
+@pytest.mark.slow  # starts the command (or a JVM): not in make test-fast
 def test_cli_json_and_out(tmp_path):
     t = _table(4)
     t.to_parquet(tmp_path / "t.parquet")
@@ -176,6 +177,7 @@ def test_cli_json_and_out(tmp_path):
         ),
     ],
 )
+@pytest.mark.slow  # starts the command (or a JVM): not in make test-fast
 def test_cli_bad_input_exits_2_with_one_line(tmp_path, change, args, message):
     t = _table(5, nan=False)
     path = tmp_path / "t.parquet"
@@ -200,6 +202,7 @@ def test_cli_bad_input_exits_2_with_one_line(tmp_path, change, args, message):
     assert "Traceback" not in r.stderr
 
 
+@pytest.mark.slow  # starts the command (or a JVM): not in make test-fast
 def test_import_metrics_stays_numpy_only():
     code = (
         "import sys, metrics, metrics.sql; "
@@ -393,6 +396,7 @@ def test_delong_of_one_model_from_its_per_score_table(tmp_path):
         DeLongSummary.from_table("tied", weighted)
 
 
+@pytest.mark.slow  # starts the command (or a JVM): not in make test-fast
 def test_cli_delong(tmp_path):
     t = _table(6)
     t.to_parquet(tmp_path / "t.parquet")
@@ -414,6 +418,7 @@ def test_cli_delong(tmp_path):
     assert "(DeLong)" in text.stdout
 
 
+@pytest.mark.slow  # starts the command (or a JVM): not in make test-fast
 def test_cli_delong_with_a_group_is_obuchowskis_clustered_test(tmp_path):
     """Rows of one user are not independent: --delong with --group gives the clustered
     intervals and tests (t reference), as metrics.clustered_auc_test, and says which."""

@@ -419,6 +419,7 @@ def data_file(tmp_path):
 BASE = ["--label", "label", "--score", "score"]
 
 
+@pytest.mark.slow  # starts the command (or a JVM): not in make test-fast
 def test_cli_out_refuses_an_existing_file_unless_forced(data_file, tmp_path):
     path, t = data_file
     out = tmp_path / "s.npz"
@@ -432,6 +433,7 @@ def test_cli_out_refuses_an_existing_file_unless_forced(data_file, tmp_path):
 
 
 @pytest.mark.parametrize("how", ["same", "link", "glob"])
+@pytest.mark.slow  # starts the command (or a JVM): not in make test-fast
 def test_cli_out_never_replaces_an_input(data_file, tmp_path, how):
     path, _ = data_file
     before = path.read_bytes()
@@ -452,6 +454,7 @@ def test_cli_out_never_replaces_an_input(data_file, tmp_path, how):
      ("/dev/full", True, "cannot write the summary to /dev/full: No space left on device"),
      ("/dev/full", False, "exists: pass --force")],
 )  # fmt: skip
+@pytest.mark.slow  # starts the command (or a JVM): not in make test-fast
 def test_cli_out_where_it_cannot_write(data_file, tmp_path, target, force, message):
     path, _ = data_file
     out = target if target.startswith("/") else str(tmp_path / target)
@@ -464,12 +467,14 @@ def test_cli_out_where_it_cannot_write(data_file, tmp_path, target, force, messa
      ("99999999TB", "larger than any machine"),
      (PAYLOAD, "is not a size")],
 )  # fmt: skip
+@pytest.mark.slow  # starts the command (or a JVM): not in make test-fast
 def test_cli_memory_limit(data_file, tmp_path, value, message):
     path, _ = data_file
     _one_line(_cli(str(path), *BASE, "--memory-limit", value, cwd=tmp_path), message)
     assert not (tmp_path / "pwned.csv").exists()
 
 
+@pytest.mark.slow  # starts the command (or a JVM): not in make test-fast
 def test_cli_list_and_struct_columns(tmp_path):
     import pyarrow as pa
     import pyarrow.parquet as pq
@@ -482,6 +487,7 @@ def test_cli_list_and_struct_columns(tmp_path):
     _one_line(_cli(path, "--label", "meta", "--score", "score"), "label column 'meta' is STRUCT")
 
 
+@pytest.mark.slow  # starts the command (or a JVM): not in make test-fast
 def test_cli_empty_csv_and_a_bad_cell(tmp_path):
     (tmp_path / "empty.csv").write_bytes(b"")
     _one_line(_cli(str(tmp_path / "empty.csv"), *BASE), "empty.csv is empty (0 bytes)")
@@ -492,6 +498,7 @@ def test_cli_empty_csv_and_a_bad_cell(tmp_path):
     )
 
 
+@pytest.mark.slow  # starts the command (or a JVM): not in make test-fast
 def test_cli_usage_mistakes_are_one_line_too(data_file):
     path, _ = data_file
     _one_line(_cli(str(path), "--score", "score"), "the following arguments are required")
@@ -499,6 +506,7 @@ def test_cli_usage_mistakes_are_one_line_too(data_file):
     _one_line(_cli(str(path) + ".nope", *BASE), "does not exist")
 
 
+@pytest.mark.slow  # starts the command (or a JVM): not in make test-fast
 def test_cli_success_still_reports_progress(data_file):
     path, t = data_file
     r = _cli(str(path), *BASE, "--json", "--verbose")
@@ -510,6 +518,7 @@ def test_cli_success_still_reports_progress(data_file):
 # --- Spark: the same files and values ---------------------------------------------------------
 
 
+@pytest.mark.slow  # starts the command (or a JVM): not in make test-fast
 def test_spark_reads_exactly_the_listed_files_and_quotes_values(odd_files, monkeypatch):
     """Hadoop expands globs and braces in a path and Spark's parser reads a backslash in a string
     as an escape: odd file names and a label made of quotes and backslashes, on local Spark."""

@@ -279,6 +279,7 @@ def _cli(*args: str) -> subprocess.CompletedProcess:
     )  # fmt: skip
 
 
+@pytest.mark.slow  # starts the command (or a JVM): not in make test-fast
 def test_cli_merge_of_daily_states(tmp_path):
     t = _clicks(n=2000)
     base = ["--label", "y", "--score", "a", "--score", "b", "--group", "user"]

@@ -202,7 +202,7 @@ def rates_vs_threshold_figure(
     fig.update_layout(
         **_BASE_LAYOUT,
         height=320,
-        xaxis_title="threshold (score >= threshold is positive)",
+        xaxis_title="threshold (score ≥ threshold is positive)",
         yaxis=dict(range=[0, 1.02], title="rate"),
         legend=dict(orientation="h", y=1.12, x=0),
     )
@@ -608,7 +608,7 @@ def cost_figure(curves: dict[str, tuple[np.ndarray, np.ndarray, int]]) -> go.Fig
     fig.update_layout(
         **_BASE_LAYOUT,
         height=380,
-        xaxis_title="threshold (score >= threshold is flagged)",
+        xaxis_title="threshold (score ≥ threshold is flagged)",
         yaxis_title="total cost",
         legend=dict(orientation="h", y=1.12, x=0),
     )

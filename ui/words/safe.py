@@ -134,7 +134,18 @@ def safe_figure(fig):
     import plotly.graph_objects as go
 
     changed: list = []
-    cleaned = _clean(fig.to_plotly_json(), changed)
+    _clean(_held(fig), changed)
     if not changed:
         return fig
-    return go.Figure(cleaned, skip_invalid=True)
+    return go.Figure(_clean(fig.to_plotly_json(), []), skip_invalid=True)
+
+
+def _held(fig) -> dict:
+    """The figure's data and layout as plotly holds them, read without the deep copy (and the
+    arrays' base64 walk) of ``to_plotly_json``, a third of the net's time: :func:`_clean` builds
+    new containers and never writes into these. Its JSON when plotly holds them otherwise, or
+    the figure has animation frames."""
+    data, layout = getattr(fig, "_data", None), getattr(fig, "_layout", None)
+    if isinstance(data, list) and isinstance(layout, dict) and not fig.frames:
+        return {"data": data, "layout": layout}
+    return fig.to_plotly_json()
