@@ -28,6 +28,7 @@ from __future__ import annotations
 import argparse
 import os
 import resource
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -137,6 +138,8 @@ def floor(path: str, model: str) -> None:
         """
     ).fetchone()
     took = time.perf_counter() - start
+    con.close()
+    shutil.rmtree(spill, ignore_errors=True)  # one empty directory per run was left in /tmp
     p, n = int(p), int(n)
     twice_u = int(twice_rank) - p * (p + 1)
     print(f"FLOOR {model} {took:.2f} {peak_rss_gb():.3f} {twice_u}")
