@@ -13,6 +13,7 @@ user ids, the smallest batches and sorted streams cut into parts.
 from __future__ import annotations
 
 import itertools
+import os
 import warnings
 
 import numpy as np
@@ -224,3 +225,24 @@ def test_without_a_group_the_fused_pass_gives_delongs_test(tmp_path, monkeypatch
     t = pd.read_parquet(path)
     ref = metrics.delong_test(t["y"].to_numpy(), t["a"].to_numpy(), t["b"].to_numpy())
     assert got.test("a", "b").p_value == pytest.approx(ref.p_value, rel=1e-12)
+
+
+def test_sorted_streams_are_cut_into_as_few_parts_as_the_spill_disk_holds(monkeypatch, tmp_path):
+    """One sort spilled is cheaper than parts that each read the source again, so a stream is
+    cut only when its spill would take more than DISK_SHARE of the disk DuckDB spills to."""
+    eng = _engine.DuckDBEngine()
+    gb = 2**30
+    for free, n, want in [(40 * gb, 10**9, 2), (100 * gb, 10**9, 1), (40 * gb, 10**8, 1),
+                             (1 * gb, 10**9, 53), (0, 10, 10)]:  # fmt: skip
+        monkeypatch.setattr(_engine, "free_bytes", lambda _path, free=free: free)
+        assert _engine._parts(eng, n) == want, (free, n)
+    monkeypatch.undo()
+    # the spill directory does not exist until DuckDB spills: its parent's file system counts
+    assert not os.path.exists(eng.spill)
+    spill_disk, parent = (
+        _engine.free_bytes(eng.spill),
+        _engine.free_bytes(os.path.dirname(eng.spill)),
+    )
+    assert spill_disk > 0
+    assert abs(spill_disk - parent) < gb  # the same file system (other tests write beside us)
+    assert _engine.free_bytes(str(tmp_path / "a" / "b")) > 0

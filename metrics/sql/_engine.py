@@ -44,13 +44,16 @@ BUCKETS = 1024  # score ranges of Spark's two-level running sums
 # and GAUC comes from one sort per user; "always" and "never" force either way (tests).
 STREAM = "auto"
 STREAM_BATCH = 1 << 20  # rows per batch of a sorted stream (DuckDB rounds it to its vectors)
-# A sorted stream of more rows than the memory limit over SORT_BYTES is cut into parts sorted
-# one after the other (ranges of the score, or of a hash of the user), each read from the source
-# again: DuckDB spills a part's sort (a few GB at most, about twice the limit) instead of the
-# whole table's, which at 1e9 rows needs more disk than the table itself (28 GB and more for one
-# score). Each part costs one more read of the source. PART_ROWS, when set, is the rows per part
-# (tests).
-SORT_BYTES = 12
+# A sorted stream is cut into parts sorted one after the other (ranges of the score, or of a hash
+# of the user), each read from the source again, when its sort would spill more than DISK_SHARE
+# of the free space where DuckDB spills: about SPILL_ROW_BYTES a row (measured: 21 at 1e8 rows,
+# 28 for one score at 1e9), 28 GB for one sort of 1e9 rows, more than the table's own 14 GB.
+# Each part costs one more read of the source (about 9 s at 1e9 rows), and a sort's spill is
+# cheaper than that: with 300 MB for 1e8 rows, one spilled sort by user took 17.9 s, four parts
+# 21.3 s. (Parts were sized by memory before, 12 bytes a row: four at 1e9 rows and 3 GB.)
+# PART_ROWS, when set, is the rows per part (tests).
+SPILL_ROW_BYTES = 28
+DISK_SHARE = 0.5
 PART_ROWS: int | None = None
 HISTOGRAM = 4096  # score ranges counted to cut a score's stream into parts of equal rows
 # DeLong's sums (delong, summarize_with_delong) on DuckDB: each row's placements from one stream
@@ -107,8 +110,8 @@ class DuckDBEngine:
             self.con.execute("SET threads = ?", [int(threads)])
         self.con.execute("SET preserve_insertion_order = false")
         # Spill under the system's temporary directory, not into the working directory (.tmp).
-        spill = os.path.join(tempfile.gettempdir(), f"metrics-lens-duckdb-{os.getpid()}")
-        self.con.execute("SET temp_directory = ?", [spill])
+        self.spill = os.path.join(tempfile.gettempdir(), f"metrics-lens-duckdb-{os.getpid()}")
+        self.con.execute("SET temp_directory = ?", [self.spill])
 
     def register(self, source: Source, ordered: bool = False) -> None:
         """The view ``src`` of exactly the files ``source`` names (see
@@ -822,9 +825,19 @@ def _sorted_scores(eng, o: _Opened, k: int, name: str, cap: int, bins: int) -> M
 
 
 def _parts(eng, rows: int) -> int:
-    """How many parts a sorted stream of ``rows`` rows is cut into (see :data:`SORT_BYTES`)."""
-    per = PART_ROWS or max(int(eng.memory / SORT_BYTES), 1)
+    """How many parts a sorted stream of ``rows`` rows is cut into: as few as the disk DuckDB
+    spills to holds (see :data:`SPILL_ROW_BYTES`)."""
+    per = PART_ROWS or max(int(DISK_SHARE * free_bytes(eng.spill) / SPILL_ROW_BYTES), 1)
     return max(1, math.ceil(rows / per))
+
+
+def free_bytes(path: str) -> int:
+    """Free bytes (for an unprivileged user) on the file system that holds ``path``, or its
+    nearest existing parent (DuckDB makes its spill directory when it first spills)."""
+    while not os.path.exists(path) and os.path.dirname(path) != path:
+        path = os.path.dirname(path)
+    st = os.statvfs(path)
+    return st.f_bavail * st.f_frsize
 
 
 def _score_parts(eng, o: _Opened, k: int, column: str) -> list[str]:
