@@ -753,6 +753,8 @@ def _summarize(
     if delong and _fuses(eng, o) and streamed:  # the model with the most distinct scores: last
         ranked = max(streamed, key=lambda k: o.extra[3 * k])
     models, fused = {}, None
+    users_stream = bool(group is not None and o.extra
+                        and o.columns[group].upper() in STREAM_GROUP_TYPES)  # fmt: skip
     order = [k for k in range(len(scores)) if k != ranked] + ([] if ranked is None else [ranked])
     for k in order:
         name = scores[k]
@@ -771,13 +773,14 @@ def _summarize(
             m = _sorted_scores(eng, o, k, name, cap, bins)
         else:
             m = _grouped_scores(eng, o, k, name, cap, bins, say)
-        if group is not None:
+        if group is not None and not users_stream:
             say(f"{name}: GAUC over {group}")
-            if o.extra and o.columns[group].upper() in STREAM_GROUP_TYPES:
-                _sorted_users(eng, o, m, k, cap, state)
-            elif not (state and _user_scores(eng, m, k, weighted, cap)):
+            if not (state and _user_scores(eng, m, k, weighted, cap)):
                 _group_auc(eng, m, k, weighted, cap)
         models[name] = m
+    if group is not None and users_stream:
+        say(f"{', '.join(scores)}: GAUC over {group}, one sort of the rows by user")
+        _sorted_users(eng, o, {k: models[scores[k]] for k in range(len(scores))}, cap, state)
     sums = fused
     if delong:
         if (
@@ -903,16 +906,86 @@ def _runs_summary(o: _Opened, name: str, runs: ScoreRuns) -> ModelSummary:
     return m
 
 
-def _sorted_users(eng, o: _Opened, m: ModelSummary, k: int, cap: int, state: bool) -> None:
+def _sorted_users(eng, o: _Opened, models: dict[int, ModelSummary], cap: int,
+                  state: bool) -> None:  # fmt: skip
     """GAUC, the skipped users and, up to ``cap``, the per-user table (with ``state``, the
-    per-(user, score) pairs) from one sort of the rows by user and score (DuckDB, unweighted):
-    equal to :func:`_group_auc`'s and :func:`_user_scores`'s."""
-    runs = UserRuns(cap, pairs=state)
-    for where in _user_parts(eng, o):
-        sql = f"SELECT g, s{k} AS s, y FROM clean WHERE {where} ORDER BY g, s{k} DESC"
-        for g, s, y in eng.stream(sql):
-            runs.add(g, s, y)
-    runs.finish()
+    per-(user, score) pairs) of every model in ``models`` (by score index) from one sort of the
+    rows by user (DuckDB, unweighted): equal to :func:`_group_auc`'s and :func:`_user_scores`'s.
+
+    The rows come sorted by user and, descending, by the score of the model with the most
+    distinct scores; numpy orders each batch's whole users by each other model's score
+    (:func:`_add_users`). A model with a per-score table comes as its score's position in it (a
+    join with the table: 4 bytes a row instead of 8 in the sort), so one stable argsort of
+    (user, position) orders its rows, 25 ms a million rows. At 1e9 rows a sort per model spilled
+    14 GB to disk and read it back, 250 s a model; the shared sort spills once."""
+    first = max(models, key=lambda k: o.extra[3 * k])
+    ks = [first] + [k for k in models if k != first]
+    tables = {k: models[k].table.scores for k in ks[1:] if models[k].table is not None}
+    cols, joins = [f"c.s{first}"], []
+    for k in ks[1:]:
+        if k in tables:  # the score's position in the table, which runs down the scores
+            rank = np.arange(tables[k].size, dtype=np.int32)
+            _load(eng, f"rank_{k}", {"s": np.asarray(tables[k], np.float64), "i": rank})
+            joins.append(f"JOIN rank_{k} r{k} ON c.s{k} = r{k}.s")
+            cols.append(f"r{k}.i")
+        else:
+            cols.append(f"c.s{k}")
+    runs = {k: UserRuns(cap, pairs=state) for k in ks}
+    rows = 0
+    try:
+        for where in _user_parts(eng, o):
+            sql = (f"SELECT c.g, {', '.join(cols)}, c.y FROM clean c {' '.join(joins)} "
+                   f"WHERE {where} ORDER BY c.g, c.s{first} DESC")  # fmt: skip
+            held = None  # the last user of a batch, whose rows may go on in the next
+            for batch in eng.stream(sql):
+                if held is not None:
+                    batch = [np.concatenate((a, b)) for a, b in zip(held, batch, strict=True)]
+                g = batch[0]
+                other = np.flatnonzero(g != g[-1]) if g.size else g
+                whole = int(other[-1]) + 1 if other.size else 0  # rows before the last user's
+                held = [a[whole:] for a in batch]
+                rows += whole
+                _add_users(runs, [a[:whole] for a in batch], tables)
+            if held is not None:
+                rows += held[0].size
+                _add_users(runs, held, tables)
+    finally:
+        for k in tables:
+            eng.drop(f"rank_{k}")
+    if rows != o.kept:  # a score the join missed (it cannot: every score is in its table)
+        raise SQLInputError(f"internal error: {rows:,} rows of {o.kept:,} sorted by user.")
+    for k in ks:
+        _users_result(models[k], runs[k].finish(), state)
+
+
+def _add_users(runs: dict[int, UserRuns], batch: list[np.ndarray],
+               tables: dict[int, np.ndarray]) -> None:  # fmt: skip
+    """Whole users' rows (user, each model's column, label), sorted by user and the first
+    model's score descending, to each model's :class:`UserRuns` in that order. A column is a
+    score, or its position in ``tables[k]`` (the model's scores, descending)."""
+    g, y = batch[0], batch[-1]
+    if g.size == 0:
+        return
+    user = None
+    for i, (k, r) in enumerate(runs.items()):
+        col = batch[1 + i]
+        if i == 0:  # the stream's own order
+            r.add(g, col, y)
+            continue
+        if user is None:  # users numbered by their runs: ids of any type, compared for equality
+            user = np.zeros(g.size, np.int64)
+            np.cumsum(g[1:] != g[:-1], out=user[1:])
+        if k in tables:  # users ascending already: timsort finds the runs
+            order = np.argsort(user * tables[k].size + col, kind="stable")
+            r.add(g[order], tables[k][col[order]], y[order])
+        else:
+            order = np.lexsort((-col, user))
+            r.add(g[order], col[order], y[order])
+
+
+def _users_result(m: ModelSummary, runs: UserRuns, state: bool) -> None:
+    """A model's GAUC, skipped users and per-user table (or its per-(user, score) pairs) from its
+    finished :class:`UserRuns`."""
     pairs = runs.pair_table() if state else None
     if pairs is not None:
         m.user_scores = UserScoreTable.combine([pairs], False)  # finish() does the rest
