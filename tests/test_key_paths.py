@@ -54,3 +54,10 @@ def test_figures_are_the_same_with_and_without_the_cache(monkeypatch):
     cached = [figures(0), figures(1)]
     monkeypatch.setattr(plotly_base, "_str_to_dict_path_full", key_paths._ORIGINAL)
     assert [figures(0), figures(1)] == cached
+
+
+def test_a_plotly_that_parses_differently_keeps_its_own_parse(monkeypatch):
+    monkeypatch.setattr(key_paths, "_ORIGINAL", lambda key: (list(key.split("_")), []))
+    assert not key_paths._same_shape()
+    monkeypatch.setattr(key_paths, "_ORIGINAL", lambda key: 1 / 0)
+    assert not key_paths._same_shape()
