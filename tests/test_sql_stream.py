@@ -182,10 +182,12 @@ def assert_same(got, want, exact_sums: bool) -> None:
 @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow,
           HealthCheck.function_scoped_fixture])  # fmt: skip
 @given(r=rows(max_size=300), r2=st.data(), cap=st.sampled_from([2, 40, 2_000_000]),
-       state=st.booleans(), text=st.booleans())  # fmt: skip
+       state=st.booleans(), text=st.booleans(), hold=st.sampled_from([None, 1]))  # fmt: skip
 def test_the_engine_streams_give_the_grouped_numbers(tmp_path_factory, monkeypatch, r, r2, cap,
-                                                     state, text):  # fmt: skip
+                                                     state, text, hold):  # fmt: skip
     y, s, g = r
+    if hold is not None:  # a user longer than this: the other model sorted on its own
+        monkeypatch.setattr(_engine, "HOLD_ROWS", hold)
     rng = np.random.default_rng(r2.draw(st.integers(0, 2**32 - 1), label="seed"))
     t = pd.DataFrame({"y": y.astype(int), "a": s, "b": np.round(s + rng.random(s.size), 1),
                       "user": np.char.add("u", g.astype(str)) if text else g})  # fmt: skip

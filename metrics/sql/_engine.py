@@ -55,6 +55,9 @@ STREAM_BATCH = 1 << 20  # rows per batch of a sorted stream (DuckDB rounds it to
 SPILL_ROW_BYTES = 28
 DISK_SHARE = 0.5
 PART_ROWS: int | None = None
+# GAUC's shared sort by user holds each batch's last user until its rows end; past HOLD_ROWS
+# rows (a user column of a few values) the other models get a sort of their own instead.
+HOLD_ROWS = 1 << 23
 HISTOGRAM = 4096  # score ranges counted to cut a score's stream into parts of equal rows
 # DeLong's sums (delong, summarize_with_delong) on DuckDB: each row's placements from one stream
 # sorted by the model with many distinct scores, the others' joined from their per-score tables
@@ -917,12 +920,14 @@ def _sorted_users(eng, o: _Opened, models: dict[int, ModelSummary], cap: int,
     (:func:`_add_users`). A model with a per-score table comes as its score's position in it (a
     join with the table: 4 bytes a row instead of 8 in the sort), so one stable argsort of
     (user, position) orders its rows, 25 ms a million rows. At 1e9 rows a sort per model spilled
-    14 GB to disk and read it back, 250 s a model; the shared sort spills once."""
+    14 GB to disk and read it back, 250 s a model; the shared sort spills once. A user with more
+    than :data:`HOLD_ROWS` rows (a user column of a few values) would have to be held whole:
+    the other models then get a sort of their own, as the first one does."""
     first = max(models, key=lambda k: o.extra[3 * k])
-    ks = [first] + [k for k in models if k != first]
-    tables = {k: models[k].table.scores for k in ks[1:] if models[k].table is not None}
+    others = [k for k in models if k != first]
+    tables = {k: models[k].table.scores for k in others if models[k].table is not None}
     cols, joins = [f"c.s{first}"], []
-    for k in ks[1:]:
+    for k in others:
         if k in tables:  # the score's position in the table, which runs down the scores
             rank = np.arange(tables[k].size, dtype=np.int32)
             _load(eng, f"rank_{k}", {"s": np.asarray(tables[k], np.float64), "i": rank})
@@ -930,57 +935,63 @@ def _sorted_users(eng, o: _Opened, models: dict[int, ModelSummary], cap: int,
             cols.append(f"r{k}.i")
         else:
             cols.append(f"c.s{k}")
-    runs = {k: UserRuns(cap, pairs=state) for k in ks}
-    rows = 0
+    runs = {k: UserRuns(cap, pairs=state) for k in [first, *others]}
+    shared, rows = bool(others), 0
     try:
         for where in _user_parts(eng, o):
             sql = (f"SELECT c.g, {', '.join(cols)}, c.y FROM clean c {' '.join(joins)} "
                    f"WHERE {where} ORDER BY c.g, c.s{first} DESC")  # fmt: skip
             held = None  # the last user of a batch, whose rows may go on in the next
             for batch in eng.stream(sql):
+                runs[first].add(batch[0], batch[1], batch[-1])  # the stream's own order
+                rows += batch[0].size
+                if not shared:
+                    continue
                 if held is not None:
                     batch = [np.concatenate((a, b)) for a, b in zip(held, batch, strict=True)]
                 g = batch[0]
                 other = np.flatnonzero(g != g[-1]) if g.size else g
                 whole = int(other[-1]) + 1 if other.size else 0  # rows before the last user's
                 held = [a[whole:] for a in batch]
-                rows += whole
-                _add_users(runs, [a[:whole] for a in batch], tables)
-            if held is not None:
-                rows += held[0].size
-                _add_users(runs, held, tables)
+                _add_users(runs, others, [a[:whole] for a in batch], tables)
+                if held[0].size > HOLD_ROWS:
+                    shared, held = False, None
+            if shared and held is not None:
+                _add_users(runs, others, held, tables)
     finally:
         for k in tables:
             eng.drop(f"rank_{k}")
     if rows != o.kept:  # a score the join missed (it cannot: every score is in its table)
         raise SQLInputError(f"internal error: {rows:,} rows of {o.kept:,} sorted by user.")
-    for k in ks:
+    for k in others if not shared else []:  # a sort of their own
+        runs[k] = UserRuns(cap, pairs=state)
+        for where in _user_parts(eng, o):
+            sql = f"SELECT g, s{k} AS s, y FROM clean WHERE {where} ORDER BY g, s{k} DESC"
+            for g, s, y in eng.stream(sql):
+                runs[k].add(g, s, y)
+    for k in [first, *others]:
         _users_result(models[k], runs[k].finish(), state)
 
 
-def _add_users(runs: dict[int, UserRuns], batch: list[np.ndarray],
+def _add_users(runs: dict[int, UserRuns], others: list[int], batch: list[np.ndarray],
                tables: dict[int, np.ndarray]) -> None:  # fmt: skip
-    """Whole users' rows (user, each model's column, label), sorted by user and the first
-    model's score descending, to each model's :class:`UserRuns` in that order. A column is a
+    """Whole users' rows (user, each model's column, label), sorted by user, to the
+    :class:`UserRuns` of each model in ``others`` (columns 1, 2, ... of the batch after the
+    first model's), each ordered by that model's score descending within users. A column is a
     score, or its position in ``tables[k]`` (the model's scores, descending)."""
     g, y = batch[0], batch[-1]
     if g.size == 0:
         return
-    user = None
-    for i, (k, r) in enumerate(runs.items()):
-        col = batch[1 + i]
-        if i == 0:  # the stream's own order
-            r.add(g, col, y)
-            continue
-        if user is None:  # users numbered by their runs: ids of any type, compared for equality
-            user = np.zeros(g.size, np.int64)
-            np.cumsum(g[1:] != g[:-1], out=user[1:])
+    user = np.zeros(g.size, np.int64)  # numbered by their runs: ids of any type, compared by ==
+    np.cumsum(g[1:] != g[:-1], out=user[1:])
+    for i, k in enumerate(others):
+        col = batch[2 + i]
         if k in tables:  # users ascending already: timsort finds the runs
             order = np.argsort(user * tables[k].size + col, kind="stable")
-            r.add(g[order], tables[k][col[order]], y[order])
+            runs[k].add(g[order], tables[k][col[order]], y[order])
         else:
             order = np.lexsort((-col, user))
-            r.add(g[order], col[order], y[order])
+            runs[k].add(g[order], col[order], y[order])
 
 
 def _users_result(m: ModelSummary, runs: UserRuns, state: bool) -> None:
