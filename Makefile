@@ -5,6 +5,12 @@
 
 PYTHON ?= python3
 VENV := .venv
+
+# Python caches compiled modules (__pycache__, ignored by git) unless PYTHONDONTWRITEBYTECODE is
+# set, as it is on some machines: then every test worker re-compiles the project and pytest
+# re-writes every test file's asserts (collection 12 s instead of 5 s a worker), and every
+# server, command and Spark worker a test starts compiles the project again.
+unexport PYTHONDONTWRITEBYTECODE
 PY := $(VENV)/bin/python
 PORT ?= 8501
 
@@ -103,6 +109,7 @@ samples: $(VENV)/.dev
 
 clean:
 	rm -rf $(VENV) .pytest_cache .ruff_cache
+	find . -name __pycache__ -type d -not -path './.venv*' -prune -exec rm -rf {} +
 
 # Line and branch coverage of the library, the dashboard and the command (a full run, slower).
 coverage: $(VENV)/.dev chromium java

@@ -17,6 +17,10 @@ from streamlit.testing.v1 import app_test, local_script_runner
 # Time by file and by kind at the end of every run (tests/suite_timing.py).
 pytest_plugins = ["tests.suite_timing"]
 
+# A page script a browser test serves, not a module: ``--doctest-modules`` would import it, and
+# so draw every lesson 72 times outside a script run, at every collection (1 s a worker).
+collect_ignore = ["lessons_latex_page.py"]
+
 # CI (``.ci/run`` sets HYPOTHESIS_PROFILE=ci) draws the same generated inputs on every run, so
 # a landing is decided by the code, not by the draw; a local `make test` keeps drawing new ones
 # (two CI runs in a row met a new generated case the developer's runs had not).

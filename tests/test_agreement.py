@@ -19,7 +19,6 @@ from metrics.agreement import (
 )
 
 krippendorff = pytest.importorskip("krippendorff")
-inter_rater = pytest.importorskip("statsmodels.stats.inter_rater")
 sk_metrics = pytest.importorskip("sklearn.metrics")
 
 
@@ -42,6 +41,8 @@ def ratings_tables(draw, missing: bool = False, categories: int = 2):
 @settings(max_examples=80, deadline=None)
 @given(ratings_tables(categories=3))
 def test_fleiss_equals_statsmodels(r):
+    # statsmodels is imported here, not at collection: 1.5 s of a worker that may not run this
+    inter_rater = pytest.importorskip("statsmodels.stats.inter_rater")
     table, _ = inter_rater.aggregate_raters(r.astype(int))
     assert fleiss_kappa(r) == pytest.approx(inter_rater.fleiss_kappa(table), abs=1e-12)
 

@@ -5,6 +5,7 @@ and bad URIs are one sentence. Stores are real ones MLflow writes (sqlite and fi
 from __future__ import annotations
 
 import hashlib
+import importlib.util
 import os
 import shutil
 from pathlib import Path
@@ -16,7 +17,10 @@ import metrics
 from metrics_lens.cli import main
 from tests.test_mlflow_server import _predictions
 
-pytest.importorskip("mlflow", reason='the [mlflow] extra: pip install "metrics-lens[mlflow]"')
+# Skipped without the extra; found, not imported: importing MLflow takes 2 s of every
+# worker's collection, and the tests import it where they use it.
+if importlib.util.find_spec("mlflow") is None:
+    pytest.skip('the [mlflow] extra: pip install "metrics-lens[mlflow]"', allow_module_level=True)
 
 
 def _make_store(tmp: Path, uri: str) -> tuple[str, str, pd.DataFrame]:
