@@ -56,6 +56,9 @@ __all__ = [
 
 _EXAMPLE_Y = [[0, 1], [0, 0], [1, 1], [1, 0]]
 _EXAMPLE_S = [[0.1, 0.9], [0.4, 0.2], [0.35, 0.6], [0.8, 0.3]]
+# Expected costs within this fraction of a row's largest are a tie (min_cost_predict): a sum
+# of n products is exact to about n units in the last place, 1e-16 each.
+TIE_TOLERANCE = 1e-12
 
 
 def _check_inputs(y_true: Any, y_score: Any, labels: Any, sample_weight: Any):
@@ -372,8 +375,12 @@ def min_cost_predict(y_proba: Any, cost: Any) -> np.ndarray:
     Returns
     -------
     ndarray of shape (n_samples,)
-        Column indices; a tie goes to the first column. With the 0/1 cost (1 off the
-        diagonal) this is argmax.
+        Column indices; a tie goes to the first column. A tie is a difference of at most
+        1e-12 of the row's largest expected cost: two columns whose costs are equal are equal
+        only up to rounding, and which one rounds lower depends on the order of the sum
+        (``[0.6, 0.7, 0.8] / 2.1`` under the cost below ties columns 1 and 2 at 4.34 / 2.1, and
+        a matrix product gives column 2 the lower by one unit in the last place). With the 0/1
+        cost (1 off the diagonal) this is argmax.
 
     Examples
     --------
@@ -381,10 +388,18 @@ def min_cost_predict(y_proba: Any, cost: Any) -> np.ndarray:
 
     >>> min_cost_predict(_EXAMPLE_S, [[0, 10], [1, 0]]).tolist()
     [0, 0, 0, 0]
+
+    A tie, however the sum rounds:
+
+    >>> min_cost_predict([[0.6, 0.7, 0.8]], [[0, 4.7, 2.1], [4.9, 0, 4.4], [5, 1.9, 0]]).tolist()
+    [1]
     """
     proba = _score_matrix(y_proba)
     c = _cost_matrix(cost, proba.shape[1])
-    return np.argmin(proba @ c, axis=1)
+    expected = proba @ c
+    lowest = expected.min(axis=1, keepdims=True)
+    tie = TIE_TOLERANCE * np.abs(expected).max(axis=1, keepdims=True)
+    return np.argmax(expected <= lowest + tie, axis=1)
 
 
 @dataclass(frozen=True)
@@ -428,7 +443,7 @@ def compare_cost_decisions(
     indicator, proba, w = check_multilabel(y, y_proba, sample_weight, labels)
     c = _cost_matrix(cost, proba.shape[1])
     truth = np.argmax(indicator, axis=1)
-    ours = np.argmin(proba @ c, axis=1)
+    ours = min_cost_predict(proba, c)
     argmax = np.argmax(proba, axis=1)
     return CostComparison(
         min_cost_pred=ours,
