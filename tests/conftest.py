@@ -25,6 +25,10 @@ collect_ignore = ["lessons_latex_page.py"]
 # a landing is decided by the code, not by the draw; a local `make test` keeps drawing new ones
 # (two CI runs in a row met a new generated case the developer's runs had not).
 settings.register_profile("ci", derandomize=True, print_blob=True)
+# The edit-run loop (``make test-fast``) draws a quarter of the examples, new ones every run, as
+# Hypothesis' own docs suggest for a development profile; a test's own count scales with it
+# (``tests.strategies.examples``). ``make test`` and CI draw every example.
+settings.register_profile("fast", max_examples=25)
 if os.environ.get("HYPOTHESIS_PROFILE"):
     settings.load_profile(os.environ["HYPOTHESIS_PROFILE"])
 

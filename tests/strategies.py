@@ -12,7 +12,18 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+from hypothesis import settings
 from hypothesis import strategies as st
+
+
+def examples(n: int, profile: settings | None = None) -> int:
+    """A test's own ``max_examples``, scaled as the loaded profile (or ``profile``) scales
+    Hypothesis' default of 100: the same under the default and ``ci`` profiles, a quarter under
+    ``fast`` (``make test-fast``, the edit-run loop; ``make test`` and CI draw them all). Fewer
+    than 5 stay as they are."""
+    base = (profile or settings.default).max_examples
+    return max(min(n, 5), round(n * base / 100))
+
 
 # Class sizes where something changes: one and two rows, the 32-column runs of the blocked
 # prefix sums (31, 32, 33, 63, 64, 65) and powers of two plus or minus one.

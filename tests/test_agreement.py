@@ -17,6 +17,7 @@ from metrics.agreement import (
     krippendorff_alpha,
     score_against_annotators,
 )
+from tests.strategies import examples
 
 krippendorff = pytest.importorskip("krippendorff")
 sk_metrics = pytest.importorskip("sklearn.metrics")
@@ -38,7 +39,7 @@ def ratings_tables(draw, missing: bool = False, categories: int = 2):
     return r
 
 
-@settings(max_examples=80, deadline=None)
+@settings(max_examples=examples(80), deadline=None)
 @given(ratings_tables(categories=3))
 def test_fleiss_equals_statsmodels(r):
     # statsmodels is imported here, not at collection: 1.5 s of a worker that may not run this
@@ -47,7 +48,7 @@ def test_fleiss_equals_statsmodels(r):
     assert fleiss_kappa(r) == pytest.approx(inter_rater.fleiss_kappa(table), abs=1e-12)
 
 
-@settings(max_examples=80, deadline=None)
+@settings(max_examples=examples(80), deadline=None)
 @given(ratings_tables(missing=True, categories=3))
 def test_krippendorff_equals_the_package(r):
     got = krippendorff_alpha(r)
@@ -58,7 +59,7 @@ def test_krippendorff_equals_the_package(r):
     assert got == pytest.approx(want, abs=1e-12) or (np.isnan(got) and np.isnan(want))
 
 
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=examples(40), deadline=None)
 @given(ratings_tables())
 def test_cohen_for_every_pair_equals_scikit_learn(r):
     report = annotator_agreement(r)
@@ -68,7 +69,7 @@ def test_cohen_for_every_pair_equals_scikit_learn(r):
         assert kappa == pytest.approx(want, abs=1e-12) or (np.isnan(kappa) and np.isnan(want))
 
 
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=examples(40), deadline=None)
 @given(ratings_tables(missing=True))
 def test_pair_agreement_and_ceiling_by_counting(r):
     report = annotator_agreement(r)
@@ -113,7 +114,7 @@ def test_bad_input_gets_one_sentence():
         score_against_annotators([[0, 1], [1, 1]], [1, 0, 1])
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(60), deadline=None)
 @given(ratings_tables(missing=True), st.integers(0, 2**32 - 1))
 def test_a_long_table_gives_the_wide_ratings(r, seed):
     """The wide table melted into (item, annotator, label) rows in a random order, missing

@@ -16,6 +16,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from streamlit.testing.v1 import AppTest
 
+from tests.strategies import examples
 from ui.compute.reading import read_table
 from ui.tables.checking import prepare
 from ui.tables.loading import LoadError, guess_mapping
@@ -79,7 +80,7 @@ def test_app_shows_the_message_and_keeps_the_previous_data(name):
     assert len(at.metric) == 10
 
 
-@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(300), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(
     st.one_of(
         st.binary(max_size=400),

@@ -11,7 +11,7 @@ from hypothesis import given, settings
 
 import metrics
 from metrics.bands import band_from_resamples, effective_positives, sup_t_band
-from tests.strategies import binary_tables
+from tests.strategies import binary_tables, examples
 
 
 def slow_sup_t(curve, reps, confidence, floor=None):
@@ -94,7 +94,7 @@ def test_pr_band_reads_the_pr_curves():
     assert band.y[49] == pytest.approx(tp[i] / (i + 1))
 
 
-@settings(max_examples=25, deadline=None)
+@settings(max_examples=examples(25), deadline=None)
 @given(binary_tables(max_size=65, max_models=1, weights=True, groups=True))
 def test_band_shapes(table):
     """Ties, all scores tied, a single positive, zero weights, groups: bands are defined

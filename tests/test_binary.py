@@ -22,6 +22,7 @@ from metrics import (
     roc_curve,
     threshold_counts,
 )
+from tests.strategies import examples
 
 # --- slow, obviously correct references ------------------------------------------------------
 
@@ -306,7 +307,7 @@ problems = st.integers(2, 40).flatmap(
 )
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(problems)
 def test_monotone_transform_and_permutation_invariance(problem):
     y, s, _ = (np.array(v) for v in problem)
@@ -320,7 +321,7 @@ def test_monotone_transform_and_permutation_invariance(problem):
     assert roc_auc_score(y, -s) == pytest.approx(1 - auc, abs=1e-12)
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(problems)
 def test_integer_weights_equal_repeated_rows(problem):
     y, s, w = (np.array(v) for v in problem)

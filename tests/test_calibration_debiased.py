@@ -16,7 +16,7 @@ from hypothesis import given, settings
 
 import metrics
 from metrics.calibration import calibration_error_interval, squared_calibration_error
-from tests.strategies import binary_tables
+from tests.strategies import binary_tables, examples
 
 
 def slow_debiased(y, p, w=None, n_bins=10):
@@ -113,7 +113,7 @@ def test_weights_are_importance_weights():
     )
 
 
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=examples(40), deadline=None)
 @given(binary_tables(max_size=65, max_models=1, weights=True, groups=True))
 def test_interval_always_contains_its_estimate(table):
     """Ties, every score tied, one positive, zero weights, groups of one row: the interval

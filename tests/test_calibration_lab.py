@@ -27,9 +27,11 @@ from metrics.calibration import (
     fit_calibrator,
     recalibrate,
 )
-from tests.strategies import binary_tables
+from tests.strategies import binary_tables, examples
 
-SETTINGS = settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+SETTINGS = settings(
+    max_examples=examples(80), deadline=None, suppress_health_check=[HealthCheck.too_slow]
+)
 
 
 def _probabilities(s, rounding):
@@ -175,7 +177,7 @@ def _brute_isotonic(x, y, w):
     return ux, best[1]
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=examples(150), deadline=None)
 @given(
     st.lists(
         st.tuples(st.integers(0, 5), st.integers(0, 1), st.sampled_from([0.5, 1.0, 2.0])),

@@ -20,7 +20,7 @@ import metrics
 from metrics_lens.check import gate, parse_metric
 from metrics_lens.cli import main
 from metrics_lens.inputs import BadInput, Table
-from tests.strategies import binary_tables
+from tests.strategies import binary_tables, examples
 from ui.tables.loading import ColumnMapping
 
 
@@ -85,7 +85,7 @@ def _reference_decision(spec, y, a, b, w):
     return False if np.isnan(cand) else "bootstrap"
 
 
-@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(25), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(
     data=binary_tables(max_size=70, max_models=2, weights=True),
     metric=st.sampled_from(["auc", "ap", "f1@0.3", "recall@precision=0.6"]),
@@ -130,7 +130,7 @@ def test_bounds_and_decision_match_a_slow_paired_bootstrap(data, metric, alpha, 
     assert g.exit_code == (0 if expected else 1)
 
 
-@settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(15), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(data=binary_tables(max_size=40, max_models=2, groups=True))
 def test_group_resampling_equals_expanded_copies_of_the_drawn_groups(data):
     """recall@precision with a group column: each resample recomputed on real copies of rows."""

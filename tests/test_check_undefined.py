@@ -16,6 +16,7 @@ from hypothesis import strategies as st
 from metrics_lens.check import ALL_ROWS, gate, parse_metric, text_report
 from metrics_lens.cli import main
 from metrics_lens.inputs import Table
+from tests.strategies import examples
 from ui.tables.loading import ColumnMapping
 
 NAN_WORD = re.compile(r"\bnan\b", re.IGNORECASE)
@@ -139,7 +140,7 @@ def undefined_tables(draw):
 METRICS = ["auc", "ap", "f1@0.3", "recall@precision=0.3", "recall@precision=0.9", "gauc"]
 
 
-@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(40), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(case=undefined_tables(), metric=st.sampled_from(METRICS), strict=st.booleans())
 def test_no_gate_passes_on_an_undefined_value(case, metric, strict):
     table, how = case

@@ -21,10 +21,13 @@ from hypothesis import strategies as st
 
 import metrics.classification as mc
 from metrics import curves
+from tests.strategies import examples
 
 ZERO_DIVISIONS = ("warn", 0, 1, np.nan)
 AVERAGES = ("binary", "micro", "macro", "weighted", "samples", None)
-SETTINGS = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+SETTINGS = settings(
+    max_examples=examples(60), deadline=None, suppress_health_check=[HealthCheck.too_slow]
+)
 
 
 @dataclass(frozen=True)

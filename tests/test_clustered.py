@@ -16,9 +16,11 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from metrics import UndefinedMetricWarning, clustered_auc_test, delong_test, roc_auc_ci
-from tests.strategies import binary_tables
+from tests.strategies import binary_tables, examples
 
-SETTINGS = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+SETTINGS = settings(
+    max_examples=examples(150), deadline=None, suppress_health_check=[HealthCheck.too_slow]
+)
 
 
 def _quiet(fn, *args, **kwargs):

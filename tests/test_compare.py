@@ -17,6 +17,7 @@ import metrics.compare as compare
 from metrics._validation import UndefinedMetricWarning
 from metrics.areas import average_precision_score, roc_auc_score
 from metrics.compare import delong_test, paired_bootstrap, roc_auc_ci
+from tests.strategies import examples
 
 # --- slow, obviously correct references ------------------------------------------------------
 
@@ -282,7 +283,7 @@ problems = st.integers(4, 40).flatmap(
 )
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(problems)
 def test_invariances(problem):
     y, a, b = (np.array(v) for v in problem)

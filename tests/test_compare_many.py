@@ -18,10 +18,13 @@ from hypothesis import strategies as st
 
 import metrics
 from tests.apptest_utils import figures, markdown_text, open_page, upload_frame
+from tests.strategies import examples
 from ui.analyses import compare_many as cm
 from ui.figures import rank_charts
 
-SETTINGS = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+SETTINGS = settings(
+    max_examples=examples(150), deadline=None, suppress_health_check=[HealthCheck.too_slow]
+)
 
 
 # --- slow, obviously correct references ----------------------------------------------------------

@@ -24,7 +24,7 @@ from metrics.conventions import (
     tied_pairs,
     tied_relevant_queries,
 )
-from tests.strategies import binary_tables
+from tests.strategies import binary_tables, examples
 
 
 def test_keras_documented_example():
@@ -32,7 +32,7 @@ def test_keras_documented_example():
     assert keras_roc_auc([0, 0, 1, 1], [0, 0.5, 0.3, 0.9], num_thresholds=3) == pytest.approx(0.75)
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(60), deadline=None)
 @given(binary_tables(max_size=60, max_models=1, weights=True))
 def test_keras_bounds_bracket_the_trapezoid(table):
     s = 1 / (1 + np.exp(-table.scores[0]))
@@ -44,7 +44,7 @@ def test_keras_bounds_bracket_the_trapezoid(table):
     assert mid <= hi + 1e-12
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(60), deadline=None)
 @given(st.integers(2, 80), st.integers(0, 2**32 - 1))
 def test_keras_equals_exact_when_each_score_has_its_own_grid_cell(n, seed):
     rng = np.random.default_rng(seed)
@@ -66,7 +66,7 @@ def _binned_reference(y, s, w, num_bins):
     return roc_auc_score(y, mapped, sample_weight=w)
 
 
-@settings(max_examples=80, deadline=None)
+@settings(max_examples=examples(80), deadline=None)
 @given(binary_tables(max_size=129, max_models=1, weights=True), st.sampled_from([1, 2, 3, 7, 50]))
 def test_spark_bins_equal_the_exact_auc_of_binned_scores(table, num_bins):
     y, s, w = table.y, table.scores[0], table.weights
@@ -89,7 +89,7 @@ def test_bad_summation_method_says_so():
         keras_roc_auc([0, 1], [0.2, 0.7], summation_method="riemann")
 
 
-@settings(max_examples=80, deadline=None)
+@settings(max_examples=examples(80), deadline=None)
 @given(binary_tables(max_size=129, max_models=1, weights=True), st.sampled_from([3, 5, 200]))
 def test_keras_trapezoid_is_the_exact_auc_of_its_cells(table, num_thresholds):
     y, w = table.y, table.weights
@@ -101,7 +101,7 @@ def test_keras_trapezoid_is_the_exact_auc_of_its_cells(table, num_thresholds):
     assert got == pytest.approx(roc_auc_score(y, cells, sample_weight=w), abs=1e-12)
 
 
-@settings(max_examples=80, deadline=None)
+@settings(max_examples=examples(80), deadline=None)
 @given(binary_tables(max_size=129, max_models=1, weights=True), st.sampled_from([0, 1, 2, 7, 50]))
 def test_spark_auc_is_the_exact_auc_of_its_bins(table, num_bins):
     y, s, w = table.y, table.scores[0], table.weights
@@ -118,7 +118,7 @@ def _tied_pairs_by_loops(y, keys, w):
     )
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(60), deadline=None)
 @given(binary_tables(max_size=40, max_models=1, weights=True))
 def test_tied_pairs_and_what_each_convention_loses(table):
     y, s = table.y, table.scores[0]
@@ -310,7 +310,7 @@ def _torchrec(y, s, g, *, positives_first):
     return (auc_sum + 1e-9) / (count + 2e-9)
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=examples(150), deadline=None)
 @given(_user_tables())
 def test_gauc_conventions_reproduce_recbole_and_torchrec(table):
     from metrics import group_auc_score

@@ -24,9 +24,11 @@ from metrics.decision_curves import (
     precision_recall_gain_curve,
     threshold_interval,
 )
-from tests.strategies import binary_tables
+from tests.strategies import binary_tables, examples
 
-SETTINGS = settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+SETTINGS = settings(
+    max_examples=examples(80), deadline=None, suppress_health_check=[HealthCheck.too_slow]
+)
 
 
 def _quiet(fn, *args, **kwargs):
@@ -399,7 +401,7 @@ def test_threshold_interval_estimate_is_brute_force_best(t, rule, beta, costs):
     assert r.value.estimate == pytest.approx(-value if rule == "cost" else value, abs=1e-12)
 
 
-@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(40), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(
     binary_tables(max_models=1, max_size=65),
     st.sampled_from(["fbeta", "youden", "cost"]),

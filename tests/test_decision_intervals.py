@@ -11,8 +11,11 @@ from hypothesis import strategies as st
 import metrics
 from metrics.bootstrap import _GroupDraws
 from metrics.compare import _Draws
+from tests.strategies import examples
 
-SETTINGS = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+SETTINGS = settings(
+    max_examples=examples(60), deadline=None, suppress_health_check=[HealthCheck.too_slow]
+)
 FUNCTIONS = {
     "precision": metrics.precision_score,
     "recall": metrics.recall_score,

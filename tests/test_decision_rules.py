@@ -13,6 +13,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import metrics
+from tests.strategies import examples
 from ui.analyses import decision_rules as dr
 from ui.figures.multilabel_charts import ClassScores
 from ui.words.numbers import count
@@ -97,7 +98,7 @@ def _div(a: float, b: float) -> float:
     return a / b if b else 0.0
 
 
-@settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(120), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.data())
 def test_rules_and_per_class_table_against_loops(data):
     p = data.draw(problems())
@@ -135,7 +136,7 @@ def test_rules_and_per_class_table_against_loops(data):
         np.testing.assert_allclose(table["F1"], ev.f1)
 
 
-@settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(120), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.data())
 def test_averages_table_equals_scikit_learn(data):
     p = data.draw(problems())
@@ -168,7 +169,7 @@ def test_averages_table_equals_scikit_learn(data):
         np.testing.assert_allclose(ev.averages[("F1", "micro")], ev.accuracy, atol=1e-12)
 
 
-@settings(max_examples=80, deadline=None)
+@settings(max_examples=examples(80), deadline=None)
 @given(problems(multiclass=False), st.sampled_from([0.0, 0.5, 1.0]))
 def test_samples_terms_and_empty_rows(p, t):
     rule = dr.Rule("shared", threshold=t)
@@ -311,7 +312,7 @@ def _exact_proba(draw, p: ClassScores) -> np.ndarray:
     return rng.integers(0, levels, (p.n_rows, p.n_classes)) / max(levels - 1, 1)
 
 
-@settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(120), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.data())
 def test_cost_comparison_against_loops(data):
     from ui.analyses import cost_matrix as cm
@@ -485,7 +486,7 @@ def test_weighted_rules_speak_of_weight_and_print_weights_like_counts():
     ]  # fmt: skip
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(
     st.lists(
         st.one_of(

@@ -14,7 +14,7 @@ from streamlit.testing.v1 import AppTest
 
 import metrics
 from tests.apptest_utils import APP, metric_value
-from tests.strategies import binary_tables
+from tests.strategies import binary_tables, examples
 from ui.sources import example_source as ex
 from ui.tables import example_table as et
 from ui.words.numbers import decimals
@@ -30,7 +30,7 @@ def _table(labels, *scores) -> pd.DataFrame:
 # --- reading pasted text -----------------------------------------------------------------------
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(60), deadline=None)
 @given(t=binary_tables(max_size=129, max_models=3), sep=hs.sampled_from([",", "\t", ";", " "]),
        header=hs.booleans(), crlf=hs.booleans())  # fmt: skip
 def test_a_pasted_table_is_read_exactly(t, sep, header, crlf):
@@ -146,7 +146,7 @@ def _reference_edits(table: pd.DataFrame, ticks: list[bool], edits: dict):
 _CELL = hs.one_of(hs.none(), hs.floats(-5, 5, allow_nan=False), hs.integers(-3, 3))
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(data=hs.data(), n=hs.integers(1, 6), models=hs.integers(1, 3))
 def test_apply_edits_matches_the_reference(data, n, models):
     rng = np.random.default_rng(data.draw(hs.integers(0, 2**16)))

@@ -16,6 +16,7 @@ from streamlit.testing.v1 import AppTest
 
 import metrics
 from tests.apptest_utils import APP, metric_value
+from tests.strategies import examples
 from ui.sources import example_source as ex
 from ui.tables.checking import prepare
 from ui.tables.loading import ColumnMapping
@@ -302,14 +303,14 @@ def _loads_or_says_why(link: str) -> None:
     prepare(table.copy(), mapping)  # the messages of an upload, never an exception
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(text=hs.text(max_size=200))
 def test_random_text_links_load_or_say_why(text):
     _loads_or_says_why(text)
     _loads_or_says_why("1." + text)
 
 
-@settings(max_examples=400, deadline=None)
+@settings(max_examples=examples(400), deadline=None)
 @given(
     table=_csvish(),
     version=hs.sampled_from(["1", "1", "1", "0", "2", "", "01", "1 "]),

@@ -6,6 +6,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as hs
 
+from tests.strategies import examples
 from ui.words.safe import md, tex_text
 from ui.words.text import ap_lines, auc_lines, fraction, num, tex_name
 
@@ -83,7 +84,7 @@ def test_every_tex_special_in_a_name_shows_as_itself(special):
     assert rf"\text{{AUC}}_{{\text{{{tex}}}}}" in line
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(name=hs.text(alphabet=hs.characters(blacklist_categories=("Cs", "Cc")), max_size=60))
 def test_any_name_is_text_with_balanced_braces(name):
     tex = tex_text(name)

@@ -41,11 +41,13 @@ from metrics import (
     threshold_counts,
 )
 from metrics.compare import _Draws
-from tests.strategies import binary_tables
+from tests.strategies import binary_tables, examples
 
-SETTINGS = settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+SETTINGS = settings(
+    max_examples=examples(100), deadline=None, suppress_health_check=[HealthCheck.too_slow]
+)
 SLOW_SETTINGS = settings(
-    max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow]
+    max_examples=examples(25), deadline=None, suppress_health_check=[HealthCheck.too_slow]
 )
 
 

@@ -19,9 +19,11 @@ from metrics import (
     paired_bootstrap,
     roc_auc_score,
 )
-from tests.strategies import binary_tables
+from tests.strategies import binary_tables, examples
 
-SETTINGS = settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+SETTINGS = settings(
+    max_examples=examples(120), deadline=None, suppress_health_check=[HealthCheck.too_slow]
+)
 
 
 def _quiet(fn, *args, **kwargs):

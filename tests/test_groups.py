@@ -16,6 +16,7 @@ from hypothesis import strategies as st
 from metrics._validation import UndefinedMetricWarning
 from metrics.areas import roc_auc_score
 from metrics.groups import WEIGHTINGS, GroupAUC, group_auc_score, group_auc_table
+from tests.strategies import examples
 
 # --- slow, obviously correct references ------------------------------------------------------
 
@@ -497,7 +498,7 @@ def quiet_score(*args, **kwargs):
         return group_auc_score(*args, **kwargs)
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(rows, st.lists(st.integers(1, 5), min_size=5, max_size=5), st.data())
 def test_gauc_invariant_under_per_group_monotone_transforms(data, slopes, draw):
     g, y, s, _ = as_arrays(data)
@@ -514,7 +515,7 @@ def test_gauc_invariant_under_per_group_monotone_transforms(data, slopes, draw):
         )
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(rows, st.randoms(use_true_random=False), st.booleans())
 def test_row_permutation_changes_nothing(data, random, weighted):
     g, y, s, w = as_arrays(data)
@@ -530,7 +531,7 @@ def test_row_permutation_changes_nothing(data, random, weighted):
         np.testing.assert_allclose(a.auc, b.auc, rtol=0, atol=1e-12)
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(rows, st.booleans())
 def test_single_group_gauc_equals_roc_auc_score(data, weighted):
     _, y, s, w = as_arrays(data)
@@ -549,7 +550,7 @@ def test_single_group_gauc_equals_roc_auc_score(data, weighted):
         assert group_auc_table(y, s, np.zeros(y.size)).auc[0] == expected
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(rows)
 def test_integer_weights_equal_repeated_rows(data):
     g, y, s, w = as_arrays(data)
@@ -571,7 +572,7 @@ def test_integer_weights_equal_repeated_rows(data):
         assert a == pytest.approx(b, rel=0, abs=1e-12, nan_ok=True)
 
 
-@settings(max_examples=100, deadline=None)
+@settings(max_examples=examples(100), deadline=None)
 @given(rows)
 def test_flipping_scores_gives_one_minus_auc_per_group(data):
     g, y, s, _ = as_arrays(data)

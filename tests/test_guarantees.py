@@ -21,7 +21,7 @@ from bench.bench_guarantee import Design, simulate
 from metrics import threshold_with_guarantee
 from metrics._beta import beta_ppf, betainc
 from metrics.guarantees import START_MARGIN
-from tests.strategies import binary_tables
+from tests.strategies import binary_tables, examples
 
 # ---------------------------------------------------------------- slow reference
 
@@ -85,7 +85,7 @@ def reference(y, s, metric, target, confidence, w=None):
 METRICS = ["recall", "precision", "specificity", "fpr", "npv"]
 
 
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=examples(40), deadline=None)
 @given(
     table=binary_tables(max_size=70, max_models=1, weights=True),
     metric=st.sampled_from(METRICS),
@@ -194,7 +194,7 @@ def test_bad_input_gets_one_sentence(kwargs, message):
 # ---------------------------------------------------------------- beta functions
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(60), deadline=None)
 @given(
     a=st.floats(0.01, 5e4),
     b=st.floats(0.01, 5e4),
@@ -213,7 +213,7 @@ def test_betainc_vectorised_and_edges():
     assert np.allclose(betainc(a, b, x), special.betainc(a, b, x), atol=1e-12)
 
 
-@settings(max_examples=30, deadline=None)
+@settings(max_examples=examples(30), deadline=None)
 @given(
     q=st.floats(0.001, 0.999),
     a=st.floats(0.5, 2000),

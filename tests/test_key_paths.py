@@ -10,6 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import metrics
+from tests.strategies import examples
 from ui.figures import key_paths
 
 KEYS = ["xaxis_title", "xaxis_title_text", "plot_bgcolor", "paper_bgcolor", "margin_b",
@@ -23,7 +24,7 @@ def test_the_cache_is_in_place_for_this_plotly():
     assert plotly_base._str_to_dict_path_full is key_paths._str_to_dict_path_full
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(st.one_of(st.sampled_from(KEYS), st.text(alphabet="ab_.[]019xy", max_size=14)))
 def test_each_key_parses_as_plotly_parses_it(key):
     try:

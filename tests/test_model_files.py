@@ -11,6 +11,7 @@ from hypothesis import strategies as st
 
 import metrics
 from tests.apptest_utils import open_page, upload_frame
+from tests.strategies import examples
 from ui.tables.loading import LoadError, guess_mapping
 from ui.tables.model_files import add_model_file, model_name
 
@@ -28,7 +29,7 @@ def _multiclass(seed: int, n: int = 300):
     return pd.concat([head, _class_scores(rng, n)], axis=1), rng
 
 
-@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(40), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(seed=st.integers(0, 10_000), shuffle=st.booleans(), with_id=st.booleans())
 def test_a_per_class_file_becomes_one_more_whole_model(seed, shuffle, with_id):
     first, rng = _multiclass(seed, 40)

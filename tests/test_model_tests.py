@@ -25,8 +25,11 @@ from metrics.model_tests import (
     studentized_range_cdf,
     studentized_range_quantile,
 )
+from tests.strategies import examples
 
-SETTINGS = settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+SETTINGS = settings(
+    max_examples=examples(100), deadline=None, suppress_health_check=[HealthCheck.too_slow]
+)
 
 
 @st.composite

@@ -12,6 +12,7 @@ from sklearn.metrics import roc_auc_score as sk_roc_auc_score
 
 from metrics import UndefinedMetricWarning, roc_auc_score
 from metrics.multiclass import ovo_roc_auc
+from tests.strategies import examples
 
 
 def _data(seed: int):
@@ -79,7 +80,7 @@ def _quiet(fn, *args, **kwargs):
         return fn(*args, **kwargs)
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=examples(150), deadline=None)
 @given(_absent_label_cases(), st.sampled_from(["macro", "weighted"]))
 def test_ovo_with_absent_labels_equals_scikit_learn(case, average):
     y, p, labels = case
@@ -108,7 +109,7 @@ def test_roc_auc_score_ovo_with_an_absent_label_equals_scikit_learn():
     assert roc_auc_score([0, 2, 0, 2], p, labels=[0, 1, 2], multi_class="ovo") == 0.25
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=examples(150), deadline=None)
 @given(_absent_label_cases(), st.sampled_from(["weighted", "micro", None]))
 def test_ovr_with_absent_labels_equals_scikit_learn(case, average):
     y, p, labels = case
@@ -117,7 +118,7 @@ def test_ovr_with_absent_labels_equals_scikit_learn(case, average):
     np.testing.assert_allclose(ours, theirs, rtol=1e-12, atol=1e-15)  # NaN per absent class
 
 
-@settings(max_examples=80, deadline=None)
+@settings(max_examples=examples(80), deadline=None)
 @given(_absent_label_cases())
 def test_ovr_macro_with_absent_labels_leaves_them_out(case):
     # A documented difference (metrics.multilabel): scikit-learn's ovr macro average is NaN as

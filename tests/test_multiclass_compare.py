@@ -13,6 +13,7 @@ from sklearn import metrics as skm
 
 from metrics.compare import _Draws
 from metrics.multiclass_compare import compare_multiclass_models
+from tests.strategies import examples
 
 SIZES = (1, 2, 3, 31, 32, 33)  # a class with one row, and the blocked prefix sums' edges
 
@@ -110,7 +111,7 @@ def sklearn_values(kind: str, y, s: np.ndarray, w, threshold: float = 0.5) -> di
 
 
 @pytest.mark.parametrize("kind", ["multiclass", "multilabel"])
-@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(25), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(data=st.data())
 def test_every_value_equals_scikit_learn(kind, data):
     y, scores, w = data.draw(tables(kind))

@@ -12,6 +12,7 @@ from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 import metrics
+from tests.strategies import examples
 from ui.compute import data
 from ui.figures import multilabel_charts as mc
 
@@ -343,7 +344,7 @@ def _label_matrices(draw):
     return y, s, w
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=examples(150), deadline=None)
 @given(_label_matrices())
 def test_samples_ap_as_scikit_learn_counts_it(table):
     """The page shows scikit-learn's samples AP beside ours: rows without a label count as 0."""

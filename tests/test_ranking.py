@@ -28,6 +28,7 @@ from metrics.ranking import (
     ranking_report,
     recall_at_k,
 )
+from tests.strategies import examples
 
 # --- slow, obviously correct references: plain loops over queries and rows --------------------
 
@@ -645,7 +646,7 @@ def assert_same_reports(a, b):
             np.testing.assert_allclose(getattr(ra, name), getattr(rb, name), rtol=1e-13, atol=1e-15)
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=examples(150), deadline=None)
 @given(rows=grouped_rows(), data=st.data())
 def test_row_permutation_invariance_without_ties(rows, data):
     y, s, g = rows
@@ -653,7 +654,7 @@ def test_row_permutation_invariance_without_ties(rows, data):
     assert_same_reports(reports(y, s, g), reports(y[perm], s[perm], g[perm]))
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=examples(150), deadline=None)
 @given(rows=grouped_rows(ties=True))
 def test_monotone_score_transform_invariance(rows):
     # Strictly increasing maps keep every order and every tie, so the results are identical.
@@ -663,7 +664,7 @@ def test_monotone_score_transform_invariance(rows):
     assert_same_reports(expected, reports(y, 2 * s + 1, g))
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=examples(150), deadline=None)
 @given(rows=grouped_rows(ties=True))
 def test_metrics_lie_in_unit_interval(rows):
     y, s, g = rows
@@ -675,7 +676,7 @@ def test_metrics_lie_in_unit_interval(rows):
             assert ((kept >= 0) & (kept <= 1 + 1e-12)).all(), name
 
 
-@settings(max_examples=100, deadline=None)
+@settings(max_examples=examples(100), deadline=None)
 @given(rows=grouped_rows(ties=True))
 def test_query_relabelling_invariance(rows):
     y, s, g = rows
@@ -785,7 +786,7 @@ def test_lrap_ties_count_against_the_label():
     )
 
 
-@settings(max_examples=100, deadline=None)
+@settings(max_examples=examples(100), deadline=None)
 @given(
     y=st.lists(st.lists(st.integers(0, 1), min_size=4, max_size=4), min_size=1, max_size=8),
     s=st.lists(st.lists(st.integers(-2, 2), min_size=4, max_size=4), min_size=8, max_size=8),

@@ -16,6 +16,7 @@ from hypothesis import strategies as st
 
 import metrics_lens
 from metrics_lens.inputs import BadInput
+from tests.strategies import examples
 
 
 def visible(page: str) -> str:
@@ -23,7 +24,7 @@ def visible(page: str) -> str:
     return html.unescape(re.sub(r"<[^>]+>", " ", text))
 
 
-@settings(max_examples=8, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(8), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(
     how=st.sampled_from(["tied", "zero_weight_pos", "zero_weight_neg", "above_all", "plain"]),
     seed=st.integers(0, 2**16),

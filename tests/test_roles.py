@@ -10,6 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from tests.strategies import examples
 from ui.tables.checking import prepare
 from ui.tables.loading import guess_mapping
 from ui.tables.roles import (
@@ -250,7 +251,7 @@ _NAMES = st.text(alphabet="abcdefghijklmnopqrstuvwxyz", min_size=3, max_size=10)
 )
 
 
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=examples(40), deadline=None)
 @given(
     label=_NAMES,
     classes=st.lists(st.sampled_from(list("ANUYBCDX")), min_size=3, max_size=5, unique=True),
@@ -320,7 +321,7 @@ def test_several_multilabel_models_are_guessed_from_model__class_columns():
     assert roles["nb__limit"] == ColumnRole("score", "model 'nb': score of class 'limit'")
 
 
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=examples(40), deadline=None)
 @given(
     n_values=st.integers(11, MAX_CODE_VALUES),
     per_value=st.integers(MIN_ROWS_PER_CODE, 40),

@@ -11,7 +11,7 @@ from hypothesis import strategies as hs
 
 import metrics
 from metrics.sql import summarize
-from tests.strategies import binary_tables
+from tests.strategies import binary_tables, examples
 from ui.tables import score_state
 from ui.tables.roles import default_threshold, infer_scale
 
@@ -24,7 +24,7 @@ def _weighted(table, s):
     return table.y[keep], s[keep], table.weights[keep]
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=examples(150), deadline=None)
 @given(table=binary_tables(weights=True), name=hs.sampled_from(["score", "rank", "pct"]))
 def test_rows_state_answers_as_the_rows_do(table, name):
     for s in table.scores:

@@ -27,9 +27,11 @@ from metrics import (
 )
 from metrics._student_t import t_cdf, t_quantile
 from metrics.significance import bootstrap_p_value
-from tests.strategies import binary_tables
+from tests.strategies import binary_tables, examples
 
-SETTINGS = settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+SETTINGS = settings(
+    max_examples=examples(120), deadline=None, suppress_health_check=[HealthCheck.too_slow]
+)
 Z975 = NormalDist().inv_cdf(0.975)
 
 
@@ -62,7 +64,7 @@ def test_t_cdf_equals_scipy(df):
     assert np.all(np.abs(got - want) <= 1e-9 * tail + 1e-16)
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(st.floats(0.3, 2e6), st.floats(1e-10, 1 - 1e-10))
 def test_t_quantile_equals_scipy_anywhere(df, p):
     assert t_quantile(p, df) == pytest.approx(stats.t.ppf(p, df), rel=1e-10, abs=1e-14)

@@ -16,6 +16,7 @@ from hypothesis import strategies as st
 
 import metrics
 from tests.apptest_utils import markdown_text, metric_value, open_page, upload_frame
+from tests.strategies import examples
 from ui.tables.checking import prepare
 from ui.tables.loading import ColumnMapping
 from ui.tables.roles import infer_roles, soft_labels
@@ -58,7 +59,7 @@ def _pair_auc(q, s, w):
     return float((pos[:, None] * neg[None, :] * h).sum() / (pos.sum() * neg.sum()))
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(60), deadline=None)
 @given(soft_tables())
 def test_every_metric_is_the_weighted_metric_of_the_doubled_rows(table):
     q, s, w = table

@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 
 import metrics
 from metrics.sql import delong
-from tests.strategies import binary_tables
+from tests.strategies import binary_tables, examples
 
 FIELDS = ("auc_a", "std_error_a", "ci_low_a", "ci_high_a", "auc_b", "std_error_b",
           "difference", "std_error", "z", "p_value", "ci_low", "ci_high", "df")  # fmt: skip
@@ -43,7 +43,7 @@ def _assert_same(got, want) -> None:
             assert g == pytest.approx(w, rel=1e-9, abs=1e-12, nan_ok=True), f
 
 
-@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(30), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(binary_tables(max_size=90, max_models=3, groups=True), st.booleans())
 def test_engine_sums_give_the_rows_clustered_test(t, small_sample):
     names = [f"s{k}" for k in range(len(t.scores))]

@@ -30,6 +30,7 @@ from metrics.sql import (
 )
 from metrics.sql._engine import DuckDBEngine
 from metrics.sql._inputs import Sources, literal, resolve_files
+from tests.strategies import examples
 
 ROOT = Path(__file__).resolve().parent.parent
 PAYLOAD = "2GB'; COPY (SELECT 42) TO 'pwned.csv'; SET memory_limit='2GB"
@@ -235,7 +236,7 @@ def test_a_hostile_file_name_is_a_path_not_sql(tmp_path, monkeypatch):
     assert not Path("pwned.csv").exists()
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(
     hst.text(
         alphabet=hst.characters(blacklist_characters="\x00", blacklist_categories=("Cs",)),

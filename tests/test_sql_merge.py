@@ -23,7 +23,7 @@ from hypothesis import strategies as st
 import metrics
 from metrics.sql import StateError, delong, load_summary, merge, summarize
 from metrics.sql._state import STATE_FORMAT, UserScoreTable, UserTable
-from tests.strategies import binary_tables
+from tests.strategies import binary_tables, examples
 
 ROOT = Path(__file__).resolve().parent.parent
 MODELS = ["a", "b"]
@@ -92,7 +92,7 @@ def _fields(r) -> dict:
     return {k: None if isinstance(v, float) and np.isnan(v) else v for k, v in vars(r).items()}
 
 
-@settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.too_slow,
+@settings(max_examples=examples(20), deadline=None, suppress_health_check=[HealthCheck.too_slow,
           HealthCheck.function_scoped_fixture])  # fmt: skip
 @given(data=st.data(), b=binary_tables(max_size=65, max_models=2, groups=True))
 def test_any_grouping_and_order_of_shards_is_one_pass(tmp_path_factory, data, b):

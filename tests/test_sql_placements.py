@@ -25,6 +25,7 @@ from hypothesis import strategies as st
 import metrics
 from metrics.sql import _engine, _stream, delong, summarize_with_delong
 from metrics.sql._stream import PlacementSums, exact_dot, exact_sum
+from tests.strategies import examples
 from tests.test_sql_stream import _cuts, assert_same, rows
 
 
@@ -66,7 +67,7 @@ def reference(y, scores, g):
     return sums, products, (*counts, clustered)
 
 
-@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(150), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(data=st.data(), r=rows(), ranked=st.sampled_from([None, 0, 1]),
        flush=st.sampled_from([1, 3, 1 << 22]))  # fmt: skip
 def test_placement_sums_cut_anywhere_equal_pair_counting(data, r, ranked, flush):
@@ -120,7 +121,7 @@ def _same_sums(got, want) -> None:
     assert got.clusters == want.clusters
 
 
-@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow,
+@settings(max_examples=examples(25), deadline=None, suppress_health_check=[HealthCheck.too_slow,
           HealthCheck.function_scoped_fixture])  # fmt: skip
 @given(r=rows(max_size=300), data=st.data(), cap=st.sampled_from([1, 40, 2_000_000]),
        text=st.booleans(), parts=st.sampled_from([None, 7, 100]),

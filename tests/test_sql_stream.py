@@ -24,6 +24,7 @@ from metrics.sql import _engine, summarize
 from metrics.sql._state import UserScoreTable, table_areas
 from metrics.sql._stream import ScoreRuns, UserRuns
 from metrics.sql._summary import ScoreTable
+from tests.strategies import examples
 
 
 @st.composite
@@ -52,7 +53,7 @@ def _cuts(draw, n: int) -> list[int]:
     return [0, *[c for c in cuts if 0 < c < n], n]
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=examples(150), deadline=None)
 @given(data=st.data(), r=rows(), cap=st.sampled_from([1, 3, 1000]))
 def test_score_runs_cut_anywhere_equal_the_table(data, r, cap):
     y, s, _ = r
@@ -93,7 +94,7 @@ def test_score_runs_cut_anywhere_equal_the_table(data, r, cap):
         np.testing.assert_array_equal(getattr(got, c), getattr(ref, c))
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=examples(150), deadline=None)
 @given(data=st.data(), r=rows(), cap=st.sampled_from([1, 4, 1000]), text=st.booleans())
 def test_user_runs_cut_anywhere_equal_the_per_user_table(data, r, cap, text):
     y, s, g = r
@@ -179,7 +180,7 @@ def assert_same(got, want, exact_sums: bool) -> None:
                     np.testing.assert_array_equal(getattr(a, c), getattr(b, c))
 
 
-@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow,
+@settings(max_examples=examples(25), deadline=None, suppress_health_check=[HealthCheck.too_slow,
           HealthCheck.function_scoped_fixture])  # fmt: skip
 @given(r=rows(max_size=300), r2=st.data(), cap=st.sampled_from([2, 40, 2_000_000]),
        state=st.booleans(), text=st.booleans(), hold=st.sampled_from([None, 1]))  # fmt: skip

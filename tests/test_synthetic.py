@@ -13,6 +13,7 @@ from streamlit.testing.v1 import AppTest
 
 import metrics
 from tests.apptest_utils import metric_value
+from tests.strategies import examples
 from ui.tables.synthetic import SyntheticSpec, auc_from_dprime, dprime_from_auc, generate
 
 
@@ -128,7 +129,7 @@ def test_controls_drive_the_table():
 # --- several models, and the link -------------------------------------------------------------
 
 
-@settings(max_examples=25, deadline=None)
+@settings(max_examples=examples(25), deadline=None)
 @given(
     seed=hs.integers(0, 10_000),
     d2=hs.floats(0, 4),
