@@ -59,6 +59,26 @@ class _SharedScriptCache(ScriptCache):
 app_test.ScriptCache = _SharedScriptCache
 local_script_runner.ScriptCache = _SharedScriptCache
 
+
+def _wait_for_the_script(runner, timeout: float = 3) -> None:
+    """Streamlit's ``require_widgets_deltas`` without its polling: AppTest waited for a run by
+    waking every millisecond to scan every event the run had sent for SHUTDOWN. Each wake took
+    the GIL from the script thread, and each scan grew with the page (hundreds of events): 13%
+    of the AppTest tier's time, on the core the other test worker needs. The script thread
+    sends SHUTDOWN before it returns, so joining it is the same wait; a run that outlives the
+    timeout is stopped and reported as Streamlit does."""
+    thread = runner._script_thread
+    if thread is not None:
+        thread.join(timeout)
+    if runner.script_stopped():
+        return
+    runner.request_stop()
+    runner.join()
+    raise RuntimeError(f"AppTest script run timed out after {timeout}(s)")
+
+
+local_script_runner.require_widgets_deltas = _wait_for_the_script
+
 # Every AppTest's first run scans the metadata of every installed distribution for Streamlit
 # components (about 130 here, with MLflow's and Spark's): 0.3-0.7 s an instance, in a suite
 # of about a thousand instances, for a list that cannot change while the tests run. A live
