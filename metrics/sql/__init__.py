@@ -22,7 +22,8 @@ with the summary from :func:`summarize_with_delong` (one sort serves both).
 ``summarize(..., state=True)`` (and ``--out``) keeps the counts as a state that merges:
 :func:`merge` adds states of days or shards up to the state of all their rows, bit-identical
 to one pass (``python -m metrics.sql merge day1.npz day2.npz --out week.npz``).
-Ranking metrics per query (P@k, R@k, MAP@k, NDCG@k, MRR) come from :func:`ranking_summary`;
+Ranking metrics per query (P@k, R@k, MAP@k, NDCG@k, MRR) come from :func:`ranking_summary`,
+and at many cut-offs from one ranking of the rows from :func:`ranking_curves`;
 :func:`query_rows` reads one query's rows in its order and :func:`relevance_values` what the
 relevance column holds.
 
@@ -38,7 +39,13 @@ from metrics.sql._engine import (
     summarize_with_delong,
 )
 from metrics.sql._inputs import memory_limit
-from metrics.sql._ranking import RankingSummary, query_rows, ranking_summary, relevance_values
+from metrics.sql._ranking import (
+    RankingSummary,
+    query_rows,
+    ranking_curves,
+    ranking_summary,
+    relevance_values,
+)
 from metrics.sql._state import StateError, UserScoreTable, UserTable, merge
 from metrics.sql._summary import (
     DeLongSummary,
@@ -65,6 +72,7 @@ __all__ = [
     "memory_limit",
     "merge",
     "query_rows",
+    "ranking_curves",
     "ranking_summary",
     "relevance_values",
     "summarize",

@@ -68,10 +68,18 @@ def _floats(values) -> np.ndarray:
     return np.asarray(values, dtype=np.float64)
 
 
-def _per_query(d: q.Dialect, k: int | None, gain: str, denominator: str) -> str:
-    """One row per query from ``rclean`` (q, rel, s, f, r): the statistics of every metric."""
-    top = "TRUE" if k is None else f"rk <= {int(k)}"
-    itop = "TRUE" if k is None else f"irk <= {int(k)}"
+def _per_query(d: q.Dialect, ks: tuple[int, ...] | None, gain: str, denominator: str) -> str:
+    """One row per query and cut-off from ``rclean`` (q, rel, s, f, r): the statistics of every
+    metric at each k of ``ks`` (None: each query's whole list, one row per query and k NULL).
+
+    The rows are ranked once, whatever the number of cut-offs: the ranks are joined with the
+    small table of cut-offs, and each k's sums are a grouped aggregate over them."""
+    if ks is None:
+        cuts = "SELECT CAST(NULL AS INTEGER) AS k"
+        top = itop = "TRUE"
+    else:
+        cuts = " UNION ALL ".join(f"SELECT {int(k)} AS k" for k in ks)
+        top, itop = "rk <= cuts.k", "irk <= cuts.k"
     g = "rel" if gain == "linear" else "(POWER(CAST(2 AS DOUBLE), rel) - CAST(1 AS DOUBLE))"
     zero = "CAST(0 AS DOUBLE)"
     return f"""
@@ -84,33 +92,43 @@ WITH ranked AS (
   SELECT q, rel, ROW_NUMBER() OVER (PARTITION BY q ORDER BY rel DESC, rk) AS irk FROM hits
 ), docs AS (
   SELECT q, COUNT(*) AS n_docs FROM ranked GROUP BY q
+), cuts AS (
+  {cuts}
 ), found AS (
-  SELECT q, COUNT(*) AS n_rel,
+  SELECT hits.q AS q, cuts.k AS k, COUNT(*) AS n_rel,
          SUM(CASE WHEN {top} THEN 1 ELSE 0 END) AS hits_k,
          SUM(CASE WHEN {top} THEN CAST(nth AS DOUBLE) / CAST(rk AS DOUBLE) ELSE {zero} END)
            AS ap_sum,
          MIN(rk) AS first_rank,
          SUM(CASE WHEN {top} THEN {g} / LOG2(CAST(rk AS DOUBLE) + 1) ELSE {zero} END) AS dcg
-  FROM hits GROUP BY q
+  FROM hits CROSS JOIN cuts GROUP BY hits.q, cuts.k
 ), best AS (
-  SELECT q, SUM(CASE WHEN {itop} THEN {g} / LOG2(CAST(irk AS DOUBLE) + 1) ELSE {zero} END)
-           AS idcg
-  FROM ideal GROUP BY q
+  SELECT ideal.q AS q, cuts.k AS k,
+         SUM(CASE WHEN {itop} THEN {g} / LOG2(CAST(irk AS DOUBLE) + 1) ELSE {zero} END) AS idcg
+  FROM ideal CROSS JOIN cuts GROUP BY ideal.q, cuts.k
 )
-SELECT docs.q AS q, docs.n_docs AS n_docs, COALESCE(found.n_rel, 0) AS n_rel,
+SELECT cuts.k AS k, docs.q AS q, docs.n_docs AS n_docs, COALESCE(found.n_rel, 0) AS n_rel,
        COALESCE(found.hits_k, 0) AS hits_k, found.ap_sum AS ap_sum,
        found.first_rank AS first_rank, found.dcg AS dcg, best.idcg AS idcg
-FROM docs LEFT JOIN found ON docs.q = found.q LEFT JOIN best ON docs.q = best.q
+FROM docs CROSS JOIN cuts
+LEFT JOIN found ON docs.q = found.q AND {_same_k("found")}
+LEFT JOIN best ON docs.q = best.q AND {_same_k("best")}
 """
 
 
-def _metric_sql(k: int | None, denominator: str) -> dict[str, str]:
-    """Each metric of one query from the per-query row (NULL when it has no relevant row)."""
+def _same_k(table: str) -> str:
+    """The join of a cut-off with itself, NULL (the whole list) included."""
+    return f"(cuts.k = {table}.k OR (cuts.k IS NULL AND {table}.k IS NULL))"
+
+
+def _metric_sql(whole: bool, denominator: str) -> dict[str, str]:
+    """Each metric of one query at the row's cut-off ``k`` (NULL when it has no relevant row);
+    ``whole``: at each query's whole list."""
     rel = "n_rel > 0"
-    shown = "CAST(n_docs AS DOUBLE)" if k is None else f"CAST({int(k)} AS DOUBLE)"
+    shown = "CAST(n_docs AS DOUBLE)" if whole else "CAST(k AS DOUBLE)"
     divide = "CAST(n_rel AS DOUBLE)"
-    if denominator == "min_k" and k is not None:
-        divide = f"CAST(LEAST(n_rel, {int(k)}) AS DOUBLE)"
+    if denominator == "min_k" and not whole:
+        divide = "CAST(LEAST(n_rel, k) AS DOUBLE)"
     return {
         "precision": f"CASE WHEN {rel} THEN CAST(hits_k AS DOUBLE) / {shown} END",
         "recall": f"CASE WHEN {rel} THEN CAST(hits_k AS DOUBLE) / CAST(n_rel AS DOUBLE) END",
@@ -169,14 +187,101 @@ def ranking_summary(
     SQLInputError
         Missing or non-numeric columns, negative relevance, or no usable row.
     """
+    _check_options(k, gain, denominator)
+    say = progress or (lambda _line: None)
+    started = time.monotonic()
+    eng, total, kept = _ranked_rows(
+        source, relevance, score, query, engine, memory_limit, spark, say
+    )  # fmt: skip
+    eng.view(
+        "per_query",
+        _per_query(eng.dialect, None if k is None else (k,), gain, denominator),
+        materialize=True,
+    )
+    n_queries, n_skipped, means, report = _means(eng, k, gain, denominator, cap)
+    eng.drop("per_query")
+    say(f"done in {time.monotonic() - started:.1f} s")
+    return RankingSummary(
+        rows=kept, dropped=total - kept, n_queries=n_queries, n_skipped=n_skipped, means=means,
+        report=report, k=k, gain=gain, denominator=denominator,
+    )  # fmt: skip
+
+
+def ranking_curves(
+    source: Source,
+    relevance: str,
+    score: str,
+    query: str,
+    ks,
+    *,
+    gain: str = "linear",
+    denominator: str = "relevant",
+    engine: str = "duckdb",
+    memory_limit: str | None = None,
+    spark=None,
+    cap: int = DEFAULT_CAP,
+    progress: Callable[[str], None] | None = None,
+) -> list[RankingSummary]:
+    """:func:`ranking_summary` at every cut-off of ``ks``, from one pass over the rows.
+
+    The rows are read and ranked within each query once; each cut-off is then a grouped sum
+    over the ranks (the relevant rows times the number of cut-offs), not another sort of every
+    row. Each summary equals ``ranking_summary(..., k=k)``: its means, and its per-query report
+    when there are at most ``cap`` queries.
+
+    Parameters
+    ----------
+    ks : sequence of int
+        The cut-offs, each a positive int.
+    source, relevance, score, query, gain, denominator, engine, memory_limit, spark, cap, progress
+        As in :func:`ranking_summary`.
+
+    Returns
+    -------
+    list of RankingSummary
+        One per cut-off, in the order of ``ks``.
+    """
+    ks = tuple(ks)
+    if not ks:
+        raise ValueError("give at least one cut-off k.")
+    for k in ks:
+        _check_options(k, gain, denominator)
+    say = progress or (lambda _line: None)
+    started = time.monotonic()
+    eng, total, kept = _ranked_rows(
+        source, relevance, score, query, engine, memory_limit, spark, say
+    )  # fmt: skip
+    distinct = tuple(sorted(set(ks)))
+    say(f"{len(distinct)} cut-offs from one ranking")
+    eng.view(
+        "per_query_all", _per_query(eng.dialect, distinct, gain, denominator), materialize=True
+    )
+    found = {}
+    for k in distinct:
+        eng.view("per_query", f"SELECT * FROM per_query_all WHERE k = {int(k)}", materialize=True)
+        n_queries, n_skipped, means, report = _means(eng, k, gain, denominator, cap)
+        found[k] = RankingSummary(
+            rows=kept, dropped=total - kept, n_queries=n_queries, n_skipped=n_skipped,
+            means=means, report=report, k=k, gain=gain, denominator=denominator,
+        )  # fmt: skip
+        eng.drop("per_query")
+    eng.drop("per_query_all")
+    say(f"done in {time.monotonic() - started:.1f} s")
+    return [found[k] for k in ks]
+
+
+def _check_options(k, gain: str, denominator: str) -> None:
     if k is not None and (isinstance(k, bool) or not isinstance(k, int) or k < 1):
         raise ValueError(f"k must be a positive int or None, got {k!r}.")
     if gain not in _GAINS:
         raise ValueError(f"gain must be one of {_GAINS}, got {gain!r}.")
     if denominator not in _DENOMINATORS:
         raise ValueError(f"denominator must be one of {_DENOMINATORS}, got {denominator!r}.")
-    say = progress or (lambda _line: None)
-    started = time.monotonic()
+
+
+def _ranked_rows(source, relevance, score, query, engine, memory_limit, spark, say):
+    """Start the engine, check the columns, and define ``rclean`` (q, rel, s, f, r): the usable
+    rows in the order the engine reads them. (engine, rows read, rows kept)."""
     eng = start_engine(engine, memory_limit, spark)
     d = eng.dialect
     name = describe(source)
@@ -219,14 +324,19 @@ def ranking_summary(
             "(0 = not relevant)."
         )
     say(f"ranking within each {query}")
-    per_query = _per_query(d, k, gain, denominator)
-    eng.view("per_query", per_query, materialize=True)
-    metric = _metric_sql(k, denominator)
+    return eng, total, kept
+
+
+def _means(eng, k, gain: str, denominator: str, cap: int):
+    """(queries, queries skipped, the means, the per-query report or None) of ``per_query``
+    at cut-off ``k``."""
+    metric = _metric_sql(k is None, denominator)
     n_queries, n_skipped, *means = eng.rows(
         "SELECT COUNT(*), SUM(CASE WHEN n_rel > 0 THEN 0 ELSE 1 END), "
         + ", ".join(f"AVG({metric[m]})" for m in _REPORT_METRICS)
         + " FROM per_query"
     )[0]
+    n_skipped = int(n_skipped or 0)
     report = None
     if n_queries <= cap:
         a = eng.arrays(
@@ -249,22 +359,10 @@ def ranking_summary(
         # The means as the numpy library takes them (the same values, summed in query order).
         means = [float(np.nanmean(values[m])) if n_skipped < n_queries else None
                  for m in _REPORT_METRICS]  # fmt: skip
-    eng.drop("per_query")
-    say(f"done in {time.monotonic() - started:.1f} s")
-    return RankingSummary(
-        rows=kept,
-        dropped=total - kept,
-        n_queries=int(n_queries),
-        n_skipped=int(n_skipped or 0),
-        means={
-            m: (math.nan if v is None else float(v))
-            for m, v in zip(_REPORT_METRICS, means, strict=True)
-        },
-        report=report,
-        k=k,
-        gain=gain,
-        denominator=denominator,
-    )
+    means = {
+        m: math.nan if v is None else float(v) for m, v in zip(_REPORT_METRICS, means, strict=True)
+    }
+    return int(n_queries), n_skipped, means, report
 
 
 def relevance_values(

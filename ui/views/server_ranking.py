@@ -7,7 +7,8 @@ The page draws one set of cards, tables and charts from :class:`metrics.RankingR
   :func:`metrics.ranking_report` (:mod:`ui.figures.ranking_charts`).
 * :class:`EngineRanking`: a server table (:class:`ui.compute.server_source.ServerTable`), through
   :func:`metrics.sql.ranking_summary` over exactly the files the sandbox approved, one pass per
-  model, cut-off and option, cached by the files, their modification times, the mapping and the
+  model, cut-off and option (the curves: :func:`metrics.sql.ranking_curves`, one pass per model
+  for all their cut-offs), cached by the files, their modification times, the mapping and the
   options. Its per-query values are those of :func:`metrics.ranking_report` to the last bits of
   a floating-point sum, so the page shows the same things; one query's rank-by-rank breakdown
   reads that query's rows only, in the order the engine ranks them (file, then position).
@@ -48,10 +49,10 @@ ENGINE_ROW_HELP = (
     "The query's rows counted from 1 in the order the engine reads them (sorted files, then "
     "position in the file): the order ties keep."
 )
-# Cut-offs of the metric@k curves on the engine: one pass over every row per model and k.
+# Cut-offs of the metric@k curves on the engine: one ranking of every row per model, then a
+# grouped sum per cut-off over the relevant rows.
 ENGINE_CURVE_KS = 8
-# Row-passes (rows x models x cut-offs) up to which the curves run without asking: the 6,264-row
-# search sample is 16 passes of about 0.3 s on two busy cores.
+# Row-passes (rows x models) up to which the curves run without asking.
 AUTO_CURVE_ROWS = 20_000_000
 DEFAULT_K = 10  # the pass that finds the queries' lengths: the page's first view
 CAP = DEFAULT_CAP  # queries up to which the engine returns per-query values (else the means)
@@ -187,6 +188,28 @@ def _ranking(
     )  # fmt: skip
 
 
+@st.cache_data(max_entries=16, show_spinner=False)
+def _curves(
+    paths: tuple[str, ...],
+    stamps: tuple[float, ...],
+    relevance: str,
+    score: str,
+    query: str,
+    ks: tuple[int, ...],
+    gain: str,
+    denominator: str,
+    cap: int,
+) -> list[RankingSummary]:
+    """:func:`metrics.sql.ranking_curves`: one pass per model for every cut-off of the curves,
+    cached as :func:`_ranking` is."""
+    from metrics.sql import ranking_curves
+
+    return ranking_curves(
+        list(paths), relevance, score, query, ks, gain=gain, denominator=denominator,
+        memory_limit=server_source.memory_limit(), cap=cap,
+    )  # fmt: skip
+
+
 @st.cache_data(max_entries=8, show_spinner=False)
 def _label_values(
     paths: tuple[str, ...], stamps: tuple[float, ...], label: str
@@ -271,25 +294,31 @@ class EngineRanking:
 
     def curves(self, k_max: int, gain: str, denominator: str):
         """(the cut-offs, model -> metric -> mean at each), or None after saying why: each
-        cut-off is one more pass over every row, so a large table asks first."""
+        model is one more pass over every row (all its cut-offs in one), so a large table asks
+        first."""
         s = self.source.summary
         ks = ranking_charts.k_grid(
             k_max, s.rows, len(self.models), budget=AUTO_CURVE_ROWS, most=ENGINE_CURVE_KS
         )
-        passes = len(ks) * len(self.models)
+        passes = len(self.models)
         asked = st.session_state.get("ranking_server_curves") == (self.source.paths, ks)
         if s.rows * passes > AUTO_CURVE_ROWS and not asked:
             st.write(
                 f"The curves take {plural(passes, 'more pass', 'more passes')} of {s.engine} over "
-                f"the {s.rows:,} rows: metrics.sql.ranking_summary cuts at one k per pass."
+                f"the {s.rows:,} rows: metrics.sql.ranking_curves ranks each model's rows once "
+                f"and cuts them at all {len(ks)} k."
             )
             if st.button("Compute the curves", key="ranking_server_curves_run"):
                 st.session_state["ranking_server_curves"] = (self.source.paths, ks)
                 st.rerun()
             return None
+        src = self.source
         out = {}
         for model in self.models:
-            runs = [self.summary(model, k=k, gain=gain, denominator=denominator) for k in ks]
+            with st.spinner(f"{s.engine} ranks each {md(s.group)}'s rows by {md(model)}..."):
+                runs = _curves(
+                    src.paths, src.stamps, s.label, model, s.group, ks, gain, denominator, CAP
+                )
             out[model] = {
                 attr: np.array([r.means[attr] for r in runs])
                 for attr, _ in ranking_charts.CURVE_METRICS
