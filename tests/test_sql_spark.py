@@ -104,7 +104,7 @@ def test_spark_no_overflow_at_1e10_rows(spark):
 
 
 def test_spark_ranking_equals_the_numpy_library(tmp_path, spark):
-    from metrics.sql import ranking_summary
+    from metrics.sql import ranking_curves, ranking_summary
 
     rng = np.random.default_rng(3)
     n = 800
@@ -121,6 +121,15 @@ def test_spark_ranking_equals_the_numpy_library(tmp_path, spark):
     want = metrics.ranking_report(t.grade, t.score, t["query"], k=5)
     for metric in ("precision", "recall", "average_precision", "ndcg", "reciprocal_rank"):
         assert got.means[metric] == pytest.approx(want.mean(metric), abs=1e-12), metric
+    # the curves' cut-offs from one ranking, on Spark's SQL too
+    curves = ranking_curves(path, "grade", "score", "query", [1, 5, 3], engine="spark",
+                            spark=spark, cap=10)  # fmt: skip
+    for k, r in zip([1, 5, 3], curves, strict=True):
+        want = metrics.ranking_report(t.grade, t.score, t["query"], k=k)
+        assert r.report is None
+        assert r.n_queries == want.n_queries
+        for metric in ("precision", "recall", "average_precision", "ndcg", "reciprocal_rank"):
+            assert r.means[metric] == pytest.approx(want.mean(metric), abs=1e-12), (k, metric)
 
 
 def test_spark_delong_equals_the_numpy_library(tmp_path, spark):
