@@ -70,12 +70,12 @@ def _floats(values) -> np.ndarray:
 
 def _per_query(d: q.Dialect, ks: tuple[int, ...] | None, gain: str, denominator: str) -> str:
     """One row per query and cut-off from ``rclean`` (q, rel, s, f, r): the statistics of every
-    metric at each k of ``ks`` (None: each query's whole list, one row per query and k NULL).
+    metric at each k of ``ks`` (None: each query's whole list, one row per query with k 0).
 
     The rows are ranked once, whatever the number of cut-offs: the ranks are joined with the
     small table of cut-offs, and each k's sums are a grouped aggregate over them."""
     if ks is None:
-        cuts = "SELECT CAST(NULL AS INTEGER) AS k"
+        cuts = "SELECT 0 AS k"  # the whole list: every rank counts
         top = itop = "TRUE"
     else:
         cuts = " UNION ALL ".join(f"SELECT {int(k)} AS k" for k in ks)
@@ -111,14 +111,9 @@ SELECT cuts.k AS k, docs.q AS q, docs.n_docs AS n_docs, COALESCE(found.n_rel, 0)
        COALESCE(found.hits_k, 0) AS hits_k, found.ap_sum AS ap_sum,
        found.first_rank AS first_rank, found.dcg AS dcg, best.idcg AS idcg
 FROM docs CROSS JOIN cuts
-LEFT JOIN found ON docs.q = found.q AND {_same_k("found")}
-LEFT JOIN best ON docs.q = best.q AND {_same_k("best")}
+LEFT JOIN found ON docs.q = found.q AND cuts.k = found.k
+LEFT JOIN best ON docs.q = best.q AND cuts.k = best.k
 """
-
-
-def _same_k(table: str) -> str:
-    """The join of a cut-off with itself, NULL (the whole list) included."""
-    return f"(cuts.k = {table}.k OR (cuts.k IS NULL AND {table}.k IS NULL))"
 
 
 def _metric_sql(whole: bool, denominator: str) -> dict[str, str]:
