@@ -416,7 +416,8 @@ def _engine_ranking(ds: Dataset, model: str) -> EngineRanking | None:
         f"on {md(s.source)}: {first.rows:,} rows ranked by {s.engine}"
         + (f" ({first.dropped:,} dropped: NULL or NaN relevance, score or query)"
            if first.dropped else "")
-        + " with metrics.sql.ranking_summary, one pass over the files per model and k. "
+        + " with metrics.sql.ranking_summary, one pass over the files per model and k (the "
+        "curves below: metrics.sql.ranking_curves, one pass per model for all their k). "
         f"Each {md(s.group)} is a query, its rows ranked by descending score (tied scores keep "
         "the files' row order). "
         + _relevance_sentence(s, kind, n, low, high, ds.positive_name)
