@@ -5,9 +5,11 @@
 * ``metrics-lens check FILE --baseline A --candidate B --metric auc``: a CI gate;
 * ``metrics-lens sql ...``: exact metrics of tables too large to load (``python -m metrics.sql``).
 
-In a notebook, :func:`report_html` returns the report's HTML, which displays inline::
+In a notebook, :func:`show` starts the dashboard on a DataFrame and shows it in the output cell,
+and :func:`report_html` returns the static report's HTML, which displays inline::
 
     import metrics_lens
+    metrics_lens.show(predictions_df, label="clicked", score=["model_a", "model_b"])
     metrics_lens.report_html(predictions_df, label="clicked", score=["model_a", "model_b"])
 
 The metrics themselves are :mod:`metrics_lens.metrics` once installed
@@ -25,7 +27,9 @@ try:
 except _metadata.PackageNotFoundError:  # run from a clone, not installed
     __version__ = "0.1.0+clone"
 
-__all__ = ["__version__", "report_html"]
+from metrics_lens.notebook import Dashboard, show
+
+__all__ = ["Dashboard", "__version__", "report_html", "show"]
 
 
 def report_html(

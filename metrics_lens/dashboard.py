@@ -36,7 +36,17 @@ import urllib.request
 import webbrowser
 from pathlib import Path
 
-__all__ = ["config_flags", "config_path", "link", "main", "prepare_run_dir", "serve"]
+__all__ = [
+    "Started",
+    "config_flags",
+    "config_path",
+    "link",
+    "main",
+    "prepare_run_dir",
+    "serve",
+    "start",
+    "wait_healthy",
+]
 
 HERE = Path(__file__).resolve().parent
 APP_FILE_ENV = "METRICS_LENS_APP_FILE"  # the file the bare address opens (ui.sources.server)
@@ -174,7 +184,36 @@ def streamlit_command(script: Path, port: int, host: str) -> list[str]:
     ]
 
 
-def serve(
+class Started:
+    """A dashboard server started in the background by :func:`start`: its process, the address
+    a browser opens (``url``) and the run directory it owns (removed by :meth:`stop`)."""
+
+    def __init__(self, proc, url: str, base: str, run_dir: Path, names: list[str], own: bool):
+        self.proc, self.url, self.base, self.run_dir = proc, url, base, run_dir
+        self.names, self._own = names, own
+
+    def running(self) -> bool:
+        return self.proc.poll() is None
+
+    def stop(self, timeout: float = 15) -> int:
+        """End the server (Ctrl+C's signal, then a kill after ``timeout`` seconds); its exit
+        status. Safe to call twice."""
+        if self.proc.poll() is None:
+            self.proc.terminate()
+            try:
+                self.proc.wait(timeout=timeout)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
+        self.remove_run_dir()
+        return self.proc.returncode
+
+    def remove_run_dir(self) -> None:
+        if self._own:
+            shutil.rmtree(self.run_dir, ignore_errors=True)
+
+
+def start(
     files: list[Path],
     *,
     port: int | None = None,
@@ -185,16 +224,19 @@ def serve(
     weight: str | None = None,
     pos_label: str | None = None,
     rows: bool = False,
-    open_browser: bool = True,
     run_dir: Path | None = None,
-    out=sys.stdout,
-) -> int:
-    """Run the dashboard until interrupted; the exit status of the server.
+    end_with_parent: bool = False,
+    quiet: bool = False,
+) -> Started:
+    """Start the dashboard in the background; returns once its process is started (not yet
+    answering: see :func:`wait_healthy`).
 
     The first file is what every new session opens, at the bare address as at the printed one
     (``APP_FILE_ENV`` names it to the server): with ``rows``, as rows exactly as if uploaded
     (a file that fits the memory budget); otherwise on the Server dataset source, read by the
-    engine, and the printed address is that source's link."""
+    engine, and ``url`` is that source's link. ``end_with_parent`` asks Linux to end the server
+    when this process dies, however it dies (a notebook kernel that is killed); ``quiet`` sends the
+    server's own output to ``server.log`` in the run directory instead of this process's."""
     own = run_dir is None
     run_dir = Path(tempfile.mkdtemp(prefix="metrics-lens-app-")) if own else run_dir
     try:
@@ -227,33 +269,62 @@ def serve(
             if names and not rows
             else base
         )
-        proc = subprocess.Popen(streamlit_command(script, port, host), cwd=run_dir, env=env)
-        previous = _stop_on_sigterm()
-        try:
-            if _wait_healthy(base, proc):
-                print(f"Metrics Lens: {url}", file=out, flush=True)
-                if len(names) > 1:
-                    print(
-                        f"The other files are under Server dataset: {', '.join(names[1:])}",
-                        file=out,
-                        flush=True,
-                    )
-                if open_browser:
-                    webbrowser.open(url)
-            return proc.wait()
-        except KeyboardInterrupt:
-            proc.terminate()
-            try:
-                return proc.wait(timeout=15)
-            except subprocess.TimeoutExpired:
-                proc.kill()
-                return proc.wait()
-        finally:
-            if previous is not None:
-                signal.signal(signal.SIGTERM, previous)
-    finally:
+        output = open(run_dir / "server.log", "ab") if quiet else None  # noqa: SIM115 (the child's)
+        proc = subprocess.Popen(
+            streamlit_command(script, port, host),
+            cwd=run_dir,
+            env=env,
+            stdout=output,
+            stderr=output,
+            preexec_fn=_end_with_parent if end_with_parent and sys.platform == "linux" else None,
+            # A notebook's "interrupt" signals the kernel's process group: not the server's.
+            start_new_session=end_with_parent,
+        )
+        if output is not None:
+            output.close()
+    except BaseException:
         if own:
             shutil.rmtree(run_dir, ignore_errors=True)
+        raise
+    return Started(proc, url, base, run_dir, names, own)
+
+
+def _end_with_parent() -> None:  # pragma: no cover - runs in the child before exec
+    import ctypes
+
+    pr_set_pdeathsig = 1
+    ctypes.CDLL(None, use_errno=True).prctl(pr_set_pdeathsig, signal.SIGTERM)
+
+
+def serve(
+    files: list[Path],
+    *,
+    open_browser: bool = True,
+    out=sys.stdout,
+    **options,
+) -> int:
+    """Run the dashboard until interrupted (:func:`start`'s options); the exit status of the
+    server. The address is printed once the server answers."""
+    started = start(files, **options)
+    previous = _stop_on_sigterm()
+    try:
+        if wait_healthy(started.base, started.proc):
+            print(f"Metrics Lens: {started.url}", file=out, flush=True)
+            if len(started.names) > 1:
+                print(
+                    f"The other files are under Server dataset: {', '.join(started.names[1:])}",
+                    file=out,
+                    flush=True,
+                )
+            if open_browser:
+                webbrowser.open(started.url)
+        return started.proc.wait()
+    except KeyboardInterrupt:
+        return started.stop()
+    finally:
+        if previous is not None:
+            signal.signal(signal.SIGTERM, previous)
+        started.remove_run_dir()
 
 
 def _interrupt(signum, frame) -> None:
@@ -269,7 +340,7 @@ def _stop_on_sigterm():
     return signal.signal(signal.SIGTERM, _interrupt)
 
 
-def _wait_healthy(base: str, proc: subprocess.Popen, timeout: float = 90) -> bool:
+def wait_healthy(base: str, proc: subprocess.Popen, timeout: float = 90) -> bool:
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline and proc.poll() is None:
         try:

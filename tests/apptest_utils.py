@@ -111,7 +111,7 @@ def app_command(monkeypatch, args: list[str], then):
         kill = terminate
 
     monkeypatch.setattr(dashboard.subprocess, "Popen", Server)
-    monkeypatch.setattr(dashboard, "_wait_healthy", lambda base, proc, timeout=90: True)
+    monkeypatch.setattr(dashboard, "wait_healthy", lambda base, proc, timeout=90: True)
     real_serve = dashboard.serve
     monkeypatch.setattr(dashboard, "serve", lambda *a, **k: real_serve(*a, **{**k, "out": printed}))
     code = cli.main(["app", *args])
