@@ -14,7 +14,7 @@ unexport PYTHONDONTWRITEBYTECODE
 PY := $(VENV)/bin/python
 PORT ?= 8501
 
-.PHONY: run test test-browser test-fast coverage lint format bench samples clean chromium java install wheel beside-mlflow test-oldest architecture
+.PHONY: run test test-browser test-fast coverage lint format bench samples clean chromium java install wheel beside-mlflow test-oldest architecture docs screenshots
 
 $(VENV)/.runtime: requirements.txt constraints.txt
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -78,6 +78,15 @@ format: $(VENV)/.dev
 architecture: $(VENV)/.dev
 	$(PY) tools/import_graph.py
 
+# The documentation site (MkDocs, Material, API pages from the docstrings) into site/, offline
+# and strict: a broken link, a page missing from the nav or an unreadable docstring fails it.
+docs: $(VENV)/.dev
+	NO_MKDOCS_2_WARNING=1 $(VENV)/bin/mkdocs build --strict --quiet
+
+# The tour's pictures, taken again from the browser suite (tests/test_browser_tour.py).
+screenshots: $(VENV)/.dev chromium
+	DOCS_SHOTS=docs/screenshots $(PY) -m pytest -q -p no:randomly tests/test_browser_tour.py
+
 bench: $(VENV)/.dev
 	$(PY) -m bench.bench_binary
 	$(PY) -m bench.bench_bootstrap --sizes 1e5
@@ -109,7 +118,7 @@ samples: $(VENV)/.dev
 	$(PY) sample_data/make_samples.py
 
 clean:
-	rm -rf $(VENV) .pytest_cache .ruff_cache
+	rm -rf $(VENV) .pytest_cache .ruff_cache site
 	find . -name __pycache__ -type d -not -path './.venv*' -prune -exec rm -rf {} +
 
 # Line and branch coverage of the library, the dashboard and the command (a full run, slower).

@@ -1,0 +1,17 @@
+"""The documentation tour's pages: each page's URL path -> the bundled dataset it is shown on."""
+
+TOUR = {
+    "threshold": "breast_cancer",
+    "curves": "breast_cancer",
+    "decisions": "breast_cancer",
+    "calibration": "breast_cancer",
+    "gauc": "user_impressions",
+    "ranking": "query_ranking",
+    "multilabel": "digits_multilabel",
+    "compare": "breast_cancer",
+    "ap_lab": "breast_cancer",
+    "auc_lab": "breast_cancer",
+    "step_through": "breast_cancer",
+    "lessons": "breast_cancer",
+    "data": "breast_cancer",
+}
