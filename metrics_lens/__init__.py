@@ -19,14 +19,9 @@ package (``from metrics import roc_auc_score``), the same code.
 
 from __future__ import annotations
 
-from importlib import metadata as _metadata
 from pathlib import Path as _Path
 
-try:
-    __version__ = _metadata.version("metrics-lens")
-except _metadata.PackageNotFoundError:  # run from a clone, not installed
-    __version__ = "0.1.0+clone"
-
+from metrics_lens._version import __version__
 from metrics_lens.notebook import Dashboard, show
 
 __all__ = ["Dashboard", "__version__", "report_html", "show"]

@@ -275,9 +275,9 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def _version() -> str:
-    import metrics_lens
+    from metrics_lens._version import __version__
 
-    return f"metrics-lens {metrics_lens.__version__}"
+    return f"metrics-lens {__version__}"
 
 
 # --- input -----------------------------------------------------------------------------------
@@ -452,6 +452,7 @@ def _with_scores(args):
 def _app(args) -> int:
     from metrics_lens.dashboard import SERVER_SUFFIXES, serve
     from metrics_lens.progress import Steps
+    from metrics_lens.usable import usable_rows
     from ui.compute import budget
     from ui.compute.reading import read_path, regular_file
     from ui.tables.loading import LoadError, TooLarge, mapping_with
@@ -493,7 +494,7 @@ def _app(args) -> int:
             roles = {"label": args.label, "scores": args.score, "group": args.group,
                      "weight": args.weight, "pos_label": args.pos_label}  # fmt: skip
             try:
-                _usable_rows(first, mapping_with(first, **roles), Path(args.files[0]).name)
+                usable_rows(first, mapping_with(first, **roles), Path(args.files[0]).name)
             except LoadError as exc:
                 raise BadInput(str(exc)) from None
             mapping = {**roles, "scores": args.score or (), "rows": True}
@@ -516,33 +517,6 @@ def _app(args) -> int:
 
         steps.close()
         shutil.rmtree(run_dir, ignore_errors=True)
-
-
-def _usable_rows(frame, mapping, name: str) -> None:
-    """What the dashboard opens ``frame`` with can be scored: its columns read (the loader's
-    errors, as the command says them) and a binary label has both classes, as the engine's
-    pass checks a file it reads. Raises LoadError with the sentence."""
-    import pandas as pd
-
-    from ui.tables.checking import prepare
-    from ui.tables.loading import LoadError
-
-    if mapping.label is not None and not mapping.per_class and not mapping.graded:
-        present = pd.unique(frame[mapping.label].dropna())
-        if len(present) < 2:
-            only = (
-                repr(present[0].item() if hasattr(present[0], "item") else present[0])
-                if len(present)
-                else "missing"
-            )
-            raise LoadError(
-                f"Label column {mapping.label!r} of {name} has one class only (every row is "
-                f"{only}): AUC and AP need both classes."
-            )
-    errors = [p for p in prepare(frame, mapping).problems if p.level == "error"]
-    if errors:
-        message = " ".join(errors[0].message.split())
-        raise LoadError(message.replace("Drop those rows to go on.", "Drop those rows first."))
 
 
 def _as_server_file(frame, original: Path, run_dir: Path) -> Path:

@@ -127,6 +127,7 @@ def show(
 
     from metrics_lens.dashboard import free_port, start, wait_healthy
     from metrics_lens.inputs import BadInput, load_frame
+    from metrics_lens.usable import usable_rows
     from ui.compute import budget
     from ui.tables.loading import LoadError, mapping_with
 
@@ -144,10 +145,8 @@ def show(
     scores = [score] if isinstance(score, str) else list(score or ())
     roles = {"label": label, "scores": scores, "group": group, "weight": weight,
              "pos_label": pos_label}  # fmt: skip
-    from metrics_lens.cli import _usable_rows
-
     try:
-        _usable_rows(frame, mapping_with(frame, **roles), name)
+        usable_rows(frame, mapping_with(frame, **roles), name)
     except LoadError as exc:
         raise BadInput(str(exc)) from None
 

@@ -546,7 +546,7 @@ def _p(p) -> str:
 
 
 def _settings_section(table: Table, settings: ReportSettings, thresholds, resampling: str) -> str:
-    import metrics_lens
+    from metrics_lens._version import __version__
 
     rows = [
         ("source", settings.source),
@@ -565,7 +565,7 @@ def _settings_section(table: Table, settings: ReportSettings, thresholds, resamp
     rows += [(f"threshold of {m}", f"{t:.6g} ({rule})") for m, (t, rule) in thresholds.items()]
     rows += [
         ("command", settings.command or "metrics_lens.report_html(...)"),
-        ("metrics-lens", metrics_lens.__version__),
+        ("metrics-lens", __version__),
         ("numpy", np.__version__),
         ("written", _dt.datetime.now(_dt.UTC).strftime("%Y-%m-%d %H:%M:%S UTC")),
     ]
