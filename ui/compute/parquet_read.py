@@ -187,23 +187,81 @@ def _is_bytes(t) -> bool:
     return any(getattr(pa.types, f"is_{k}")(t) for k in kinds)
 
 
-def _expanded_bytes(array) -> int:
-    """Bytes a dictionary array takes once expanded to its values, computed from its indices
-    and its entries' sizes without expanding it: a text entry's length times the rows that
-    use it; a fixed-width entry its width a row; any other entry at most the whole dictionary
-    a row."""
+def _row_bytes(array) -> np.ndarray:
+    """Bytes each row of a dictionary array takes once expanded to its values, computed from
+    its indices and its entries' sizes without expanding it: a text entry's length (and its
+    offset); a fixed-width entry its width; any other entry at most the whole dictionary."""
     import pyarrow.compute as pc
 
     n = len(array)
     values = array.dictionary
     width = _width(values.type)
     if width is not None:
-        return n * max(width, 1) + (n + 7) // 8
+        return np.full(n, max(width, 1) + 1, np.int64)  # and a validity bit, rounded up
     if _is_bytes(values.type):
-        lengths = pc.binary_length(values)
-        used = pc.sum(pc.take(lengths, array.indices)).as_py() or 0
-        return int(used) + (n + 1) * OFFSETS + (n + 7) // 8
-    return n * max(values.get_total_buffer_size(), 1)
+        used = pc.take(pc.binary_length(values), array.indices).fill_null(0)
+        return used.to_numpy(zero_copy_only=False).astype(np.int64) + OFFSETS + 1
+    return np.full(n, max(values.get_total_buffer_size(), 1), np.int64)
+
+
+def _expanded_bytes(array) -> int:
+    """Bytes a dictionary array takes once expanded (:func:`_row_bytes`, summed)."""
+    return int(_row_bytes(array).sum())
+
+
+def _dictionary_bytes(data: bytes, meta, plan: ParquetEstimate, leaf: dict, limit: int,
+                      name: str) -> int:  # fmt: skip
+    """What the plan's dictionary-encoded byte columns take expanded, beyond the 8 bytes a row
+    the estimate counted, from their indices and dictionaries (never expanded);
+    :class:`TooLarge` naming the column as soon as the estimate passes ``limit``. Prefix-shared
+    (DELTA_BYTE_ARRAY) chunks are left to the running count: only decoding them tells."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    wanted, room = set(plan.unbounded), limit - plan.low
+    files: dict[frozenset, object] = {}
+    total = 0
+    for g in range(meta.num_row_groups):
+        group = meta.row_group(g)
+        keep = frozenset(c for c in wanted if group.column(leaf[c]).has_dictionary_page
+                         and "DELTA_BYTE_ARRAY" not in group.column(leaf[c]).encodings)  # fmt: skip
+        if not keep or group.num_rows == 0:
+            continue
+        if keep not in files:
+            files[keep] = pq.ParquetFile(io.BytesIO(data), read_dictionary=sorted(keep))
+        for batch in files[keep].iter_batches(
+            batch_size=BATCH_ROWS, row_groups=[g], columns=sorted(keep), use_threads=False
+        ):
+            for column_name, column in zip(batch.schema.names, batch.columns, strict=True):
+                if pa.types.is_dictionary(column.type):
+                    total += _expanded_bytes(column) - len(column) * ROW_FLOOR
+                    if total > room:
+                        raise _over(name, _column_what(column, column_name), limit)
+    return max(total, 0)
+
+
+def _slices(batch, piece_bytes: int):
+    """``batch`` cut into runs of rows whose dictionary columns, once expanded, take about
+    ``piece_bytes`` each (one row at least): a few rows of a long repeated value at a time."""
+    import pyarrow as pa
+
+    n = batch.num_rows
+    per_row = np.zeros(n, np.int64)
+    for column in batch.columns:
+        if pa.types.is_dictionary(column.type):
+            per_row += _row_bytes(column)
+        else:
+            per_row += column.nbytes // max(n, 1)
+    if n == 0 or per_row.sum() <= piece_bytes:
+        yield batch
+        return
+    ends = np.cumsum(per_row)
+    start = 0
+    while start < n:
+        base = ends[start - 1] if start else 0
+        stop = max(int(np.searchsorted(ends, base + piece_bytes, side="right")), start + 1)
+        yield batch.slice(start, stop - start)
+        start = stop
 
 
 def _decoded(batch, count: ReadCount):
@@ -266,7 +324,7 @@ def _pieces(batches: list, piece_bytes: int):
         yield table.slice(start, rows)
 
 
-def _batches(data: bytes, meta, plan: ParquetEstimate, leaf: dict[str, int], text: set[str]):
+def _batches(data: bytes, meta, plan: ParquetEstimate, leaf: dict, text: set, piece_bytes: int):
     """The plan's columns, a row group and a few thousand rows at a time; byte-array columns
     stored with a dictionary arrive as dictionary arrays (the decoder never expands them)."""
     import pyarrow.parquet as pq
@@ -286,7 +344,7 @@ def _batches(data: bytes, meta, plan: ParquetEstimate, leaf: dict[str, int], tex
             files[keep] = pq.ParquetFile(io.BytesIO(data), read_dictionary=sorted(keep) or None)
         pages = sum(int(chunks[c].total_uncompressed_size) for c in plan.columns)
         per_row = width * ROW_FLOOR + pages // max(group.num_rows, 1)
-        rows = DELTA_BATCH_ROWS if delta else max(64, min(BATCH_ROWS, PIECE_MAX // per_row))
+        rows = DELTA_BATCH_ROWS if delta else max(64, min(BATCH_ROWS, piece_bytes // per_row))
         yield from files[keep].iter_batches(
             batch_size=rows, row_groups=[g], columns=list(plan.columns), use_threads=False
         )
@@ -340,20 +398,27 @@ def read_parquet(
     for f in schema:
         leaf[f.name] = j
         j += _leaves(f.type)
+    try:
+        expected = plan.low + _dictionary_bytes(data, meta, plan, leaf, limit, name)
+    except LoadError:
+        raise
+    except Exception as exc:  # a damaged dictionary page
+        raise LoadError(f"{name} looks like Parquet but cannot be read: {exc}") from None
     text = {f.name for f in schema if f.name in plan.columns and _width(f.type) is None}
     piece_bytes = max(PIECE_MIN, min(PIECE_MAX, limit // 16))
     frames: list[pd.DataFrame] = []
     try:
-        with lane(min(plan.high, limit)):
+        with lane(min(plan.high, limit) if plan.unbounded else expected):
             pending, pending_bytes = [], 0
-            for batch in _batches(data, meta, plan, leaf, text):
-                batch = _decoded(batch, count)
-                count.charge(batch.nbytes, "decodes to")
-                pending.append(batch)
-                pending_bytes += batch.nbytes
-                if pending_bytes >= piece_bytes:
-                    frames.extend(_to_pandas(t, count) for t in _pieces(pending, piece_bytes))
-                    pending, pending_bytes = [], 0
+            for read in _batches(data, meta, plan, leaf, text, piece_bytes):
+                for part in _slices(read, piece_bytes):
+                    batch = _decoded(part, count)
+                    count.charge(batch.nbytes, "decodes to")
+                    pending.append(batch)
+                    pending_bytes += batch.nbytes
+                    if pending_bytes >= piece_bytes:
+                        frames.extend(_to_pandas(t, count) for t in _pieces(pending, piece_bytes))
+                        pending, pending_bytes = [], 0
             if pending:
                 frames.extend(_to_pandas(t, count) for t in _pieces(pending, piece_bytes))
             if not frames:
