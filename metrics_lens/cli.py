@@ -308,8 +308,18 @@ def _source(args, into: Path | None = None):
         return frame, name, [], local
     if not args.file:
         raise BadInput("Give a predictions FILE (CSV or Parquet) or --mlflow-run RUN_ID.")
-    frame, notes = load_frame(args.file)
+    frame, notes = load_frame(args.file, columns=_needed_columns(args))
     return frame, Path(args.file).name, notes, Path(args.file)
+
+
+def _needed_columns(args) -> list[str] | None:
+    """The only columns to read when every role is named (the label, the scores, and a group
+    and a weight or "none"): a Parquet file's other columns are then never decoded. None (all
+    columns) when a role is left to the guess, which looks at every column."""
+    roles = (args.label, args.group, args.weight)
+    if not args.score or any(r is None for r in roles):
+        return None
+    return [c for c in (args.label, *args.score, args.group, args.weight) if c != NONE]
 
 
 def _table(args, into: Path | None = None, score_flags: dict[str, str] | None = None):

@@ -9,7 +9,7 @@ weights, several models, groups of one row.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 from hypothesis import settings
@@ -126,6 +126,10 @@ PARQUET_KINDS = (
     "dict_int32", "dict_float64", "dict_fixed_size_binary", "dict_date32", "list_int",
     "large_list_string", "fixed_size_list", "struct_dict", "map", "list_dict",
 )  # fmt: skip
+# The kinds whose few bytes on disk can decode to gigabytes, and dates (Python objects in pandas).
+PARQUET_BOMB_KINDS = ("string", "large_string", "string_view", "binary", "large_binary",
+                      "binary_view", "dict_string", "dict_large_string", "dict_binary",
+                      "date32", "decimal128", "int8")  # fmt: skip
 # Encodings a column of each Parquet physical type can be written with (besides the dictionary).
 _ENCODINGS = {
     "BYTE_ARRAY": ("PLAIN", "DELTA_LENGTH_BYTE_ARRAY", "DELTA_BYTE_ARRAY"),
@@ -148,11 +152,12 @@ def _parquet_column(kind: str, rows: int, distinct: int, length: int, text: str,
     import pyarrow as pa
 
     index = np.arange(rows) % max(distinct, 1)
-    mask = pa.array(np.arange(rows) % 5 == 3) if nulls else None
+    mask = np.arange(rows) % 5 == 3 if nulls else None
     words = [f"{i}" + text * length for i in range(max(distinct, 1))]
 
     def take(values, type_=None):
-        return pa.array(values, type_).take(pa.array(index)) if rows else pa.array([], type_)
+        base = {"string_view": pa.string(), "binary_view": pa.binary()}.get(str(type_), type_)
+        return pa.array(values, base).take(pa.array(index)).cast(type_ or base)
 
     def dictionary(values, type_=None):
         return pa.DictionaryArray.from_arrays(pa.array(index.astype(np.int32), mask=mask),
@@ -163,7 +168,10 @@ def _parquet_column(kind: str, rows: int, distinct: int, length: int, text: str,
                "float64": pa.float64(), "time32": pa.time32("s"), "time64": pa.time64("us"),
                "duration": pa.duration("ms"), "timestamp": pa.timestamp("ms", tz="UTC")}  # fmt: skip
     if kind in numbers:
-        return pa.array(index % 100, pa.int64(), mask=mask).cast(numbers[kind])
+        type_ = numbers[kind]
+        via = pa.int32() if kind == "time32" else pa.int64()  # the storage cast allows
+        return pa.array(index % 100, via, mask=mask).view(type_) if kind.startswith("time") \
+            else pa.array(index % 100, via, mask=mask).cast(type_)  # fmt: skip
     if kind == "float16":
         return pa.array((index % 100).astype(np.float16), mask=mask)
     if kind == "bool":
@@ -218,14 +226,16 @@ def _parquet_column(kind: str, rows: int, distinct: int, length: int, text: str,
 class ParquetCase:
     """A generated Parquet file and how it was written (for the failure report)."""
 
-    data: bytes
-    kind: str
-    rows: int
-    options: dict
+    data: bytes = field(repr=False)
+    kind: str = ""
+    rows: int = 0
+    options: dict = field(default_factory=dict)
 
 
 @st.composite
-def parquet_files(draw, kinds=PARQUET_KINDS) -> ParquetCase:
+def parquet_files(
+    draw, kinds=PARQUET_KINDS, rows=(1, 2, 63, 64, 65, 1_000, 5_000), lengths=(0, 1, 100, 3_000)
+) -> ParquetCase:
     """A score table (a label and a score) and one more column of a drawn Arrow type, written
     with drawn encodings (dictionary on or off, PLAIN, RLE, DELTA_*, BYTE_STREAM_SPLIT),
     compression, row-group size, page size and page version, with or without the Arrow schema
@@ -237,9 +247,9 @@ def parquet_files(draw, kinds=PARQUET_KINDS) -> ParquetCase:
     import pyarrow.parquet as pq
 
     kind = draw(st.sampled_from(kinds))
-    rows = draw(st.sampled_from((1, 2, 63, 64, 65, 1_000, 5_000)))
+    rows = draw(st.sampled_from(rows))
     distinct = draw(st.sampled_from((1, 2, 64)))
-    length = draw(st.sampled_from((0, 1, 100, 3_000)))
+    length = draw(st.sampled_from(lengths))
     text = draw(st.sampled_from(("x", "é", "漢", "😀")))
     column = _parquet_column(kind, rows, distinct, length, text, draw(st.booleans()))
     table = pa.table({
