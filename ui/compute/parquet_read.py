@@ -36,7 +36,7 @@ ROW_FLOOR = 8  # bytes a row a column takes at least once read (the arrays built
 OFFSETS = 8  # a text cell's offset once converted (pandas holds text as large_string)
 BATCH_ROWS = 65_536  # most rows decoded at a time
 DELTA_BATCH_ROWS = 64  # rows at a time where values share prefixes (one page decodes to GBs)
-PIECE_MIN, PIECE_MAX = 1 << 20, 16 << 20  # Arrow bytes converted to pandas at a time
+PIECE_MIN, PIECE_MAX = 1 << 16, 16 << 20  # Arrow bytes converted to pandas at a time
 PANDAS_INDEX = re.compile(r"__index_level_\d+__")
 
 
