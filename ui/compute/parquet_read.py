@@ -350,6 +350,13 @@ def _batches(data: bytes, meta, plan: ParquetEstimate, leaf: dict, text: set, pi
         )
 
 
+def _prefix_shared(meta, plan: ParquetEstimate, leaf: dict) -> bool:
+    """True when a column chunk is DELTA_BYTE_ARRAY-encoded: only decoding it tells its size,
+    so its parse goes by the metadata's bound (the large lane), not by the estimate."""
+    return any("DELTA_BYTE_ARRAY" in meta.row_group(g).column(leaf[c]).encodings
+               for g in range(meta.num_row_groups) for c in plan.unbounded)  # fmt: skip
+
+
 def _no_lane(nbytes: int):
     return contextlib.nullcontext()
 
@@ -408,7 +415,7 @@ def read_parquet(
     piece_bytes = max(PIECE_MIN, min(PIECE_MAX, limit // 16))
     frames: list[pd.DataFrame] = []
     try:
-        with lane(min(plan.high, limit) if plan.unbounded else expected):
+        with lane(min(plan.high, limit) if _prefix_shared(meta, plan, leaf) else expected):
             pending, pending_bytes = [], 0
             for read in _batches(data, meta, plan, leaf, text, piece_bytes):
                 for part in _slices(read, piece_bytes):
