@@ -369,23 +369,24 @@ def read_parquet(
     columns: Iterable[str] | None = None,
     lane: Callable[[int], contextlib.AbstractContextManager] = _no_lane,
     count: ReadCount | None = None,
+    check_width: Callable[[str, int], None] | None = None,
 ) -> tuple[pd.DataFrame, tuple[tuple[str, str], ...]]:
     """(the table of ``data``'s one-value-a-row columns, the nested columns left out), read
     within ``limit`` bytes, or :class:`LoadError` with one sentence.
 
     ``columns``: the names needed (others are not read; default all). ``lane(nbytes)`` is
     entered around the decoding once the estimate is known. ``count``: the running count to
-    use (a test reads its ``peak``)."""
+    use (a test reads its ``peak``). ``check_width(name, n_columns)`` refuses a file of too
+    many columns before anything is read (:func:`ui.compute.reading.read_table` passes its own)."""
     import pyarrow.parquet as pq
-
-    from ui.compute.reading import _check_width
 
     try:
         pf = pq.ParquetFile(io.BytesIO(data))
         meta, schema = pf.metadata, pf.schema_arrow
     except Exception as exc:  # pyarrow raises several types for a damaged file
         raise LoadError(f"{name} looks like Parquet but cannot be read: {exc}") from None
-    _check_width(name, len(schema))
+    if check_width is not None:
+        check_width(name, len(schema))
     plan = parquet_estimate(meta, schema, columns)
     if not plan.columns:
         if plan.nested and columns is None:

@@ -241,7 +241,9 @@ def read_table(
     if data[:4] == b"PAR1":
         from ui.compute.parquet_read import read_parquet
 
-        frame, nested = read_parquet(name, data, limit, columns=columns, lane=lane)
+        frame, nested = read_parquet(
+            name, data, limit, columns=columns, lane=lane, check_width=_check_width
+        )
         frame.columns = _dedupe_columns([str(c) for c in frame.columns], notes)
         _nested_left_out(frame, nested, notes)
     else:
