@@ -74,7 +74,12 @@ class _Parser(argparse.ArgumentParser):
     """argparse with one-line errors (exit 2), as every other bad input."""
 
     def error(self, message: str):
-        self.exit(2, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
+        hint = ""
+        unknown = message.partition("unrecognized arguments: ")[2].split()
+        named = [a for a in unknown if a.startswith("-") and not a.startswith("--") and "." in a]
+        if named:  # a file whose name starts with "-" reads as an option
+            hint = f"; give a file whose name starts with - as ./{named[0]}, or after --"
+        self.exit(2, f"{self.prog}: error: {message}{hint} (see {self.prog} --help)\n")
 
 
 def _resampling_options(p: argparse.ArgumentParser) -> None:
@@ -480,7 +485,7 @@ def _app(args) -> int:
         for k, f in enumerate(args.files):
             p = Path(f)
             try:
-                regular_file(p)  # never a device, a pipe or a glob: exactly this file
+                regular_file(f)  # never a device, a pipe or a glob: exactly this file, as typed
                 if p.suffix.lower() == ".npz":
                     files.append(p.resolve())
                     continue

@@ -298,6 +298,18 @@ def read_table(
     return frame, notes
 
 
+def _missing(text: str) -> str:
+    """The sentence for a name that is no file: a URL or an unexpanded ``~`` says so."""
+    shown = text if len(text) <= 300 else text[:300] + "..."
+    if re.match(r"[A-Za-z][A-Za-z0-9+.-]*://", text):
+        return (f"{shown} is a URL; only a local file is read (never fetched): download it "
+                "first and give its path.")  # fmt: skip
+    if text.startswith("~"):
+        return (f"{shown}: no such file (a ~ is expanded by the shell, not here: give the path "
+                "unquoted, or in full).")  # fmt: skip
+    return f"{shown}: no such file."
+
+
 def regular_file(path: str | os.PathLike) -> os.stat_result:
     """``path``'s status when it is a regular file (a link is followed); :class:`LoadError`
     with a sentence for a missing path, a directory, a device (``/dev/zero`` never ends), a
@@ -305,10 +317,12 @@ def regular_file(path: str | os.PathLike) -> os.stat_result:
     text = os.fspath(path)
     if "\x00" in text:
         raise LoadError(f"{text!r}: a file name cannot hold a NUL character.")
+    if not text:
+        raise LoadError("The file name is empty; give a CSV or Parquet file.")
     try:
         status = os.stat(text)
     except FileNotFoundError:
-        raise LoadError(f"{text}: no such file.") from None
+        raise LoadError(_missing(text)) from None
     except OSError as exc:
         raise LoadError(f"{text} cannot be read: {exc.strerror or exc}.") from None
     if stat.S_ISDIR(status.st_mode):
