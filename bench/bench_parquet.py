@@ -111,6 +111,58 @@ class Again(Student):
             self.done.set()
 
 
+def _class_table(k: int, rows: int) -> bytes:
+    """Student ``k``'s own table: a label and a model column named after the student."""
+    import numpy as np
+
+    rng = np.random.default_rng(k)
+    y = rng.integers(0, 2, rows)
+    score = np.round(np.clip(0.3 * y + 0.7 * rng.random(rows), 0, 1), 4)
+    lines = [f"label,student_{k}_model"] + [f"{a},{b}" for a, b in zip(y, score, strict=True)]
+    return ("\n".join(lines) + "\n").encode()
+
+
+def run_class_at_once(budget_mb: float, folder: Path, students: int, rows: int) -> dict:
+    """``students`` sessions upload their own table at the same moment. Each must come back
+    with numbers, and its column mapping must offer its own model and no one else's."""
+    for k in range(students):
+        (folder / f"student_{k}.csv").write_bytes(_class_table(k, rows))
+    port = free_port()
+    server = start_server(port, budget_mb, folder / "class.log")
+    try:
+        sampler = RssSampler(server.pid, every=0.1)
+        sampler.start()
+        group = [
+            Student(f"student_{k}", port, folder / f"student_{k}.csv") for k in range(students)
+        ]
+
+        async def main() -> None:
+            tasks = [asyncio.create_task(s.run()) for s in group]
+            for s in group:
+                await s.ready.wait()
+            for s in group:
+                s.go.set()
+            await asyncio.gather(*tasks)
+
+        _run_in_own_loop(main())
+        sampler.stop()
+    finally:
+        stop_server(server)
+    seen = {}
+    for k, s in enumerate(group):
+        scores = s.widgets.get("map_scores")
+        options = list(getattr(scores, "options", [])) if scores is not None else []
+        models = sorted(o for o in options if o.startswith("student_"))
+        seen[s.name] = {
+            "seconds": round(s.ended - s.started, 2),
+            "numbers": bool(s.final and s.final.metrics and not s.exceptions and not s.errors),
+            "own_model_only": models == [f"student_{k}_model"],
+            "models_offered": models,
+        }
+    return {"students": students, "rows": rows, "rss_peak_mb": round(sampler.peak),
+            "uploads": seen}  # fmt: skip
+
+
 def _sentence(student: Student) -> str:
     alerts = list(student.final.alerts) if student.final else []
     return next((a for a in alerts if not any(w in a for w in GENERIC)), "")
@@ -199,7 +251,15 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--budget-mb", type=float, default=1024)
     parser.add_argument("--json", type=Path, help="also write the summary here")
+    parser.add_argument("--students", type=int, default=10, help="uploading at once")
+    parser.add_argument("--rows", type=int, default=200_000, help="rows of each one's table")
+    parser.add_argument("--only-class", action="store_true", help="only the class at once")
     args = parser.parse_args()
+    if args.only_class:
+        with tempfile.TemporaryDirectory(prefix="bench_parquet_") as tmp:
+            c = run_class_at_once(args.budget_mb, Path(tmp), args.students, args.rows)
+        _report_class(c)
+        return
     with tempfile.TemporaryDirectory(prefix="bench_parquet_") as tmp:
         folder = Path(tmp)
         data = payloads.categorical_text()
@@ -232,8 +292,23 @@ def main() -> None:
               + (f"  EXCEPTIONS {u['exceptions'][:2]}" if u["exceptions"] else "")
               + (f"  ERRORS {u['errors'][:2]}" if u["errors"] else ""))  # fmt: skip
     print(f"server tracebacks: {s['server_tracebacks']}")
+    with tempfile.TemporaryDirectory(prefix="bench_parquet_") as tmp:
+        c = run_class_at_once(args.budget_mb, Path(tmp), args.students, args.rows)
+    _report_class(c)
     if args.json:
-        args.json.write_text(json.dumps({"check": checks, "server": server}, indent=1))
+        args.json.write_text(json.dumps({"check": checks, "server": server, "class": c}, indent=1))
+
+
+def _report_class(c: dict) -> None:
+    times = sorted(u["seconds"] for u in c["uploads"].values())
+    ok = sum(u["numbers"] for u in c["uploads"].values())
+    own = sum(u["own_model_only"] for u in c["uploads"].values())
+    print(f"{c['students']} students uploading {c['rows']:,}-row tables at once: {ok} with "
+          f"numbers, {own} offered only their own model; uploads {times[0]:.1f}-{times[-1]:.1f} s; "
+          f"server RSS peak {c['rss_peak_mb']} MB")  # fmt: skip
+    for name, u in c["uploads"].items():
+        if not (u["numbers"] and u["own_model_only"]):
+            print(f"  {name}: {u}")
 
 
 if __name__ == "__main__":
