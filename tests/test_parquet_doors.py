@@ -34,20 +34,16 @@ def _errors(at: AppTest) -> str:
     return " | ".join(e.value.replace("\\", "") for e in at.error)
 
 
-def test_the_upload_refuses_it_in_one_sentence(payload, small_budget):
+def test_the_upload_and_the_second_file_refuse_it_in_one_sentence(payload, small_budget):
     at = AppTest.from_file(APP, default_timeout=120)
     upload(at, "scores.parquet", payload)
     assert not at.exception, at.exception
     assert f"scores.parquet {SENTENCE} 3 MB" in _errors(at)
-
-
-def test_the_second_file_refuses_it_in_one_sentence(payload, small_budget):
-    at = AppTest.from_file(APP, default_timeout=120)
-    upload(at, "first.csv", payloads.scores_csv(8 * 1024))
+    upload(at, "first.csv", payloads.scores_csv(8 * 1024))  # a table of one's own, then...
     assert not at.exception, at.exception
     at.file_uploader(key="upload_model_file").set_value(
         ("other.parquet", payload, "application/octet-stream")
-    ).run()
+    ).run()  # ...the file as "Another model's file (same rows)"
     assert not at.exception, at.exception
     assert f"other.parquet {SENTENCE} 3 MB" in _errors(at)
 
