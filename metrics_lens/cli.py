@@ -74,7 +74,12 @@ class _Parser(argparse.ArgumentParser):
     """argparse with one-line errors (exit 2), as every other bad input."""
 
     def error(self, message: str):
-        self.exit(2, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
+        hint = ""
+        unknown = message.partition("unrecognized arguments: ")[2].split()
+        named = [a for a in unknown if a.startswith("-") and not a.startswith("--") and "." in a]
+        if named:  # a file whose name starts with "-" reads as an option
+            hint = f"; give a file whose name starts with - as ./{named[0]}, or after --"
+        self.exit(2, f"{self.prog}: error: {message}{hint} (see {self.prog} --help)\n")
 
 
 def _resampling_options(p: argparse.ArgumentParser) -> None:
@@ -308,8 +313,18 @@ def _source(args, into: Path | None = None):
         return frame, name, [], local
     if not args.file:
         raise BadInput("Give a predictions FILE (CSV or Parquet) or --mlflow-run RUN_ID.")
-    frame, notes = load_frame(args.file)
+    frame, notes = load_frame(args.file, columns=_needed_columns(args))
     return frame, Path(args.file).name, notes, Path(args.file)
+
+
+def _needed_columns(args) -> list[str] | None:
+    """The only columns to read when every role is named (the label, the scores, and a group
+    and a weight or "none"): a Parquet file's other columns are then never decoded. None (all
+    columns) when a role is left to the guess, which looks at every column."""
+    roles = (args.label, args.group, args.weight)
+    if not args.score or any(r is None for r in roles):
+        return None
+    return [c for c in (args.label, *args.score, args.group, args.weight) if c != NONE]
 
 
 def _table(args, into: Path | None = None, score_flags: dict[str, str] | None = None):
@@ -471,7 +486,7 @@ def _app(args) -> int:
         for k, f in enumerate(args.files):
             p = Path(f)
             try:
-                regular_file(p)  # never a device, a pipe or a glob: exactly this file
+                regular_file(f)  # never a device, a pipe or a glob: exactly this file, as typed
                 if p.suffix.lower() == ".npz":
                     files.append(p.resolve())
                     continue

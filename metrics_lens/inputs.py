@@ -59,12 +59,15 @@ class Table:
         return int(self.y.size - np.count_nonzero(self.y))
 
 
-def load_frame(path: str | Path) -> tuple[pd.DataFrame, list[str]]:
+def load_frame(
+    path: str | Path, columns: list[str] | None = None
+) -> tuple[pd.DataFrame, list[str]]:
     """Read a table file with the checks an upload gets (:func:`ui.compute.reading.read_path`: a
     regular file, its size, decompressed size, columns and header, within the memory budget);
-    the name is that file, never a pattern. Raises :class:`BadInput` with one sentence."""
+    the name is that file, never a pattern. ``columns``: the only ones a Parquet file's read
+    decodes (a text table is parsed whole). Raises :class:`BadInput` with one sentence."""
     try:
-        return read_path(path)
+        return read_path(path, columns=columns)
     except LoadError as exc:
         raise BadInput(str(exc)) from None
 

@@ -154,3 +154,22 @@ def fifo(path: Path) -> Path:
     """A named pipe: opening it for reading waits for a writer that never comes."""
     os.mkfifo(path)
     return path
+
+
+def categorical_text(rows: int = 1_000_000, distinct: int = 64, length: int = 3_000) -> bytes:
+    """Issue 50's file: a label, two models' scores and a text column that is Arrow
+    ``dictionary<values=string>`` (what pandas writes for a ``Categorical``) of ``distinct``
+    values of ``length`` characters. 371 kB on disk for 1M rows; 3 GB of text decoded. The
+    Arrow schema is kept in the file, so a reader gets the dictionary type back."""
+    k = np.arange(rows)
+    indices = pa.array((k % distinct).astype(np.int32))
+    values = pa.array([f"{i:02d}" + "x" * (length - 2) for i in range(distinct)])
+    table = pa.table({
+        "label": pa.array((k % 2).astype(np.int8)),
+        "prod": pa.array((k % 2 * 3 + k % 13) / 16),  # periodic: a few kB on disk
+        "new": pa.array((k % 2 * 2 + k % 11) / 16),
+        "note": pa.DictionaryArray.from_arrays(indices, values),
+    })  # fmt: skip
+    buf = io.BytesIO()
+    pq.write_table(table, buf, compression="zstd")
+    return buf.getvalue()

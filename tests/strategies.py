@@ -9,7 +9,7 @@ weights, several models, groups of one row.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 from hypothesis import settings
@@ -114,3 +114,173 @@ def binary_tables(
             k = 2 if kind == "few" else max(2, n // 3)
             g = rng.integers(0, k, n)
     return Binary(y, scores, w, g)
+
+
+# --- Parquet files of every type a file can declare (issue 50) ---------------------------------
+
+PARQUET_KINDS = (
+    "int8", "uint16", "int32", "uint64", "int64", "float16", "float32", "float64", "bool",
+    "date32", "date64", "timestamp", "time32", "time64", "duration", "decimal128",
+    "decimal256", "null", "string", "large_string", "string_view", "binary", "large_binary",
+    "binary_view", "fixed_size_binary", "dict_string", "dict_large_string", "dict_binary",
+    "dict_int32", "dict_float64", "dict_fixed_size_binary", "dict_date32", "list_int",
+    "large_list_string", "fixed_size_list", "struct_dict", "map", "list_dict",
+)  # fmt: skip
+# The kinds whose few bytes on disk can decode to gigabytes, and dates (Python objects in pandas).
+PARQUET_BOMB_KINDS = ("string", "large_string", "string_view", "binary", "large_binary",
+                      "binary_view", "dict_string", "dict_large_string", "dict_binary",
+                      "date32", "decimal128", "int8")  # fmt: skip
+# Encodings a column of each Parquet physical type can be written with (besides the dictionary).
+_ENCODINGS = {
+    "BYTE_ARRAY": ("PLAIN", "DELTA_LENGTH_BYTE_ARRAY", "DELTA_BYTE_ARRAY"),
+    "INT32": ("PLAIN", "DELTA_BINARY_PACKED", "BYTE_STREAM_SPLIT"),
+    "INT64": ("PLAIN", "DELTA_BINARY_PACKED", "BYTE_STREAM_SPLIT"),
+    "FLOAT": ("PLAIN", "BYTE_STREAM_SPLIT"),
+    "DOUBLE": ("PLAIN", "BYTE_STREAM_SPLIT"),
+    "BOOLEAN": ("PLAIN", "RLE"),
+    "FIXED_LEN_BYTE_ARRAY": ("PLAIN", "BYTE_STREAM_SPLIT"),
+}
+COMPRESSIONS = ("NONE", "SNAPPY", "GZIP", "ZSTD", "BROTLI", "LZ4")
+
+
+def _parquet_column(kind: str, rows: int, distinct: int, length: int, text: str, nulls: bool):
+    """A column of ``kind``: ``distinct`` values repeated over ``rows`` rows, text values
+    ``length`` characters of ``text`` long (a few distinct long values repeated: a bomb)."""
+    import datetime
+    import decimal
+
+    import pyarrow as pa
+
+    index = np.arange(rows) % max(distinct, 1)
+    mask = np.arange(rows) % 5 == 3 if nulls else None
+    words = [f"{i}" + text * length for i in range(max(distinct, 1))]
+
+    def take(values, type_=None):
+        base = {"string_view": pa.string(), "binary_view": pa.binary()}.get(str(type_), type_)
+        return pa.array(values, base).take(pa.array(index)).cast(type_ or base)
+
+    def dictionary(values, type_=None):
+        return pa.DictionaryArray.from_arrays(pa.array(index.astype(np.int32), mask=mask),
+                                              pa.array(values, type_))  # fmt: skip
+
+    numbers = {"int8": pa.int8(), "uint16": pa.uint16(), "int32": pa.int32(),
+               "uint64": pa.uint64(), "int64": pa.int64(), "float32": pa.float32(),
+               "float64": pa.float64(), "time32": pa.time32("s"), "time64": pa.time64("us"),
+               "duration": pa.duration("ms"), "timestamp": pa.timestamp("ms", tz="UTC")}  # fmt: skip
+    if kind in numbers:
+        type_ = numbers[kind]
+        via = pa.int32() if kind == "time32" else pa.int64()  # the storage cast allows
+        return pa.array(index % 100, via, mask=mask).view(type_) if kind.startswith("time") \
+            else pa.array(index % 100, via, mask=mask).cast(type_)  # fmt: skip
+    if kind == "float16":
+        return pa.array((index % 100).astype(np.float16), mask=mask)
+    if kind == "bool":
+        return pa.array(index % 2 == 1, mask=mask)
+    if kind in ("date32", "date64"):
+        day = datetime.date(2020, 1, 1)
+        return take(
+            [day + datetime.timedelta(i) for i in range(max(distinct, 1))], getattr(pa, kind)()
+        )
+    if kind in ("decimal128", "decimal256"):
+        type_ = pa.decimal128(12, 2) if kind == "decimal128" else pa.decimal256(40, 2)
+        return take([decimal.Decimal(i) / 4 for i in range(max(distinct, 1))], type_)
+    if kind == "null":
+        return pa.nulls(rows)
+    if kind in ("string", "large_string", "string_view"):
+        return take(words, getattr(pa, kind)())
+    if kind in ("binary", "large_binary", "binary_view"):
+        return take([w.encode() for w in words], getattr(pa, kind)())
+    if kind == "fixed_size_binary":
+        return take([(w.encode() + b" " * 8)[:8] for w in words], pa.binary(8))
+    if kind in ("dict_string", "dict_large_string", "dict_binary"):
+        type_ = {"dict_string": pa.string(), "dict_large_string": pa.large_string(),
+                 "dict_binary": pa.binary()}[kind]  # fmt: skip
+        values = [w.encode() for w in words] if kind == "dict_binary" else words
+        return dictionary(values, type_)
+    if kind == "dict_int32":
+        return dictionary(list(range(max(distinct, 1))), pa.int32())
+    if kind == "dict_float64":
+        return dictionary([i / 2 for i in range(max(distinct, 1))], pa.float64())
+    if kind == "dict_fixed_size_binary":
+        return dictionary([(w.encode() + b" " * 4)[:4] for w in words], pa.binary(4))
+    if kind == "dict_date32":
+        return dictionary([datetime.date(2020, 1, 1 + i % 28) for i in range(max(distinct, 1))])
+    if kind == "list_int":
+        return pa.array([[j] * (j % 4) for j in index.tolist()], pa.list_(pa.int32()))
+    if kind == "large_list_string":
+        return pa.array([[words[j]] * (j % 3) for j in index.tolist()],
+                        pa.large_list(pa.string()))  # fmt: skip
+    if kind == "fixed_size_list":
+        return pa.array([[j, j] for j in index.tolist()], pa.list_(pa.int16(), 2))
+    if kind == "struct_dict":
+        return pa.StructArray.from_arrays([pa.array(index % 7), dictionary(words)], ["n", "note"])
+    if kind == "map":
+        return pa.array([[(words[j], j)] for j in index.tolist()], pa.map_(pa.string(), pa.int64()))
+    if kind == "list_dict":
+        offsets = pa.array(np.arange(rows + 1, dtype=np.int32))
+        return pa.ListArray.from_arrays(offsets, dictionary(words))
+    raise ValueError(kind)
+
+
+@dataclass(frozen=True)
+class ParquetCase:
+    """A generated Parquet file and how it was written (for the failure report)."""
+
+    data: bytes = field(repr=False)
+    kind: str = ""
+    rows: int = 0
+    options: dict = field(default_factory=dict)
+
+
+@st.composite
+def parquet_files(
+    draw, kinds=PARQUET_KINDS, rows=(1, 2, 63, 64, 65, 1_000, 5_000), lengths=(0, 1, 100, 3_000)
+) -> ParquetCase:
+    """A score table (a label and a score) and one more column of a drawn Arrow type, written
+    with drawn encodings (dictionary on or off, PLAIN, RLE, DELTA_*, BYTE_STREAM_SPLIT),
+    compression, row-group size, page size and page version, with or without the Arrow schema
+    in the file. Values are a few distinct ones repeated, from empty to 3,000 characters of
+    ASCII, Latin-1, CJK or emoji: small files, and files a thousand times larger decoded."""
+    import io
+
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    kind = draw(st.sampled_from(kinds))
+    rows = draw(st.sampled_from(rows))
+    distinct = draw(st.sampled_from((1, 2, 64)))
+    length = draw(st.sampled_from(lengths))
+    text = draw(st.sampled_from(("x", "é", "漢", "😀")))
+    column = _parquet_column(kind, rows, distinct, length, text, draw(st.booleans()))
+    table = pa.table({
+        "label": pa.array((np.arange(rows) % 2).astype(np.int8)),
+        "score": pa.array((np.arange(rows) % 4 / 4).astype(np.float32)),
+        "extra": column,
+    })  # fmt: skip
+    options = {
+        "compression": draw(st.sampled_from(COMPRESSIONS)),
+        "row_group_size": max(draw(st.sampled_from((1, 7, 64, 1_000, 100_000))), rows // 64, 1),
+        "data_page_size": draw(st.sampled_from((None, 512))),
+        "data_page_version": draw(st.sampled_from(("1.0", "2.0"))),
+        "store_schema": draw(st.booleans()),
+        "use_dictionary": draw(st.booleans()),
+    }
+    physical = None
+    buf = io.BytesIO()
+    pq.write_table(table.slice(0, 1), buf)
+    leaves = pq.ParquetFile(io.BytesIO(buf.getvalue())).metadata.schema
+    extra = [
+        leaves.column(i) for i in range(len(leaves)) if leaves.column(i).path.startswith("extra")
+    ]
+    if len(extra) == 1 and extra[0].path == "extra":
+        physical = extra[0].physical_type
+    if physical in _ENCODINGS and not options["use_dictionary"] and draw(st.booleans()):
+        options["column_encoding"] = {"extra": draw(st.sampled_from(_ENCODINGS[physical]))}
+    buf = io.BytesIO()
+    try:
+        pq.write_table(table, buf, **options)
+    except (pa.ArrowNotImplementedError, pa.ArrowInvalid):  # an encoding this type has not
+        options.pop("column_encoding", None)
+        buf = io.BytesIO()
+        pq.write_table(table, buf, **options)
+    return ParquetCase(buf.getvalue(), kind, rows, options)

@@ -2,8 +2,9 @@
 
 An upload's bytes (:func:`read_table`) or a file on disk (:func:`read_path`): CSV, TSV,
 semicolon- or pipe-separated text, any of them gzip-compressed, and Parquet. Each is checked
-before it is parsed (size on disk, decompressed size, a Parquet file's decoded columns, width
-of the header) against limits from :mod:`ui.compute.budget`, so a bomb is refused with a
+before it is parsed (size on disk, decompressed size, width of the header) against limits from
+:mod:`ui.compute.budget`, and a Parquet file is decoded under a running count of its bytes
+(:mod:`ui.compute.parquet_read`), so a bomb is refused with a
 :class:`ui.tables.loading.LoadError` that says what to do, not read into memory.
 """
 
@@ -16,8 +17,7 @@ import os
 import re
 import stat
 import zlib
-from collections.abc import Callable
-from dataclasses import dataclass
+from collections.abc import Callable, Iterable
 
 import pandas as pd
 
@@ -90,127 +90,6 @@ def _check_width(name: str, n_columns: int) -> None:
             "if any, the user/query id, the sample weight and a few slice columns (for "
             "example df[['label', 'model_a', 'model_b']].to_csv(...))."
         )
-
-
-_FIXED_BYTES = 8  # a row of a number, date or boolean column, or a text cell's pointer
-
-
-def _leaves(t) -> int:
-    """Parquet leaf columns of one Arrow field's type (a struct has one per field, and so on)."""
-    import pyarrow as pa
-
-    if pa.types.is_struct(t):
-        return sum(_leaves(t.field(i).type) for i in range(t.num_fields)) or 1
-    if pa.types.is_map(t):
-        return _leaves(t.key_type) + _leaves(t.item_type)
-    if pa.types.is_list(t) or pa.types.is_large_list(t) or pa.types.is_fixed_size_list(t):
-        return _leaves(t.value_type)
-    return 1
-
-
-def _is_nested(t) -> bool:
-    import pyarrow as pa
-
-    return pa.types.is_nested(t)
-
-
-def _is_text(t) -> bool:
-    import pyarrow as pa
-
-    return any(
-        f(t) for f in (pa.types.is_string, pa.types.is_large_string, pa.types.is_binary,
-                       pa.types.is_large_binary)
-    )  # fmt: skip
-
-
-def _over(name: str, what: str, limit: int) -> LoadError:
-    from ui.compute.budget import MB
-
-    return TooLarge(
-        f"{name} {what} more than {limit / MB:,.0f} MB once read, the most read from one file "
-        "(a share of the memory budget, METRICS_LENS_BUDGET_MB), so it was not read. Give a "
-        "smaller table, or only the columns needed (the label, the scores, an id)."
-    )
-
-
-@dataclass(frozen=True)
-class ParquetPlan:
-    """What reading a Parquet file takes, from its metadata and its dictionaries, before it is
-    read: the plain columns to read, the nested ones left out (with their types), and the bytes
-    the plain ones take once decoded (8 a row, and a text cell's characters)."""
-
-    columns: tuple[str, ...]
-    nested: tuple[tuple[str, str], ...]
-    nbytes: int
-
-
-def parquet_plan(name: str, data: bytes, limit: int) -> ParquetPlan | None:
-    """The :class:`ParquetPlan` of ``data``, or :class:`LoadError` when reading it would take
-    more than ``limit`` bytes. None for a file whose metadata cannot be read (the read says why).
-
-    Never decodes what it measures: numbers are counted from the row count; a text column's
-    length is the sum, over rows, of the lengths of its dictionary entries (one value repeated
-    over a million rows is a few kB on disk and gigabytes decoded); text written without a
-    dictionary is bounded by its uncompressed page sizes, and delta-encoded text (which can
-    repeat a long prefix for free) is counted in small batches that stop at the limit. Lists,
-    structs and maps are never read.
-    """
-    import pyarrow.compute as pc
-    import pyarrow.parquet as pq
-
-    try:
-        pf = pq.ParquetFile(io.BytesIO(data))
-        meta, schema = pf.metadata, pf.schema_arrow
-    except Exception:  # a damaged file: the read below says so
-        return None
-    _check_width(name, len(schema))
-    rows = meta.num_rows
-    flat, nested, leaf = [], [], {}
-    j = 0
-    for f in schema:
-        if _is_nested(f.type):
-            nested.append((f.name, str(f.type)))
-        else:
-            flat.append(f)
-            leaf[f.name] = j
-        j += _leaves(f.type)
-    if rows * max(len(flat), 1) * _FIXED_BYTES > limit:
-        raise _over(name, f"holds {rows:,} rows of {len(flat):,} columns:", limit)
-    total = rows * _FIXED_BYTES * len(flat)
-    texts = [f.name for f in flat if _is_text(f.type)]
-    if texts:
-        # On disk before decoding: catches distinct values that compress to nothing.
-        raw = sum(meta.row_group(g).column(leaf[c]).total_uncompressed_size
-                  for g in range(meta.num_row_groups) for c in texts)  # fmt: skip
-        if total + raw > limit:
-            raise _over(name, f"holds {raw / 1e6:,.0f} MB of text uncompressed:", limit)
-        dictionaries = pq.ParquetFile(io.BytesIO(data), read_dictionary=texts)
-        for g in range(meta.num_row_groups):
-            for c in texts:
-                chunk = meta.row_group(g).column(leaf[c])
-                if "DELTA_BYTE_ARRAY" in chunk.encodings:
-                    total += _streamed_length(pf, g, c, limit - total)
-                else:
-                    column = dictionaries.read_row_group(g, columns=[c]).column(0)
-                    for piece in column.chunks:
-                        lengths = pc.binary_length(piece.dictionary)
-                        total += int(pc.sum(pc.take(lengths, piece.indices)).as_py() or 0)
-                if total > limit:
-                    raise _over(name, f"has a text column, {c!r}, that decodes to", limit)
-    return ParquetPlan(tuple(f.name for f in flat), tuple(nested), int(total))
-
-
-def _streamed_length(pf, group: int, column: str, room: int) -> int:
-    """Characters of one delta-encoded text column chunk, read a few rows at a time and
-    stopped as soon as they pass ``room``."""
-    import pyarrow.compute as pc
-
-    total = 0
-    for batch in pf.iter_batches(batch_size=64, row_groups=[group], columns=[column]):
-        total += int(pc.sum(pc.binary_length(batch.column(0))).as_py() or 0)
-        if total > room:
-            break
-    return total
 
 
 def _decompress(name: str, data: bytes, limit: int) -> bytes:
@@ -328,6 +207,7 @@ def read_table(
     *,
     max_bytes: int | None = None,
     lane: Callable[[int], contextlib.AbstractContextManager] = _no_lane,
+    columns: Iterable[str] | None = None,
 ) -> tuple[pd.DataFrame, list[str]]:
     """Parse an uploaded file: (table, notes). Raises :class:`LoadError` when it cannot.
 
@@ -342,6 +222,11 @@ def read_table(
     ``lane(nbytes)`` is entered around the parse itself, once the checks know what it will
     take (the decompressed text, or a Parquet file's decoded columns): the server's
     :func:`ui.compute.parse_lanes.parsing` lets a small table pass while a large one is being read.
+
+    A Parquet file is read by :func:`ui.compute.parquet_read.read_parquet`: estimated from its
+    metadata, then decoded a few thousand rows at a time with a running count of the bytes
+    decoded, stopped at the limit; only ``columns`` are read when given (a text table is
+    parsed whole).
     """
     from ui.compute import budget
 
@@ -354,22 +239,13 @@ def read_table(
     if compressed:
         budget.make_room_in_run(len(data))
     if data[:4] == b"PAR1":
-        plan = parquet_plan(name, data, limit)
-        if plan is not None and not plan.columns:
-            raise LoadError(
-                f"{name} holds only lists, structs or maps ("
-                + ", ".join(f"{c}: {t}" for c, t in plan.nested[:MAX_LISTED])
-                + "); a score table needs a label and scores of one value per row."
-            )
-        try:
-            with lane(plan.nbytes if plan is not None else len(data)):
-                frame = pd.read_parquet(
-                    io.BytesIO(data), columns=list(plan.columns) if plan is not None else None
-                )
-        except Exception as exc:  # pyarrow raises several types for a damaged file
-            raise LoadError(f"{name} looks like Parquet but cannot be read: {exc}") from None
+        from ui.compute.parquet_read import read_parquet
+
+        frame, nested = read_parquet(
+            name, data, limit, columns=columns, lane=lane, check_width=_check_width
+        )
         frame.columns = _dedupe_columns([str(c) for c in frame.columns], notes)
-        _nested_left_out(frame, plan.nested if plan is not None else (), notes)
+        _nested_left_out(frame, nested, notes)
     else:
         text, encoding = _decode_head(name, data, notes)
         if not text.strip() and (len(data) <= HEAD_BYTES or data[HEAD_BYTES:].isspace()):
@@ -422,6 +298,18 @@ def read_table(
     return frame, notes
 
 
+def _missing(text: str) -> str:
+    """The sentence for a name that is no file: a URL or an unexpanded ``~`` says so."""
+    shown = text if len(text) <= 300 else text[:300] + "..."
+    if re.match(r"[A-Za-z][A-Za-z0-9+.-]*://", text):
+        return (f"{shown} is a URL; only a local file is read (never fetched): download it "
+                "first and give its path.")  # fmt: skip
+    if text.startswith("~"):
+        return (f"{shown}: no such file (a ~ is expanded by the shell, not here: give the path "
+                "unquoted, or in full).")  # fmt: skip
+    return f"{shown}: no such file."
+
+
 def regular_file(path: str | os.PathLike) -> os.stat_result:
     """``path``'s status when it is a regular file (a link is followed); :class:`LoadError`
     with a sentence for a missing path, a directory, a device (``/dev/zero`` never ends), a
@@ -429,10 +317,12 @@ def regular_file(path: str | os.PathLike) -> os.stat_result:
     text = os.fspath(path)
     if "\x00" in text:
         raise LoadError(f"{text!r}: a file name cannot hold a NUL character.")
+    if not text:
+        raise LoadError("The file name is empty; give a CSV or Parquet file.")
     try:
         status = os.stat(text)
     except FileNotFoundError:
-        raise LoadError(f"{text}: no such file.") from None
+        raise LoadError(_missing(text)) from None
     except OSError as exc:
         raise LoadError(f"{text} cannot be read: {exc.strerror or exc}.") from None
     if stat.S_ISDIR(status.st_mode):
@@ -450,6 +340,7 @@ def read_path(
     *,
     max_bytes: int | None = None,
     lane: Callable[[int], contextlib.AbstractContextManager] = _no_lane,
+    columns: Iterable[str] | None = None,
 ) -> tuple[pd.DataFrame, list[str]]:
     """A table file on disk, read with every check an upload gets: a regular file (never a
     device, pipe or socket), at most ``max_bytes`` on disk and decompressed (default
@@ -474,7 +365,7 @@ def read_path(
         data = f.read(limit + 1)
     if len(data) > limit:  # it grew since the check
         raise _file_too_large(name, len(data), limit)
-    return read_table(name, data, max_bytes=limit, lane=lane)
+    return read_table(name, data, max_bytes=limit, lane=lane, columns=columns)
 
 
 def _file_too_large(name: str, size: int, limit: int) -> LoadError:

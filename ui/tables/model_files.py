@@ -18,6 +18,7 @@ from pathlib import PurePath
 import pandas as pd
 
 from ui.tables.loading import ColumnMapping, LoadError, guess_mapping
+from ui.words.numbers import plural
 
 __all__ = ["add_model_file", "model_name"]
 
@@ -45,6 +46,36 @@ def _id_column(first: pd.DataFrame, second: pd.DataFrame, roles: set[str]) -> st
     return None
 
 
+def _shown(value) -> str:
+    """A cell as the user wrote it (``1``, ``'yes'``), not numpy's repr (``np.int64(1)``)."""
+    return repr(value.item() if hasattr(value, "item") else value)
+
+
+def _refuse_repeated_ids(first: pd.DataFrame, second: pd.DataFrame, roles: set[str],
+                         names) -> None:  # fmt: skip
+    """An id column (whole numbers or text) both files hold, one value a row in one file and
+    repeated or missing in the other, cannot match the rows: say so rather than take them in
+    order (a file with duplicated ids is not the same rows)."""
+    for column in first.columns:
+        if column in roles or column not in second.columns:
+            continue
+        a, b = first[column], second[column]
+        if pd.api.types.is_float_dtype(a) or pd.api.types.is_float_dtype(b):
+            continue  # a feature or a score, not an id
+        whole = [x.notna().all() and x.is_unique for x in (a, b)]
+        if whole[0] != whole[1]:
+            k = 0 if not whole[0] else 1
+            bad = (a, b)[k]
+            repeated = int(bad.duplicated(keep="first").sum())
+            missing = int(bad.isna().sum())
+            raise LoadError(
+                f"{names[k]}'s {column!r} repeats {plural(repeated, 'value')}"
+                + (f" and misses {plural(missing, 'value')}" if missing else "")
+                + f" where {names[1 - k]}'s holds one a row: the files cannot be matched on it. "
+                "A model's file holds each row once, with the same ids."
+            )
+
+
 def _aligned(first: pd.DataFrame, second: pd.DataFrame, mapping: ColumnMapping, names):
     """``second``'s rows in ``first``'s order, and how they were matched (words)."""
     roles = {c for c in (mapping.label, mapping.group, mapping.weight, *mapping.labels) if c}
@@ -61,6 +92,7 @@ def _aligned(first: pd.DataFrame, second: pd.DataFrame, mapping: ColumnMapping, 
                 "hold the same rows."
             )
         return second.set_index(key).loc[first[key]].reset_index(), f"rows matched on {key!r}"
+    _refuse_repeated_ids(first, second, roles, names)
     if len(second) != len(first):
         raise LoadError(
             f"{names[0]} has {len(first):,} rows and {names[1]} {len(second):,}: a model's file "
@@ -77,11 +109,19 @@ def _same_labels(first, second, mapping: ColumnMapping, names) -> str:
     for column in shared:
         a, b = first[column].reset_index(drop=True), second[column]
         differ = ~((a == b) | (a.isna() & b.isna()))
+        values = (set(a.dropna().tolist()), set(b.dropna().tolist()))
+        if differ.any() and not values[0] & values[1] and values[0] and values[1]:
+            shown = [", ".join(_shown(v) for v in sorted(x, key=str)[:5]) for x in values]
+            raise LoadError(
+                f"{names[1]}'s {column!r} holds other values than {names[0]}'s ({shown[1]} "
+                f"against {shown[0]}): give both files the same label values."
+            )
         if differ.any():
             row = int(differ.to_numpy().argmax())
             raise LoadError(
                 f"{names[1]}'s {column!r} differs from {names[0]}'s on {int(differ.sum()):,} "
-                f"rows (the first: row {row + 1}, {a.iloc[row]!r} against {b.iloc[row]!r}): "
+                f"rows (the first: row {row + 1}, {_shown(a.iloc[row])} against "
+                f"{_shown(b.iloc[row])}): "
                 "they are not the same rows in the same order. Add an id column to both files "
                 "to match them."
             )
