@@ -70,6 +70,34 @@ def _bounded(flag: str, low: int, high: int):
     return parse
 
 
+def _timeout(text: str) -> float:
+    """An argparse type: --mlflow-timeout's seconds, above 0 and at most an hour."""
+    from metrics_lens.mlflow_source import MAX_TIMEOUT, check_timeout
+
+    try:
+        return check_timeout(float(text))
+    except ValueError:  # float("x"), or BadInput (a ValueError) for nan, inf, 0, 1e308...
+        raise argparse.ArgumentTypeError(
+            f"takes seconds above 0 and at most {MAX_TIMEOUT:,.0f} (an hour), got {text!r}"
+        ) from None
+
+
+def _shown_argv(argv: list[str]) -> list[str]:
+    """``argv`` as a report may print it: a --tracking-uri without its password or token."""
+    from metrics_lens.mlflow_source import shown_uri
+
+    out, hide = [], False
+    for arg in argv:
+        if hide:
+            out.append(shown_uri(arg, 10_000))
+        elif arg.startswith("--tracking-uri="):
+            out.append("--tracking-uri=" + shown_uri(arg.partition("=")[2], 10_000))
+        else:
+            out.append(arg)
+        hide = arg == "--tracking-uri"
+    return out
+
+
 class _Parser(argparse.ArgumentParser):
     """argparse with one-line errors (exit 2), as every other bad input."""
 
@@ -150,11 +178,12 @@ def _table_options(p: argparse.ArgumentParser, *, file_nargs: str = "?") -> None
     )
     p.add_argument(
         "--mlflow-timeout",
-        type=float,
+        type=_timeout,
         default=60.0,
         metavar="SECONDS",
         help="the most a read from a tracking server may take, every request together, with "
-        "no retries (default 60); its answers are read up to 16 MB, the table up to 1 GB",
+        "no retries: above 0 and at most 3600 (default 60); its answers are read up to 16 MB, "
+        "the table up to 1 GB",
     )
 
 
@@ -290,7 +319,7 @@ def _source(args, into: Path | None = None):
     if args.mlflow_run and args.file:
         raise BadInput("Give FILE or --mlflow-run, not both.")
     if args.mlflow_run:
-        from metrics_lens.mlflow_source import EVAL_TABLE, evaluation_roles, run_table
+        from metrics_lens.mlflow_runs import EVAL_TABLE, evaluation_roles, run_table
 
         frame, name, local = run_table(
             args.mlflow_run,
@@ -362,15 +391,17 @@ def _report(args, argv: list[str]) -> int:
     with tempfile.TemporaryDirectory(prefix="metrics-lens-") as tmp, steps:
         with steps.step(f"reading {args.file or 'the run'}"):
             table, path = _table(args, Path(tmp))
+        if args.mlflow_run:
+            from metrics_lens.mlflow_source import shown_uri
+
+            where = shown_uri(args.tracking_uri) if args.tracking_uri else "default tracking URI"
         settings = ReportSettings(
-            source=table.name
-            if not args.mlflow_run
-            else f"{table.name} ({args.tracking_uri or 'default tracking URI'})",
+            source=table.name if not args.mlflow_run else f"{table.name} ({where})",
             n_resamples=args.resamples,
             seed=args.seed,
             max_fpr=args.max_fpr,
             thresholds=thresholds,
-            command="metrics-lens " + shlex.join(argv),
+            command="metrics-lens " + shlex.join(_shown_argv(argv)),
             file_digest=file_digest(path),
         )
         page = build_report(table, settings, steps=steps)
