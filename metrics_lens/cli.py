@@ -82,22 +82,6 @@ def _timeout(text: str) -> float:
         ) from None
 
 
-def _shown_argv(argv: list[str]) -> list[str]:
-    """``argv`` as a report may print it: a --tracking-uri without its password or token."""
-    from metrics_lens.mlflow_source import shown_uri
-
-    out, hide = [], False
-    for arg in argv:
-        if hide:
-            out.append(shown_uri(arg, 10_000))
-        elif arg.startswith("--tracking-uri="):
-            out.append("--tracking-uri=" + shown_uri(arg.partition("=")[2], 10_000))
-        else:
-            out.append(arg)
-        hide = arg == "--tracking-uri"
-    return out
-
-
 class _Parser(argparse.ArgumentParser):
     """argparse with one-line errors (exit 2), as every other bad input."""
 
@@ -131,7 +115,8 @@ def _steps(command: str, args):
 
     if getattr(args, "json", False):
         return Steps(command, 1, mode="off")
-    return Steps(command, 1, mode="lines" if args.verbose else "auto")  # 1: reading the table
+    # 1: reading the table; the rest are counted once it is read (1/?, then 2/3...)
+    return Steps(command, 1, mode="lines" if args.verbose else "auto", more=True)
 
 
 def _table_options(p: argparse.ArgumentParser, *, file_nargs: str = "?") -> None:
@@ -391,9 +376,9 @@ def _report(args, argv: list[str]) -> int:
     with tempfile.TemporaryDirectory(prefix="metrics-lens-") as tmp, steps:
         with steps.step(f"reading {args.file or 'the run'}"):
             table, path = _table(args, Path(tmp))
-        if args.mlflow_run:
-            from metrics_lens.mlflow_source import shown_uri
+        from metrics_lens.mlflow_source import shown_argv, shown_uri
 
+        if args.mlflow_run:
             where = shown_uri(args.tracking_uri) if args.tracking_uri else "default tracking URI"
         settings = ReportSettings(
             source=table.name if not args.mlflow_run else f"{table.name} ({where})",
@@ -401,7 +386,7 @@ def _report(args, argv: list[str]) -> int:
             seed=args.seed,
             max_fpr=args.max_fpr,
             thresholds=thresholds,
-            command="metrics-lens " + shlex.join(_shown_argv(argv)),
+            command="metrics-lens " + shlex.join(shown_argv(argv)),
             file_digest=file_digest(path),
         )
         page = build_report(table, settings, steps=steps)

@@ -48,6 +48,7 @@ __all__ = [
     "MAX_TIMEOUT",
     "check_timeout",
     "open_store",
+    "shown_argv",
     "shown_uri",
 ]
 
@@ -98,6 +99,21 @@ def shown_uri(uri: object, limit: int = 120) -> str:
             head = host
         text = head + (_QUERY_VALUE.sub(r"\1…", mark + tail) if mark else "")
     return _said(text, limit)
+
+
+def shown_argv(argv: list[str]) -> list[str]:
+    """A command line as a report may record it: a --tracking-uri without its password or
+    token (:func:`shown_uri`)."""
+    out, hide = [], False
+    for arg in argv:
+        if hide:
+            out.append(shown_uri(arg, 10_000))
+        elif arg.startswith("--tracking-uri="):
+            out.append("--tracking-uri=" + shown_uri(arg.partition("=")[2], 10_000))
+        else:
+            out.append(arg)
+        hide = arg == "--tracking-uri"
+    return out
 
 
 def check_timeout(seconds: object) -> float:
