@@ -71,6 +71,11 @@ def read_npz(path: str | Path, max_bytes: int) -> tuple[object, dict[str, np.nda
                         f"{name} holds {info.filename[:40]!r}, which is not one array of a "
                         "summary written by metrics.sql --out."
                     )
+                if key == "header" and info.file_size > MAX_HEADER_BYTES + MAX_NPY_HEADER:
+                    raise FileRefused(
+                        f"{name}'s header is {info.file_size:,} bytes, more than the "
+                        f"{MAX_HEADER_BYTES:,} of a summary written by metrics.sql --out."
+                    )
                 with z.open(info) as f:
                     arrays[key] = _member(name, key, f, info.file_size)
     except FileRefused:
