@@ -14,12 +14,13 @@ import sys
 import tempfile
 from pathlib import Path
 
+from metrics._bounds import MAX_RESAMPLES
 from metrics_lens.inputs import NONE, BadInput
 
 __all__ = ["main"]
 
 # Bounds every command enforces before it works (issue 32): a bad value exits 2 with a sentence.
-MIN_RESAMPLES, MAX_RESAMPLES = 100, 100_000  # 1e9 resamples asked for 15 GiB at once
+MIN_RESAMPLES = 100  # and at most the library's bound (1e9 resamples asked for 15 GiB at once)
 MAX_SEED = 2**32 - 1
 MAX_SLICES = 200  # --slice: one row mask and one bootstrap per value
 
