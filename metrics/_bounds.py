@@ -66,8 +66,9 @@ def check_at_most(value: Any, name: str, high: int) -> None:
 
 def check_grids(name: str, n_resamples: int, grids: dict[str, tuple[int, int]]) -> None:
     """Grids kept per resample (``argument -> (points, copies)``: a grid's points, and how
-    many models keep it): each at most :data:`MAX_GRID` points, and all of them over the
-    resamples at most :data:`MAX_CELLS` values."""
+    many arrays of that many values each resample keeps, one per model and measure): each at
+    most :data:`MAX_GRID` points, and all the values over the resamples at most
+    :data:`MAX_CELLS`."""
     for what, (points, _) in grids.items():
         if points > MAX_GRID:
             raise ValueError(
@@ -75,7 +76,7 @@ def check_grids(name: str, n_resamples: int, grids: dict[str, tuple[int, int]]) 
                 "needs a few hundred; pass a coarser grid."
             )
     kept = sum(points * copies for points, copies in grids.values())
-    check_cells(name, ("n_resamples", n_resamples), ("grid points over the models", kept))
+    check_cells(name, ("n_resamples", n_resamples), ("grid values a resample keeps", kept))
 
 
 def check_cells(name: str, *factors: tuple[str, int]) -> None:

@@ -1326,7 +1326,9 @@ def fast_paired_bootstrap(
     roc_grid = None if roc_grid is None else as_real(roc_grid, "roc_grid").reshape(-1)
     pr_grid = None if pr_grid is None else as_real(pr_grid, "pr_grid").reshape(-1)
     check_grids("fast_paired_bootstrap", n_resamples, {
-        "threshold_grid": (max((g.size for g in threshold_grid or ()), default=0), m),
+        "threshold_grid": (  # five rates and the net benefit at each point, per model
+            max((g.size for g in threshold_grid or ()), default=0), m * (len(THRESHOLD_METRICS) + 1)
+        ),
         "roc_grid": (0 if roc_grid is None else roc_grid.size, m),
         "pr_grid": (0 if pr_grid is None else pr_grid.size, m),
     })  # fmt: skip

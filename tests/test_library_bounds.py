@@ -209,6 +209,13 @@ def test_the_bounds_hold_what_the_pages_and_commands_ask_for():
     from metrics_lens import cli
 
     assert cli.MAX_RESAMPLES is _bounds.MAX_RESAMPLES
+    from ui.compute import uncertainty as u
+
+    models = 30  # the Compare page's curves: every grid of 30 models at its most resamples
+    points = u.THRESHOLD_POINTS + u.DECISION_GRID.size
+    _bounds.check_grids("curves", u.CURVE_RESAMPLES, {
+        "threshold_grid": (points, models * 6), "roc_grid": (u.BAND_GRID.size, models),
+        "pr_grid": (u.BAND_GRID.size - 1, models)})  # fmt: skip
     r = metrics.fast_paired_bootstrap(Y, S, n_resamples=200, roc_grid=np.linspace(0, 1, 1001))
     assert r.n_resamples == 200
     assert metrics.auc_pair_grid(Y, S, max_per_class=_bounds.MAX_PAIR_SIDE).auc > 0
