@@ -16,10 +16,12 @@ import numpy as np
 
 __all__ = [
     "UndefinedMetricWarning",
+    "as_real",
     "check_binary_inputs",
     "check_binary_labels",
     "check_sample_weight",
     "check_scores",
+    "refuse_complex",
     "warn_undefined",
 ]
 
@@ -51,8 +53,29 @@ def _plural(count: int, noun: str) -> str:
     return f"{count} {noun}{'es' if noun.endswith(('s', 'x', 'ch', 'sh')) else 's'}"
 
 
+def refuse_complex(arr: np.ndarray, name: str) -> None:
+    """Refuse complex numbers, as object values are refused: numpy would drop the imaginary
+    part with a warning and carry on with numbers nobody gave."""
+    if arr.dtype.kind == "c":
+        bad = np.asarray(arr.imag != 0)
+        example = arr.flat[int(np.argmax(bad))] if bad.any() else arr.flat[0] if arr.size else 0j
+        raise ValueError(
+            f"{name} holds complex numbers (for example {complex(example)!r}); scores, labels "
+            "and weights must be real numbers: pass the real part (np.real) if that is what "
+            "you mean."
+        )
+
+
+def as_real(values: Any, name: str) -> np.ndarray:
+    """``values`` as a float64 array, complex numbers refused (:func:`refuse_complex`)."""
+    arr = np.asarray(values)
+    refuse_complex(arr, name)
+    return arr.astype(np.float64, copy=False)
+
+
 def _as_1d(values: Any, name: str) -> np.ndarray:
     arr = np.asarray(values)
+    refuse_complex(arr, name)
     if arr.ndim == 2 and arr.shape[1] == 1:
         arr = arr[:, 0]
     if arr.ndim != 1:
@@ -73,6 +96,7 @@ def _is_number(value: Any) -> bool:
 
 
 def _to_float(arr: np.ndarray, name: str, what: str) -> np.ndarray:
+    refuse_complex(arr, name)
     if arr.dtype.kind in "biuf":
         return arr.astype(np.float64, copy=False)
     try:

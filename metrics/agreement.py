@@ -20,6 +20,9 @@ from typing import Any
 
 import numpy as np
 
+from metrics._bounds import MAX_RESAMPLES, check_count
+from metrics._validation import as_real
+
 __all__ = [
     "AgreementReport",
     "AnnotatorScores",
@@ -33,7 +36,7 @@ __all__ = [
 
 
 def _ratings(ratings: Any) -> np.ndarray:
-    r = np.asarray(ratings, dtype=np.float64)
+    r = as_real(ratings, "ratings")
     if r.ndim != 2 or r.shape[1] < 2:
         raise ValueError(
             f"ratings must be a table of shape (n_items, n_annotators) with at least two "
@@ -67,7 +70,7 @@ def ratings_from_long(items: Any, annotators: Any, labels: Any) -> LongRatings:
     [[1.0, 0.0, nan], [1.0, 1.0, 1.0]]
     """
     it, an = np.asarray(items).reshape(-1), np.asarray(annotators).reshape(-1)
-    lab = np.asarray(labels, dtype=np.float64).reshape(-1)
+    lab = as_real(labels, "labels").reshape(-1)
     if not it.size == an.size == lab.size:
         raise ValueError(
             f"items, annotators and labels must have one value per row; got {it.size}, "
@@ -251,7 +254,8 @@ def score_against_annotators(
 
     The soft label's row is the expected accuracy against an annotator drawn at random,
     ``mean(q if pred else 1 - q)``, comparable with :attr:`AgreementReport.ceiling`.
-    Intervals resample items (a percentile bootstrap, seeded).
+    Intervals resample items (a percentile bootstrap, seeded): ``n_resamples`` from 1 to
+    100,000 (``metrics._bounds.MAX_RESAMPLES``; a ValueError past it).
 
     Examples
     --------
@@ -259,8 +263,9 @@ def score_against_annotators(
     >>> [(name, round(acc, 3)) for name, acc, _, _ in s.rows]
     [('annotator 1', 0.667), ('annotator 2', 1.0), ('majority', 1.0), ('soft label', 0.833)]
     """
+    check_count(n_resamples, "n_resamples", MAX_RESAMPLES)
     r = _ratings(ratings)
-    pred = np.asarray(y_pred).astype(bool)
+    pred = as_real(y_pred, "y_pred").astype(bool)
     if pred.shape != (r.shape[0],):
         raise ValueError(
             f"y_pred has {pred.size} rows but ratings has {r.shape[0]} items; one prediction "

@@ -15,7 +15,7 @@ from typing import Any
 
 import numpy as np
 
-from metrics._validation import check_binary_inputs, warn_undefined
+from metrics._validation import as_real, check_binary_inputs, warn_undefined
 from metrics.average_precision import ap_breakdown, check_method
 from metrics.curves import (
     _fold_descending,
@@ -40,8 +40,8 @@ def auc(x: Any, y: Any) -> float:
     >>> auc([0.0, 0.0, 0.5, 0.5, 1.0], [0.0, 0.5, 0.5, 1.0, 1.0])
     0.75
     """
-    x = np.asarray(x, dtype=np.float64)
-    y = np.asarray(y, dtype=np.float64)
+    x = as_real(x, "x")
+    y = as_real(y, "y")
     if x.shape != y.shape or x.ndim != 1 or x.size < 2:
         raise ValueError(
             f"auc needs two 1-D arrays of the same length >= 2, got shapes {x.shape} and {y.shape}."

@@ -70,9 +70,11 @@ from typing import Any
 
 import numpy as np
 
+from metrics._bounds import check_grids
 from metrics._student_t import t_quantile
 from metrics._validation import (
     UndefinedMetricWarning,
+    as_real,
     check_binary_labels,
     check_sample_weight,
     check_scores,
@@ -851,7 +853,7 @@ def _row_means(row_means, m: int, n: int, w) -> dict[str, tuple[np.ndarray, np.n
     for name, losses in (row_means or {}).items():
         if name in (*AREA_METRICS, *THRESHOLD_METRICS, "partial_auc", "ks"):
             raise ValueError(f"row_means cannot reuse the name {name!r}.")
-        arrays = [np.asarray(x, dtype=np.float64).reshape(-1) for x in losses]
+        arrays = [as_real(x, "x").reshape(-1) for x in losses]
         if len(arrays) != m or any(x.size != n for x in arrays):
             raise ValueError(f"row_means[{name!r}] needs one array of {n} values per model ({m}).")
         stacked = np.column_stack(arrays)
@@ -982,7 +984,7 @@ class SmallGroups:
         :func:`metrics.significance.bootstrap_p_value` is for the plain percentile interval.
         ``estimate`` is the difference on the original rows; NaN without finite replicates.
         """
-        d = np.asarray(replicates, dtype=np.float64)
+        d = as_real(replicates, "replicates")
         d = d[np.isfinite(d)]
         if d.size == 0:
             return math.nan
@@ -1028,7 +1030,7 @@ def small_groups_correction(sizes: Any, *, alpha: float = 0.05) -> SmallGroups:
     >>> round(small_groups_correction([20] * 50).factor, 4)
     1.0357
     """
-    w = np.asarray(sizes, dtype=np.float64)
+    w = as_real(sizes, "sizes")
     w = w[:, None] if w.ndim == 1 else w
     if w.ndim != 2:
         raise ValueError(f"sizes needs one row per group, got an array of shape {w.shape}.")
@@ -1200,6 +1202,7 @@ def fast_paired_bootstrap(
     *scores : array-like of shape (n_samples,)
         One or more models' scores for the same rows.
     n_resamples : int, default 1000
+        At most 100,000 (``metrics._bounds.MAX_RESAMPLES``); more raises ValueError.
     alpha : float, default 0.05
         One minus the confidence level of the percentile intervals.
     seed : int, numpy Generator or None, default 0
@@ -1216,8 +1219,12 @@ def fast_paired_bootstrap(
         Adds precision, recall, F1, FPR and accuracy at each model's threshold.
     threshold_grid : sequence of arrays, one per model, optional
         Thresholds at which every rate is kept per resample, for bands on metric-vs-threshold
-        curves.
+        curves: at most 100,000 a model (``metrics._bounds.MAX_GRID``, with ``MAX_CELLS`` as
+        for ``roc_grid``).
     roc_grid, pr_grid : array-like, optional
+        Each at most 100,000 points (``metrics._bounds.MAX_GRID``); every grid kept, over the
+        models and resamples, at most 50,000,000 values (``MAX_CELLS``); more raises
+        ValueError.
         FPR and recall grids for bands on the ROC and precision-recall curves.
     best_thresholds : bool, default False
         Also find, per resample, the thresholds maximising F1 and Youden's J.
@@ -1309,15 +1316,22 @@ def fast_paired_bootstrap(
     w = check_sample_weight(sample_weight, n)
     m = len(arrays)
     if thresholds is not None:
-        thresholds = np.asarray(thresholds, dtype=np.float64).reshape(-1)
+        thresholds = as_real(thresholds, "thresholds").reshape(-1)
         if thresholds.size != m:
             raise ValueError(f"thresholds needs one value per model ({m}), got {thresholds.size}.")
     if threshold_grid is not None:
-        threshold_grid = tuple(np.asarray(g, dtype=np.float64).reshape(-1) for g in threshold_grid)
+        threshold_grid = tuple(as_real(g, "g").reshape(-1) for g in threshold_grid)
         if len(threshold_grid) != m:
             raise ValueError(f"threshold_grid needs one array per model ({m}).")
-    roc_grid = None if roc_grid is None else np.asarray(roc_grid, dtype=np.float64).reshape(-1)
-    pr_grid = None if pr_grid is None else np.asarray(pr_grid, dtype=np.float64).reshape(-1)
+    roc_grid = None if roc_grid is None else as_real(roc_grid, "roc_grid").reshape(-1)
+    pr_grid = None if pr_grid is None else as_real(pr_grid, "pr_grid").reshape(-1)
+    check_grids("fast_paired_bootstrap", n_resamples, {
+        "threshold_grid": (  # five rates and the net benefit at each point, per model
+            max((g.size for g in threshold_grid or ()), default=0), m * (len(THRESHOLD_METRICS) + 1)
+        ),
+        "roc_grid": (0 if roc_grid is None else roc_grid.size, m),
+        "pr_grid": (0 if pr_grid is None else pr_grid.size, m),
+    })  # fmt: skip
 
     models = [_SortedModel(y, s) for s in arrays]
     if max_fpr is not None:
@@ -1518,7 +1532,7 @@ def ap_jackknife(y: np.ndarray, scores: list[np.ndarray]) -> np.ndarray:
     a prefix sum of the unchanged terms above ``j``, one changed term at ``j`` and a suffix sum
     of the changed terms below. O(n log n) for all n rows (one sort per model).
     """
-    y = np.asarray(y, dtype=bool)
+    y = as_real(y, "y").astype(bool)
     n_pos = int(np.count_nonzero(y))
     out = np.empty((y.size, len(scores)))
     for m, s in enumerate(scores):
@@ -1678,13 +1692,13 @@ def cluster_bootstrap(
     0.6833
     """
     alpha = _check_resampling(n_resamples, alpha, counts)
-    v = np.asarray(values, dtype=np.float64)
+    v = as_real(values, "values")
     if v.ndim == 1:
         v = v[:, None]
     if v.ndim != 2 or v.shape[0] == 0:
         raise ValueError(f"values must have one row per group, got shape {v.shape}.")
     g, m = v.shape
-    w = np.ones(g) if weights is None else np.asarray(weights, dtype=np.float64)
+    w = np.ones(g) if weights is None else as_real(weights, "weights")
     if w.ndim == 1:
         w = np.repeat(w[:, None], m, axis=1)
     if w.shape != (g, m):

@@ -12,7 +12,8 @@ from typing import Any
 
 import numpy as np
 
-from metrics._validation import check_binary_inputs
+from metrics._bounds import MAX_BINS, check_at_most, check_cells
+from metrics._validation import as_real, check_binary_inputs
 
 __all__ = [
     "CALIBRATION_ERROR_METHOD",
@@ -117,6 +118,7 @@ def _binned(y: np.ndarray, p: np.ndarray, w: np.ndarray | None, n_bins: Any, str
     an inner edge goes to the lower bin."""
     if isinstance(n_bins, bool) or not isinstance(n_bins, (int, np.integer)) or n_bins < 1:
         raise ValueError(f"n_bins must be a positive integer, got {n_bins!r}.")
+    check_at_most(n_bins, "n_bins", MAX_BINS)
     if strategy == "uniform":
         edges = np.linspace(0.0, 1.0, n_bins + 1)
     elif strategy == "quantile":
@@ -158,6 +160,7 @@ def calibration_error(
     y_prob : array-like of shape (n_samples,)
         Predicted probabilities of the positive class, in [0, 1].
     n_bins : int, default 10
+        At most 100,000 (``metrics._bounds.MAX_BINS``); more raises ValueError.
     strategy : {"uniform", "quantile"}, default "uniform"
     norm : {"l1", "l2", "max"}, default "l1"
     sample_weight : array-like of shape (n_samples,), optional
@@ -294,6 +297,7 @@ def squared_calibration_error(
     y_prob : array-like of shape (n_samples,)
         Predicted probabilities of the positive class, in [0, 1].
     n_bins : int, default 10
+        At most 100,000 (``metrics._bounds.MAX_BINS``); more raises ValueError.
     strategy : {"uniform", "quantile"}, default "uniform"
         Bins as :func:`calibration_curve`.
     debiased : bool, default True
@@ -422,10 +426,12 @@ def calibration_error_interval(
     y_prob : array-like of shape (n_samples,)
         Probabilities in [0, 1].
     n_bins : int, default 10
+        At most 100,000 (``metrics._bounds.MAX_BINS``); more raises ValueError.
     strategy : {"uniform", "quantile"}, default "uniform"
         Bins as :func:`calibration_curve`; quantile edges are fixed at the original rows'.
     confidence : float, default 0.95
     n_resamples : int, default 1000
+        At most 100,000 (``metrics._bounds.MAX_RESAMPLES``); more raises ValueError.
     seed : int, Generator or None, default 0
     sample_weight : array-like of shape (n_samples,), optional
     groups : array-like of shape (n_samples,), optional
@@ -477,6 +483,7 @@ def calibration_error_interval(
     alpha = _check_resampling(n_resamples, 1.0 - float(confidence), "poisson")
     y, p, w = _probabilities(y_true, y_prob, sample_weight, pos_label)
     b = _binned(y, p, w, n_bins, strategy)
+    check_cells("calibration_error_interval", ("n_resamples", n_resamples), ("n_bins", n_bins))
     nb = int(n_bins)
     nan = float("nan")
     if not (b.total > 0).any():
@@ -745,7 +752,7 @@ class Calibrator:
     params: dict
 
     def __call__(self, y_score: Any) -> np.ndarray:
-        s = np.asarray(y_score, dtype=np.float64)
+        s = as_real(y_score, "y_score")
         m, q = self.method, self.params
         if m == "isotonic":
             return np.interp(s, q["x"], q["y"])

@@ -34,6 +34,7 @@ from typing import Any
 
 import numpy as np
 
+from metrics._bounds import MAX_RESAMPLES, check_at_most
 from metrics._validation import (
     UndefinedMetricWarning,
     check_binary_labels,
@@ -68,6 +69,7 @@ def _check_resampling(n_resamples: Any, alpha: Any, counts: Any) -> float:
         raise ValueError(f"n_resamples must be an integer >= 1, got {n_resamples!r}.")
     if n_resamples < 1:
         raise ValueError(f"n_resamples must be an integer >= 1, got {n_resamples!r}.")
+    check_at_most(n_resamples, "n_resamples", MAX_RESAMPLES)
     return _check_alpha(alpha)
 
 
@@ -909,6 +911,7 @@ def paired_bootstrap(
     *scores : array-like of shape (n_samples, ...)
         One or more models' scores for the same rows.
     n_resamples : int, default 1000
+        At most 100,000 (``metrics._bounds.MAX_RESAMPLES``); more raises ValueError.
     alpha : float, default 0.05
         One minus the confidence level.
     seed : int, numpy Generator or None, default 0

@@ -37,7 +37,7 @@ from typing import Any
 
 import numpy as np
 
-from metrics._validation import check_binary_inputs
+from metrics._validation import as_real, check_binary_inputs
 
 __all__ = [
     "KERAS_SUMMATION",
@@ -163,7 +163,7 @@ def keras_cells(y_score: Any, *, num_thresholds: int = 200) -> np.ndarray:
     >>> keras_cells([0.0, 0.004, 0.006, 0.5, 1.0, 7.0]).tolist()
     [1, 1, 2, 100, 199, 200]
     """
-    s = np.asarray(y_score, dtype=np.float64).reshape(-1)
+    s = as_real(y_score, "y_score").reshape(-1)
     return np.searchsorted(_keras_thresholds(num_thresholds), s, side="left")
 
 
@@ -177,7 +177,7 @@ def spark_bins(y_score: Any, *, num_bins: int = 1000) -> np.ndarray:
     >>> spark_bins([0.1, 0.4, 0.35, 0.8], num_bins=2).tolist()
     [1, 0, 1, 0]
     """
-    s = np.asarray(y_score, dtype=np.float64).reshape(-1)
+    s = as_real(y_score, "y_score").reshape(-1)
     distinct, inverse = np.unique(s, return_inverse=True)
     descending = distinct.size - 1 - inverse.reshape(-1)
     grouping = distinct.size // num_bins if num_bins > 0 else 0

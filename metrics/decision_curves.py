@@ -27,6 +27,7 @@ from typing import Any
 
 import numpy as np
 
+from metrics._bounds import MAX_GRID, MAX_RESAMPLES, check_at_most, check_cells
 from metrics._validation import UndefinedMetricWarning, check_binary_inputs, warn_undefined
 from metrics.compare import BootstrapInterval, _check_alpha, _percentile_interval
 from metrics.curves import ThresholdCounts, _score_runs
@@ -585,8 +586,11 @@ def threshold_interval(
     cost_fp, cost_fn : float, default 1.0
         For ``"cost"``: the cost of a false positive and of a false negative.
     n_resamples, alpha, seed, counts
-        As in :func:`metrics.fast_paired_bootstrap`, whose resamples these are.
+        As in :func:`metrics.fast_paired_bootstrap`, whose resamples these are
+        (``n_resamples`` at most 100,000).
     max_grid : int, default 1000
+        At most 100,000 (``metrics._bounds.MAX_GRID``), and ``n_resamples x max_grid`` at
+        most 50,000,000 (``MAX_CELLS``); more raises ValueError.
         Most thresholds searched per resample (see Notes).
 
     Returns
@@ -626,6 +630,10 @@ def threshold_interval(
             raise ValueError(f"{name} must be a finite number >= 0, got {v!r}.")
     if isinstance(max_grid, bool) or not isinstance(max_grid, (int, np.integer)) or max_grid < 1:
         raise ValueError(f"max_grid must be a positive integer, got {max_grid!r}.")
+    check_at_most(max_grid, "max_grid", MAX_GRID)
+    if isinstance(n_resamples, (int, np.integer)):  # the rest of its checks: the bootstrap's
+        check_at_most(n_resamples, "n_resamples", MAX_RESAMPLES)
+        check_cells("threshold_interval", ("n_resamples", n_resamples), ("max_grid", max_grid))
     alpha = _check_alpha(alpha)
     y, s, w = check_binary_inputs(y_true, y_score, sample_weight, pos_label)
     c = ThresholdCounts.from_runs(*_score_runs(y, s, w))

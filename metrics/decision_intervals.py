@@ -131,6 +131,7 @@ def decision_intervals(
     groups : array-like of shape (n_samples,), optional
         The unit rows belong to (a user, a patient): resamples draw whole groups.
     n_resamples : int, default 1000
+        At most 100,000 (``metrics._bounds.MAX_RESAMPLES``); more raises ValueError.
         0 gives the values only (NaN intervals).
     alpha : float, default 0.05
     seed : int, numpy Generator or None, default 0

@@ -12,6 +12,8 @@ from typing import Any
 
 import numpy as np
 
+from metrics._bounds import MAX_BINS, check_at_most
+from metrics._validation import as_real
 from metrics.curves import threshold_counts
 
 __all__ = [
@@ -114,7 +116,7 @@ def net_benefit(
     >>> everyone.tolist()
     [0.2857142857142857, 0.0]
     """
-    t = np.asarray(thresholds, dtype=np.float64)
+    t = as_real(thresholds, "thresholds")
     if np.any((t < 0) | (t >= 1)):
         raise ValueError("thresholds must be probabilities in [0, 1).")
     c = threshold_counts(y_true, y_score, pos_label=pos_label, sample_weight=sample_weight)
@@ -143,6 +145,7 @@ def lift_table(
     them falls in ``[(k − 1)/bins, k/bins)`` of the total. Tied rows stay together, in the bin
     where their block starts, so a bin can be larger than ``1/bins`` and a later one empty
     (empty bins are left out). Lift is the bin's precision over the overall prevalence.
+    ``bins`` is at most 100,000 (``metrics._bounds.MAX_BINS``; a ValueError past it).
 
     Examples
     --------
@@ -154,6 +157,7 @@ def lift_table(
 
     if bins < 1:
         raise ValueError(f"bins must be at least 1, got {bins}.")
+    check_at_most(bins, "bins", MAX_BINS)
     c = threshold_counts(y_true, y_score, pos_label=pos_label, sample_weight=sample_weight)
     total = float(c.n_pos + c.n_neg)
     cum = (c.tps + c.fps).astype(np.float64)
@@ -245,7 +249,7 @@ def expected_cost(
         from metrics._validation import check_binary_inputs
 
         y, s, w = check_binary_inputs(y_true, y_score, sample_weight, pos_label)
-        v = np.asarray(value, dtype=np.float64) * (1.0 if w is None else w)
+        v = as_real(value, "value") * (1.0 if w is None else w)
         if v.shape != s.shape or not np.isfinite(v).all():
             raise ValueError("value must hold one finite number per row.")
         # Value caught at each distinct threshold: positives' value with score >= threshold.

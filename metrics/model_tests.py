@@ -27,7 +27,7 @@ from typing import Any
 
 import numpy as np
 
-from metrics._validation import UndefinedMetricWarning, warn_undefined
+from metrics._validation import UndefinedMetricWarning, as_real, refuse_complex, warn_undefined
 from metrics.compare import (
     _check_alpha,
     _check_binary_scores,
@@ -211,8 +211,9 @@ def friedman_test(
     (2.344, 1.6572)
     """
     alpha = _check_alpha(alpha)
+    refuse_complex(np.asarray(table), "table")
     try:
-        t = np.asarray(table, dtype=np.float64)
+        t = as_real(table, "table")
     except (TypeError, ValueError):
         raise ValueError(
             "table must hold numbers: one row per block, one column per model."
@@ -421,6 +422,7 @@ def mcnemar_test(y_true: Any, pred_a: Any, pred_b: Any, *, exact: bool = True) -
     arrays = []
     for name, v in (("y_true", y_true), ("pred_a", pred_a), ("pred_b", pred_b)):
         a = np.asarray(v)
+        refuse_complex(a, name)
         if a.ndim != 1:
             raise ValueError(f"{name} must be one-dimensional, got shape {a.shape}.")
         arrays.append(a)

@@ -11,7 +11,7 @@ from typing import Any
 
 import numpy as np
 
-from metrics._validation import warn_undefined
+from metrics._validation import as_real, refuse_complex, warn_undefined
 from metrics.multilabel import check_multilabel
 
 __all__ = ["multiclass_confusion_matrix", "ovo_roc_auc", "top_k_accuracy_score"]
@@ -85,14 +85,14 @@ def _binary_top_k(y_true: Any, y_score: Any, k: int, labels: Any, sample_weight:
     with k = 1 a row is right when its prediction, score > 0.5 for scores in [0, 1] and > 0
     otherwise, is its class; with k >= 2 both classes are in the top k, so every row is."""
     y = np.asarray(y_true)
-    s = np.asarray(y_score, dtype=np.float64)
+    s = as_real(y_score, "y_score")
     classes = np.unique(y) if labels is None else np.asarray(labels)
     if classes.size > 2 or y.shape != s.shape:
         raise ValueError(
             "One score per row needs binary labels and one score for each row; found "
             f"{classes.size} classes and {s.size} scores for {y.size} rows."
         )
-    w = None if sample_weight is None else np.asarray(sample_weight, dtype=np.float64)
+    w = None if sample_weight is None else as_real(sample_weight, "sample_weight")
     if k >= 2:
         return 1.0
     positive = y == classes[-1]
@@ -119,6 +119,7 @@ def top_k_accuracy_score(
     """
     if not isinstance(k, (int, np.integer)) or isinstance(k, bool) or k < 1:
         raise ValueError(f"k must be a positive integer, got {k!r}.")
+    refuse_complex(np.asarray(y_true), "y_true")
     if np.ndim(y_score) == 1:
         return _binary_top_k(y_true, y_score, k, labels, sample_weight)
     truth, scores, w = _true_columns(y_true, y_score, labels, sample_weight)

@@ -312,6 +312,7 @@ def compare_multiclass_models(
         Whether the scores are probabilities (log loss and Brier apply); by default, whether
         every score of every model is within [0, 1].
     n_resamples : int, default 1000
+        At most 100,000 (``metrics._bounds.MAX_RESAMPLES``); more raises ValueError.
         0 gives the values only: no interval, test or verdict.
     alpha : float, default 0.05
         One minus the confidence level, and the family-wise error rate of the tests.

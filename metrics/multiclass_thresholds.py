@@ -33,7 +33,7 @@ from typing import Any
 
 import numpy as np
 
-from metrics._validation import check_sample_weight
+from metrics._validation import as_real, check_sample_weight
 from metrics.confusion import Confusion
 from metrics.curves import ThresholdCounts, _score_runs
 from metrics.multilabel import _score_matrix, check_multilabel
@@ -177,7 +177,7 @@ class ClassThresholdCounts:
 
     def at(self, thresholds: Any) -> Confusion:
         """The per-class confusion counts at one threshold per class (or one shared): lookups."""
-        thr = np.broadcast_to(np.asarray(thresholds, dtype=np.float64), self.classes.shape)
+        thr = np.broadcast_to(as_real(thresholds, "thresholds"), self.classes.shape)
         tp, fp = self._at_index(self._index_at(thr))
         return Confusion(tp=tp, fp=fp, tn=self.n_neg - fp, fn=self.n_pos - tp)
 
@@ -265,7 +265,7 @@ def predict_argmax(
     ['b', 'a', 'a', 'a']
     """
     scores = _score_matrix(y_score)
-    cuts = None if min_score is None else np.asarray(min_score, dtype=np.float64)
+    cuts = None if min_score is None else as_real(min_score, "min_score")
     if cuts is not None and cuts.ndim == 1:  # per class: the top score among the candidates
         cuts = _thresholds(cuts, scores.shape[1])
         candidate = scores >= cuts[None, :]
@@ -334,7 +334,7 @@ def predict_at_thresholds(y_score: Any, thresholds: Any) -> np.ndarray:
 
 
 def _thresholds(thresholds: Any, n_classes: int) -> np.ndarray:
-    thr = np.asarray(thresholds, dtype=np.float64)
+    thr = as_real(thresholds, "thresholds")
     if thr.ndim == 0:
         thr = np.full(n_classes, float(thr))
     if thr.shape != (n_classes,):
@@ -350,7 +350,7 @@ def _thresholds(thresholds: Any, n_classes: int) -> np.ndarray:
 
 
 def _cost_matrix(cost: Any, n_classes: int) -> np.ndarray:
-    c = np.asarray(cost, dtype=np.float64)
+    c = as_real(cost, "cost")
     if c.shape != (n_classes, n_classes):
         raise ValueError(
             f"cost must be a {n_classes} x {n_classes} matrix (rows: true class, columns: "

@@ -62,6 +62,7 @@ from metrics._validation import (
     _to_float,
     check_sample_weight,
     check_scores,
+    refuse_complex,
 )
 
 __all__ = [
@@ -732,6 +733,7 @@ def _cells(mask: np.ndarray) -> str:
 def _as_matrix(values: Any, name: str, what: str) -> np.ndarray:
     """A finite float64 array of shape (n_samples, n_labels)."""
     arr = np.asarray(values)
+    refuse_complex(arr, name)
     if arr.ndim != 2:
         raise ValueError(
             f"{name} must be two-dimensional (n_samples, n_labels), got shape {arr.shape}."

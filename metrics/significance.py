@@ -13,6 +13,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from metrics._validation import as_real
+
 __all__ = ["BestModel", "best_model", "bootstrap_p_value", "holm_adjust", "pair_verdict"]
 
 
@@ -29,7 +31,7 @@ def holm_adjust(p_values) -> np.ndarray:
     >>> holm_adjust([0.01, 0.04, 0.03]).round(4).tolist()
     [0.03, 0.06, 0.06]
     """
-    p = np.asarray(p_values, dtype=np.float64).ravel()
+    p = as_real(p_values, "p_values").ravel()
     out = np.full(p.shape, np.nan)
     finite = np.flatnonzero(~np.isnan(p))
     if finite.size == 0:
@@ -79,7 +81,7 @@ def bootstrap_p_value(replicates) -> float:
     >>> bootstrap_p_value([0.1, 0.2, 0.3, -0.1])
     0.5
     """
-    d = np.asarray(replicates, dtype=np.float64)
+    d = as_real(replicates, "replicates")
     d = d[np.isfinite(d)]
     if d.size == 0:
         return float("nan")
@@ -140,7 +142,7 @@ def best_model(
     >>> best_model(["a", "b"], [0.90, 0.80], {(0, 1): 0.001}).best
     0
     """
-    values = np.asarray(values, dtype=np.float64)
+    values = as_real(values, "values")
     pairs = sorted(p_values)
     adjusted_list = holm_adjust([p_values[k] for k in pairs])
     adjusted = dict(zip(pairs, adjusted_list.tolist(), strict=True))

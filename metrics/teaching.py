@@ -12,7 +12,8 @@ from typing import Any
 
 import numpy as np
 
-from metrics._validation import check_binary_inputs, warn_undefined
+from metrics._bounds import MAX_PAIR_SIDE, check_count
+from metrics._validation import as_real, check_binary_inputs, warn_undefined
 from metrics.areas import _auc_binary
 from metrics.average_precision import APBreakdown, ap_breakdown, check_method
 from metrics.curves import _score_runs
@@ -154,7 +155,7 @@ def score_grid_average_precision(
     """
     if thresholds is None:
         thresholds = np.arange(10, -1, -1) / 10
-    grid = np.sort(np.asarray(thresholds, dtype=np.float64))[::-1]
+    grid = np.sort(as_real(thresholds, "thresholds"))[::-1]
     if grid.size == 0 or not np.isfinite(grid).all():
         raise ValueError("thresholds must be a non-empty list of finite numbers.")
     values, pos, neg = _runs(y_true, y_score, sample_weight, pos_label)
@@ -203,6 +204,10 @@ def auc_pair_grid(
 ) -> AUCPairGrid:
     """The positive x negative comparison grid whose mean is the AUC.
 
+    At most ``max_per_class`` positives and as many negatives are drawn (seeded) into the grid:
+    1 to 2,000 (``metrics._bounds.MAX_PAIR_SIDE``, a grid of 4 million cells; a ValueError
+    past it).
+
     Examples
     --------
     Seed 004, example 2: the tied pair (0.4, 0.4) counts one half.
@@ -211,6 +216,7 @@ def auc_pair_grid(
     >>> g.outcome.tolist(), (g.wins, g.ties, g.losses), g.auc
     ([[1.0, 1.0], [0.5, 1.0]], (3, 1, 0), 0.875)
     """
+    check_count(max_per_class, "max_per_class", MAX_PAIR_SIDE)
     y, s, _ = check_binary_inputs(y_true, y_score, None, pos_label, default_positive="greater")
     pos, neg = np.sort(s[y])[::-1], np.sort(s[~y])[::-1]
     if pos.size == 0 or neg.size == 0:

@@ -14,12 +14,13 @@ import sys
 import tempfile
 from pathlib import Path
 
+from metrics._bounds import MAX_RESAMPLES
 from metrics_lens.inputs import NONE, BadInput
 
 __all__ = ["main"]
 
 # Bounds every command enforces before it works (issue 32): a bad value exits 2 with a sentence.
-MIN_RESAMPLES, MAX_RESAMPLES = 100, 100_000  # 1e9 resamples asked for 15 GiB at once
+MIN_RESAMPLES = 100  # and at most the library's bound (1e9 resamples asked for 15 GiB at once)
 MAX_SEED = 2**32 - 1
 MAX_SLICES = 200  # --slice: one row mask and one bootstrap per value
 
@@ -70,6 +71,18 @@ def _bounded(flag: str, low: int, high: int):
     return parse
 
 
+def _timeout(text: str) -> float:
+    """An argparse type: --mlflow-timeout's seconds, above 0 and at most an hour."""
+    from metrics_lens.mlflow_source import MAX_TIMEOUT, check_timeout
+
+    try:
+        return check_timeout(float(text))
+    except ValueError:  # float("x"), or BadInput (a ValueError) for nan, inf, 0, 1e308...
+        raise argparse.ArgumentTypeError(
+            f"takes seconds above 0 and at most {MAX_TIMEOUT:,.0f} (an hour), got {text!r}"
+        ) from None
+
+
 class _Parser(argparse.ArgumentParser):
     """argparse with one-line errors (exit 2), as every other bad input."""
 
@@ -108,7 +121,8 @@ def _steps(command: str, args):
 
     if getattr(args, "json", False):
         return Steps(command, 1, mode="off")
-    return Steps(command, 1, mode="lines" if args.verbose else "auto")  # 1: reading the table
+    # 1: reading the table; the rest are counted once it is read (1/?, then 2/3...)
+    return Steps(command, 1, mode="lines" if args.verbose else "auto", more=True)
 
 
 def _table_options(p: argparse.ArgumentParser, *, file_nargs: str = "?") -> None:
@@ -155,11 +169,12 @@ def _table_options(p: argparse.ArgumentParser, *, file_nargs: str = "?") -> None
     )
     p.add_argument(
         "--mlflow-timeout",
-        type=float,
+        type=_timeout,
         default=60.0,
         metavar="SECONDS",
         help="the most a read from a tracking server may take, every request together, with "
-        "no retries (default 60); its answers are read up to 16 MB, the table up to 1 GB",
+        "no retries: above 0 and at most 3600 (default 60); its answers are read up to 16 MB, "
+        "the table up to 1 GB",
     )
 
 
@@ -295,7 +310,7 @@ def _source(args, into: Path | None = None):
     if args.mlflow_run and args.file:
         raise BadInput("Give FILE or --mlflow-run, not both.")
     if args.mlflow_run:
-        from metrics_lens.mlflow_source import EVAL_TABLE, evaluation_roles, run_table
+        from metrics_lens.mlflow_runs import EVAL_TABLE, evaluation_roles, run_table
 
         frame, name, local = run_table(
             args.mlflow_run,
@@ -377,15 +392,17 @@ def _report(args, argv: list[str]) -> int:
     with tempfile.TemporaryDirectory(prefix="metrics-lens-") as tmp, steps:
         with steps.step(f"reading {args.file or 'the run'}"):
             table, path = _table(args, Path(tmp))
+        from metrics_lens.mlflow_source import shown_argv, shown_uri
+
+        if args.mlflow_run:
+            where = shown_uri(args.tracking_uri) if args.tracking_uri else "default tracking URI"
         settings = ReportSettings(
-            source=table.name
-            if not args.mlflow_run
-            else f"{table.name} ({args.tracking_uri or 'default tracking URI'})",
+            source=table.name if not args.mlflow_run else f"{table.name} ({where})",
             n_resamples=args.resamples,
             seed=args.seed,
             max_fpr=args.max_fpr,
             thresholds=thresholds,
-            command="metrics-lens " + shlex.join(argv),
+            command="metrics-lens " + shlex.join(shown_argv(argv)),
             file_digest=file_digest(path),
         )
         page = build_report(table, settings, steps=steps)

@@ -1,11 +1,5 @@
-"""Predictions logged to MLflow: a table artifact of a run, read from a tracking store, read-only.
-
-A run's predictions reach MLflow in one of two shapes, and both open here:
-
-* a table file logged as an artifact (``mlflow.log_artifact("preds.parquet")``, CSV or
-  Parquet, optionally gzipped CSV);
-* the evaluation table ``mlflow.evaluate`` writes (``eval_results_table.json``), or any table
-  logged with ``mlflow.log_table``: JSON with ``columns`` and ``data``.
+"""MLflow tracking stores, opened read-only: where a run's artifacts are, and each one's bytes
+(:mod:`metrics_lens.mlflow_runs` reads the predictions table from them).
 
 The tracking store is ``tracking_uri`` when given, else ``MLFLOW_TRACKING_URI``, else MLflow's
 default (``./mlruns`` when it holds experiments, else ``sqlite:///mlflow.db``). Three kinds of
@@ -33,57 +27,35 @@ from __future__ import annotations
 import base64
 import contextlib
 import http.client
-import io
 import json
 import math
 import os
 import re
-import shutil
 import socket
 import sqlite3
 import ssl
-import tempfile
 import threading
 import time
 import urllib.parse
 from pathlib import Path, PurePosixPath
 
-import pandas as pd
-
-from metrics_lens.inputs import BadInput, load_frame
+from metrics_lens.inputs import BadInput
 
 __all__ = [
     "DEFAULT_TIMEOUT",
-    "EVAL_TABLE",
     "MAX_ARTIFACT_BYTES",
     "MAX_JSON_BYTES",
-    "TABLE_SUFFIXES",
-    "evaluation_roles",
+    "MAX_TIMEOUT",
+    "check_timeout",
     "open_store",
-    "run_table",
-    "table_artifacts",
+    "shown_argv",
+    "shown_uri",
 ]
 
-TABLE_SUFFIXES = (".csv", ".csv.gz", ".tsv", ".parquet", ".pq", ".json")
-EVAL_TABLE = "eval_results_table.json"
-# What mlflow.evaluate logs for a classifier besides metrics (MLflow 3, default evaluator):
-# plots, and for more than two classes one row of aggregate metrics per class. None of them is
-# a row's score, so none is read as a predictions table.
-EVAL_PLOTS = ("roc_curve_plot.png", "precision_recall_curve_plot.png", "lift_curve_plot.png",
-              "calibration_curve_plot.png", "confusion_matrix.png")  # fmt: skip
-EVAL_AGGREGATES = ("per_class_metrics.csv",)
-# The evaluation table's columns that score each row for a metric (a judge's grade, a per-row
-# metric), not for the model: "<metric>/score", "<metric>/justification", token_count, latency.
-_EVAL_METRIC_COLUMN = re.compile(r"/(score|justification)$")
-_EVAL_MEASURES = ("token_count", "latency")
-_LOG_SCORES = (
-    "log the scores beside them, e.g. mlflow.log_table({'label': y, 'score': "
-    "model.predict_proba(X)[:, 1]}, 'predictions.json'), and read that run"
-)
 DEFAULT_TIMEOUT = 60.0  # seconds, a tracking server's whole read (--mlflow-timeout)
+MAX_TIMEOUT = 3600.0  # an hour; past it a socket's timeout overflows (1e308 s), or never ends
 MAX_JSON_BYTES = 16 * 1024 * 1024  # a runs/get or artifacts/list answer
 MAX_ARTIFACT_BYTES = 1024 * 1024 * 1024  # the predictions table downloaded from a server
-MAX_JSON_TABLE_BYTES = 256 * 1024 * 1024  # a JSON table is parsed in Python: ~10x in memory
 MAX_ARTIFACTS = 10_000  # files listed for one run
 MAX_DEPTH = 12  # folders deep
 _CHUNK = 1 << 16
@@ -98,6 +70,62 @@ def _said(text: object, limit: int = 200) -> str:
     (ANSI escapes included) as a space, shortened past ``limit``."""
     s = " ".join(_CONTROL.sub(" ", str(text)).split())
     return s if len(s) <= limit else s[: limit - 1] + "…"
+
+
+_SCHEME = re.compile(r"([A-Za-z][\w+.-]*://)(.*)", re.DOTALL)
+_QUERY_VALUE = re.compile(r"([?&;][^=&;#]*=)[^&;#]*")
+
+
+def shown_uri(uri: object, limit: int = 120) -> str:
+    """A tracking URI as a message may print it: without its ``user:password@`` part and
+    with every query value blanked (``?token=…``), safe on one line (:func:`_said`)."""
+    text = str(uri)
+    m = _SCHEME.match(text)
+    if m:
+        scheme, rest = m.groups()
+        cut = min((i for i in (rest.find("?"), rest.find("#")) if i >= 0), default=len(rest))
+        where, tail = rest[:cut], rest[cut:]
+        # the authority ends at the first "/", but a password may hold one: on a network
+        # scheme everything up to the last "@" before the query is the user's part
+        end = where.find("/")
+        authority = where if end < 0 or scheme.lower() in ("http://", "https://") else where[:end]
+        if "@" in authority:
+            where = where[authority.rindex("@") + 1 :]
+        text = scheme + where + _QUERY_VALUE.sub(r"\1…", tail)
+    else:  # no scheme: "user:password@host" (a forgotten http://), or a path
+        head, mark, tail = text.partition("?")
+        user, at, host = head.rpartition("@")
+        if at and ":" in user and "/" not in user:
+            head = host
+        text = head + (_QUERY_VALUE.sub(r"\1…", mark + tail) if mark else "")
+    return _said(text, limit)
+
+
+def shown_argv(argv: list[str]) -> list[str]:
+    """A command line as a report may record it: a --tracking-uri without its password or
+    token (:func:`shown_uri`)."""
+    out, hide = [], False
+    for arg in argv:
+        if hide:
+            out.append(shown_uri(arg, 10_000))
+        elif arg.startswith("--tracking-uri="):
+            out.append("--tracking-uri=" + shown_uri(arg.partition("=")[2], 10_000))
+        else:
+            out.append(arg)
+        hide = arg == "--tracking-uri"
+    return out
+
+
+def check_timeout(seconds: object) -> float:
+    """``seconds`` as a server read's deadline: a number above 0 and at most
+    :data:`MAX_TIMEOUT`; :class:`BadInput` (one sentence) otherwise."""
+    ok = isinstance(seconds, (int, float)) and not isinstance(seconds, bool)
+    if not (ok and math.isfinite(seconds) and 0 < seconds <= MAX_TIMEOUT):
+        raise BadInput(
+            f"--mlflow-timeout must be a number of seconds above 0 and at most "
+            f"{MAX_TIMEOUT:,.0f} (an hour), got {_said(seconds, 40)}."
+        )
+    return float(seconds)
 
 
 def _check_run_id(run_id: str) -> None:
@@ -199,13 +227,13 @@ def _local_artifact_dir(artifact_uri: object, run_id: str, uri: str) -> Path:
         if parsed.netloc not in ("", "localhost"):
             raise BadInput(
                 f"The artifacts of MLflow run {run_id} are on another machine "
-                f"({_said(artifact_uri, 120)}): serve the store with `mlflow server` and pass "
+                f"({shown_uri(artifact_uri)}): serve the store with `mlflow server` and pass "
                 "its address as --tracking-uri."
             )
         return Path(urllib.parse.unquote(parsed.path))
     if "://" in artifact_uri or re.match(r"[A-Za-z][\w+.-]*:", artifact_uri):
         raise BadInput(
-            f"The artifacts of MLflow run {run_id} are at {_said(artifact_uri, 120)}, which is "
+            f"The artifacts of MLflow run {run_id} are at {shown_uri(artifact_uri)}, which is "
             "not on this machine: serve the store with `mlflow server` (it reads its artifact "
             "store for you) and pass its address as --tracking-uri."
         )
@@ -317,13 +345,13 @@ class _Server(_Store):
 
     def __init__(self, uri: str, timeout: float):
         parsed = urllib.parse.urlsplit(uri)
+        self.uri, self.timeout = shown_uri(uri), check_timeout(timeout)
         if not parsed.hostname:
-            raise BadInput(f"--tracking-uri {uri}: no host name in the address.")
+            raise BadInput(f"--tracking-uri {self.uri}: no host name in the address.")
         try:
             self.port = parsed.port
         except ValueError:
-            raise BadInput(f"--tracking-uri {uri}: the port is not a number.") from None
-        self.uri, self.timeout = uri, float(timeout)
+            raise BadInput(f"--tracking-uri {self.uri}: the port is not a number.") from None
         self.https = parsed.scheme == "https"
         self.host = parsed.hostname
         self.base = parsed.path.rstrip("/")
@@ -331,10 +359,14 @@ class _Server(_Store):
         self.headers = {"User-Agent": "metrics-lens", "Accept": "application/json"}
         token = os.environ.get("MLFLOW_TRACKING_TOKEN")
         user = os.environ.get("MLFLOW_TRACKING_USERNAME")
+        password = os.environ.get("MLFLOW_TRACKING_PASSWORD", "")
+        if not (token or user) and parsed.username is not None:  # http://user:password@host
+            user = urllib.parse.unquote(parsed.username)
+            password = urllib.parse.unquote(parsed.password or "")
         if token:
             self.headers["Authorization"] = f"Bearer {token}"
         elif user:
-            secret = f"{user}:{os.environ.get('MLFLOW_TRACKING_PASSWORD', '')}".encode()
+            secret = f"{user}:{password}".encode()
             self.headers["Authorization"] = "Basic " + base64.b64encode(secret).decode()
 
     # one request: connect, send, read at most ``limit`` bytes, all before the deadline
@@ -380,7 +412,7 @@ class _Server(_Store):
             response = conn.getresponse()
             status = response.status
             if 300 <= status < 400:
-                where = _said(response.getheader("Location", "elsewhere"), 120)
+                where = shown_uri(response.getheader("Location", "elsewhere"))
                 raise BadInput(
                     f"The tracking server at {self.uri} redirects to {where}; pass that "
                     "address as --tracking-uri (redirects are not followed)."
@@ -531,10 +563,10 @@ def _default_uri() -> str:
 def open_store(tracking_uri: str | None = None, *, timeout: float = DEFAULT_TIMEOUT) -> _Store:
     """The tracking store at ``tracking_uri`` (else ``MLFLOW_TRACKING_URI``, else MLflow's
     default), opened to read; :class:`BadInput` when it is not one. Nothing is created."""
-    if not (isinstance(timeout, (int, float)) and math.isfinite(timeout) and timeout > 0):
-        raise BadInput(f"--mlflow-timeout must be a number of seconds > 0, got {timeout!r}.")
+    timeout = check_timeout(timeout)
     given = tracking_uri or os.environ.get("MLFLOW_TRACKING_URI")
     uri = given or _default_uri()
+    shown = shown_uri(uri)  # what every message prints: no password, no token
     scheme = uri.split(":", 1)[0].lower() if re.match(r"[A-Za-z][\w+.-]*:", uri) else ""
     if scheme in ("http", "https"):
         return _Server(uri, timeout)
@@ -542,174 +574,26 @@ def open_store(tracking_uri: str | None = None, *, timeout: float = DEFAULT_TIME
         rest = uri[len("sqlite:") :]
         if not rest.startswith("///") or len(rest) == 3:
             raise BadInput(
-                f"--tracking-uri {_said(uri, 120)}: a SQLite store is sqlite:///relative/path.db "
+                f"--tracking-uri {shown}: a SQLite store is sqlite:///relative/path.db "
                 "or sqlite:////absolute/path.db."
             )
         db = Path(urllib.parse.unquote(rest[3:].split("?", 1)[0]))
-        where = uri if given else f"{uri} (MLflow's default; pass --tracking-uri)"
+        where = shown if given else f"{shown} (MLflow's default; pass --tracking-uri)"
         return _SqliteStore(db, where)
     if scheme == "file":
         parsed = urllib.parse.urlparse(uri)
         if parsed.netloc not in ("", "localhost"):
-            raise BadInput(f"--tracking-uri {_said(uri, 120)}: a file: store on another machine.")
-        return _FileStore(Path(urllib.parse.unquote(parsed.path)), uri)
+            raise BadInput(f"--tracking-uri {shown}: a file: store on another machine.")
+        return _FileStore(Path(urllib.parse.unquote(parsed.path)), shown)
     base = scheme.split("+", 1)[0]
     if base in _OTHER_SCHEMES or uri.split("://")[0].lower() in _OTHER_SCHEMES:
         raise BadInput(
-            f"--tracking-uri {_said(uri, 120)}: this command reads {_READS}; put an `mlflow "
+            f"--tracking-uri {shown}: this command reads {_READS}; put an `mlflow "
             "server` in front of this store and pass its http: address."
         )
     if "://" in uri or len(scheme) > 1:  # "C:" is a drive, not a scheme
+        named = shown_uri(scheme or uri.split("://")[0], 40)
         raise BadInput(
-            f"--tracking-uri {_said(uri, 120)}: unknown scheme {scheme or uri.split('://')[0]!r}; "
-            f"this command reads {_READS}."
+            f"--tracking-uri {shown}: unknown scheme {named!r}; this command reads {_READS}."
         )
-    return _FileStore(Path(uri), uri)
-
-
-# --- the run's table -------------------------------------------------------------------------
-
-
-def table_artifacts(
-    run_id: str, *, tracking_uri: str | None = None, timeout: float = DEFAULT_TIMEOUT, store=None
-) -> list[str]:
-    """The run's artifacts that can hold a predictions table, the evaluation table first."""
-    _check_run_id(run_id)
-    store = store or open_store(tracking_uri, timeout=timeout)
-    store.check_run(run_id)
-    paths = [
-        p
-        for p in store.list(run_id)
-        if p.lower().endswith(TABLE_SUFFIXES) and PurePosixPath(p).name not in EVAL_AGGREGATES
-    ]
-    return sorted(paths, key=lambda p: (PurePosixPath(p).name != EVAL_TABLE, p))
-
-
-def evaluation_roles(frame: pd.DataFrame, run_id: str, *, score_given: bool = False):
-    """(label, score) columns of the evaluation table ``mlflow.evaluate`` wrote.
-
-    Its columns are the evaluation data's inputs, then the label and the model's output, then
-    one column per row-level metric (``<metric>/score``...). For a classifier that output is
-    ``predict()``: a decision (each row's class), not a score, and threshold-free metrics
-    cannot be computed from it, so it is refused with a sentence unless ``score_given`` (the
-    user named a score column). A numeric output that is not a class (static data evaluated
-    with ``predictions=`` a probability column) is the model's score. The inputs are never
-    taken as models.
-    """
-    columns = [str(c) for c in frame.columns]
-    rest = [c for c in columns if not _EVAL_METRIC_COLUMN.search(c) and c not in _EVAL_MEASURES]
-    if len(rest) < 2:
-        raise BadInput(
-            f"The evaluation table of MLflow run {run_id} has no label and output columns "
-            f"(its columns: {', '.join(columns[:8])})."
-        )
-    label, output = rest[-2], rest[-1]
-    if score_given:
-        return label, None
-    values = pd.unique(frame[output].dropna())
-    classes = set(pd.unique(frame[label].dropna()).tolist())
-    numeric = pd.api.types.is_numeric_dtype(frame[output]) and not pd.api.types.is_bool_dtype(
-        frame[output]
-    )
-    if not numeric or set(values.tolist()) <= classes | {0, 1}:
-        kind = (
-            "the class predict() gave each row"
-            if numeric or set(values.tolist()) <= classes
-            else "text"
-        )
-        raise BadInput(
-            f"The evaluation table of MLflow run {run_id} (mlflow.evaluate's) holds the label "
-            f"{label!r} and the model's output {output!r}, which is {kind}: a "
-            "decision, not a score, so AUC, AP and the curves cannot be computed from it; "
-            "mlflow.evaluate keeps no classifier scores. Name a score column with --score, or "
-            + _LOG_SCORES
-            + "."
-        )
-    return label, output
-
-
-def _read_json_table(path: Path) -> pd.DataFrame:
-    size = path.stat().st_size
-    if size > MAX_JSON_TABLE_BYTES:
-        raise BadInput(
-            f"{path.name} is {size / 1024 / 1024:,.0f} MB; JSON tables are read up to "
-            f"{MAX_JSON_TABLE_BYTES / 1024 / 1024:,.0f} MB (log the predictions as Parquet "
-            "with mlflow.log_artifact)."
-        )
-    try:
-        obj = json.loads(path.read_text(encoding="utf-8"))
-    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise BadInput(f"{path.name} is not a JSON table: {_said(exc)}.") from None
-    if isinstance(obj, dict) and "columns" in obj and "data" in obj:
-        try:
-            return pd.DataFrame(obj["data"], columns=obj["columns"])
-        except (ValueError, TypeError) as exc:
-            raise BadInput(f"{path.name} is not a JSON table: {_said(exc)}.") from None
-    try:
-        return pd.read_json(io.StringIO(json.dumps(obj)))
-    except ValueError:
-        raise BadInput(
-            f"{path.name} is JSON but not a table (expected the columns/data layout "
-            "mlflow.log_table and mlflow.evaluate write)."
-        ) from None
-
-
-def run_table(
-    run_id: str,
-    *,
-    tracking_uri: str | None = None,
-    artifact: str | None = None,
-    into: str | Path | None = None,
-    timeout: float = DEFAULT_TIMEOUT,
-) -> tuple[pd.DataFrame, str, Path]:
-    """(table, a name for it, the file read) of a run's predictions artifact.
-
-    ``artifact`` picks one artifact path when the run logged several tables. A local store's
-    file is read where it is; a server's is downloaded into ``into`` (a new temporary
-    directory when omitted). ``timeout`` bounds a server read, every request together.
-    """
-    _check_run_id(run_id)
-    store = open_store(tracking_uri, timeout=timeout)
-    candidates = table_artifacts(run_id, store=store)
-    if artifact is None:
-        if not candidates:
-            logged = {PurePosixPath(p).name for p in store.list(run_id)}
-            evaluated = sorted(logged & set(EVAL_PLOTS + EVAL_AGGREGATES))
-            if evaluated:
-                raise BadInput(
-                    f"MLflow run {run_id} was logged by mlflow.evaluate: it holds metrics and "
-                    f"{', '.join(evaluated[:3])}{', ...' if len(evaluated) > 3 else ''} but "
-                    "no row's score (mlflow.evaluate keeps none for a classifier); "
-                    + _LOG_SCORES
-                    + "."
-                )
-            raise BadInput(
-                f"MLflow run {run_id} has no table artifact (CSV, Parquet or the JSON table "
-                "mlflow.evaluate or mlflow.log_table writes)."
-            )
-        evaluation = [p for p in candidates if PurePosixPath(p).name == EVAL_TABLE]
-        if len(candidates) > 1 and len(evaluation) != 1:
-            raise BadInput(
-                f"MLflow run {run_id} has {len(candidates)} table artifacts; pick one with "
-                f"--artifact: {', '.join(candidates[:8])}."
-            )
-        artifact = evaluation[0] if evaluation else candidates[0]
-    elif artifact not in candidates:
-        raise BadInput(
-            f"MLflow run {run_id} has no table artifact {_said(artifact, 120)!r}"
-            + (f" (its tables: {', '.join(candidates[:8])})." if candidates else ".")
-        )
-    made = into is None
-    target = Path(into) if into is not None else Path(tempfile.mkdtemp(prefix="metrics-lens-"))
-    target.mkdir(parents=True, exist_ok=True)
-    try:
-        local = store.fetch(run_id, artifact, target)
-    except BaseException:
-        if made:
-            shutil.rmtree(target, ignore_errors=True)
-        raise
-    name = f"mlflow run {run_id} · {artifact}"
-    if local.name.lower().endswith(".json"):
-        return _read_json_table(local), name, local
-    frame, _ = load_frame(local)
-    return frame, name, local
+    return _FileStore(Path(uri), shown)

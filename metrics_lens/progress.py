@@ -26,16 +26,22 @@ class Steps:
     """The steps of one command run, shown as the module says.
 
     ``mode`` is ``"auto"`` (a bar when stderr is a terminal, else nothing), ``"lines"``
-    (``--verbose``) or ``"off"`` (``--json``).
+    (``--verbose``) or ``"off"`` (``--json``). With ``more``, ``total`` counts only the steps
+    known so far (reading the table) and more come with :meth:`add`: until then the count
+    shows ``1/?``, so the run counts one way from its first line to its last (``1/?``,
+    ``2/3``, ``3/3``), never ``1/1`` and then ``2/3``.
     """
 
-    def __init__(self, command: str, total: int = 0, *, mode: str = "auto", stream=None):
+    def __init__(
+        self, command: str, total: int = 0, *, mode: str = "auto", stream=None, more=False
+    ):
         self.command = command
         self.stream = stream or sys.stderr
         if mode == "auto":
             mode = "bar" if _is_terminal(self.stream) else "off"
         self.mode = mode
         self.total = total
+        self.known = not more  # the total is final (False: more steps are to be announced)
         self.done = 0
         self.started = time.monotonic()
         self._bar = None
@@ -46,7 +52,7 @@ class Steps:
             size = shutil.get_terminal_size((100, 24))
 
             self._bar = tqdm(
-                total=total or None,
+                total=(total or None) if self.known else None,
                 desc=command,
                 file=self.stream,
                 leave=False,
@@ -61,6 +67,7 @@ class Steps:
     def add(self, n: int) -> None:
         """``n`` more steps than announced (known once the table is read)."""
         self.total += n
+        self.known = True
         if self._bar is not None:
             self._bar.total = self.total
             self._bar.refresh()
@@ -72,7 +79,8 @@ class Steps:
             self._bar.set_postfix_str(text, refresh=True)
         elif self.mode == "lines":
             elapsed = time.monotonic() - self.started
-            of = f"{self.done + 1}/{self.total}" if self.total else f"{self.done + 1}"
+            total = self.total if self.known else "?"
+            of = f"{self.done + 1}/{total}" if self.total else f"{self.done + 1}"
             print(f"{self.command}: {of} [{elapsed:.1f} s] {text}", file=self.stream, flush=True)
         yield
         self.done += 1

@@ -196,7 +196,7 @@ def test_a_link_to_a_file_not_offered_says_so_and_shows_no_other_file(data_dir, 
 
 
 def test_a_link_to_a_glob_opens_the_glob(data_dir):
-    at = _session({"source": "server", "dataset": "vis*.csv"})
+    at = _session({"source": "server", "glob": "vis*.csv"})
     assert at.session_state["server_file"] == "a glob..."
     assert at.text_input(key="server_glob").value == "vis*.csv"
     assert not at.error

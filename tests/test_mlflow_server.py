@@ -398,10 +398,67 @@ def test_a_closed_port_is_one_sentence(capsys):
     refused(code, err, f"Cannot read from the MLflow tracking server at http://127.0.0.1:{port}")
 
 
-@pytest.mark.parametrize("value", ["0", "-1", "nan", "inf"])
-def test_the_timeout_must_be_a_positive_number(capsys, value):
-    code, _, err = check(capsys, "http://127.0.0.1:9", "--mlflow-timeout", value)
-    refused(code, err, "--mlflow-timeout must be a number of seconds > 0")
+@pytest.mark.parametrize("command", ["check", "report"])
+@pytest.mark.parametrize("value", ["0", "-1", "nan", "inf", "-inf", "1e12", "1e308", "3600.5", "x"])
+def test_the_timeout_must_be_above_0_and_at_most_an_hour(capsys, tmp_path, command, value):
+    """1e308 s used to reach socket.settimeout: an OverflowError traceback."""
+    args = [
+        "--mlflow-run",
+        RUN,
+        "--tracking-uri",
+        "http://127.0.0.1:9",
+        f"--mlflow-timeout={value}",
+    ]
+    if command == "check":
+        args += ["--baseline", "a", "--candidate", "b", "--metric", "auc"]
+    with pytest.raises(SystemExit) as stop:  # argparse's exit, before any connection
+        main([command, *args, *(["-o", str(tmp_path / "r.html")] if command == "report" else [])])
+    err = capsys.readouterr().err
+    refused(stop.value.code, err, "--mlflow-timeout: takes seconds above 0 and at most 3,600")
+    assert f"got {value!r}" in err
+
+
+@pytest.mark.parametrize("value", [0, -1.0, float("nan"), float("inf"), 1e12, 1e308, True, "60"])
+def test_the_library_refuses_the_same_timeouts(value):
+    with pytest.raises(mlflow_source.BadInput, match=r"at most 3,600 \(an hour\)"):
+        mlflow_source.open_store("http://127.0.0.1:9", timeout=value)
+
+
+@pytest.mark.parametrize(
+    ("uri", "shown"),
+    [
+        ("http://bob:s3cret@127.0.0.1:9", "http://127.0.0.1:9"),
+        ("https://bob:p@ss/w0rd@host.example/base", "https://host.example/base"),
+        ("http://127.0.0.1:9/api?token=s3cret&user=bob", "http://127.0.0.1:9/api?token=…&user=…"),
+        ("http://bob@127.0.0.1:9/?access_token=s3cret#x", "http://127.0.0.1:9/?access_token=…#x"),
+        ("bob:s3cret@127.0.0.1:9", "127.0.0.1:9"),
+        ("sqlite:///runs@home/mlflow.db", "sqlite:///runs@home/mlflow.db"),
+        ("./mlruns", "./mlruns"),
+    ],
+)
+def test_a_uri_is_shown_without_its_password_or_token(uri, shown):
+    assert mlflow_source.shown_uri(uri) == shown
+
+
+def test_error_lines_and_reports_never_print_the_password(serve, capsys, tmp_path):
+    """The refusal of a closed port, a run that is not there, and the report's own record of
+    its source and command: none holds the password or the token of --tracking-uri."""
+    server = serve(mlflow_routes(_predictions()))
+    host = server.uri.removeprefix("http://")
+    secret = f"http://bob:s3cret@{host}/?token=t0ken"
+    code, _, err = check(capsys, secret, run="f" * 32)
+    refused(code, err, f"was not found at http://{host}/?token=…")
+    out = tmp_path / "r.html"
+    code = main(["report", "--mlflow-run", RUN, "--tracking-uri", secret, "-o", str(out),
+                 "--resamples", "100"])  # fmt: skip
+    assert code == 0, capsys.readouterr().err
+    page = out.read_text(encoding="utf-8")
+    assert f"http://{host}/?token=…" in page
+    for text in (err, page):
+        assert "s3cret" not in text
+        assert "t0ken" not in text
+    # the password still logs in, as MLflow's client uses it
+    assert server.requests[-1][2].get("Authorization") == "Basic Ym9iOnMzY3JldA=="
 
 
 def test_the_json_table_of_a_server_run(serve, capsys):

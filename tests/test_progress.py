@@ -39,6 +39,21 @@ def test_lines_name_every_step_with_its_count():
     assert lines[1].startswith("check: 2/2 [")
 
 
+def test_a_run_whose_steps_are_known_after_reading_counts_one_way():
+    """Issue 55 §3: ``1/1 reading`` and then ``2/3`` were two counts; the total is unknown
+    while the table is read (``1/?``) and every later line counts on from there."""
+    out = io.StringIO()
+    with Steps("check", 1, mode="lines", stream=out, more=True) as steps:
+        with steps.step("reading t.csv"):
+            pass
+        steps.add(2)
+        for text in ("auc · all rows", "ap · all rows"):
+            with steps.step(text):
+                pass
+    counts = [line.split(" ", 2)[1] for line in out.getvalue().splitlines()]
+    assert counts == ["1/?", "2/3", "3/3"]
+
+
 def test_off_and_auto_on_a_pipe_write_nothing():
     for mode in ("off", "auto"):
         out = io.StringIO()  # not a terminal
@@ -122,7 +137,8 @@ def test_a_pipe_gets_the_result_only_and_verbose_gets_lines():
     assert quiet.stderr == ""
     loud = subprocess.run([*run, "--verbose"], cwd=ROOT, env=env, capture_output=True, text=True,
                           check=True)  # fmt: skip
-    assert loud.stderr.splitlines()[-1].startswith("check: 3/3 [")
+    counts = [line.split(" ", 2)[1] for line in loud.stderr.splitlines()]
+    assert counts == ["1/?", "2/3", "3/3"]  # one count from reading to the last metric
     assert loud.stdout == quiet.stdout
 
 

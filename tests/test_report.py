@@ -212,6 +212,10 @@ def test_the_notebook_entry_reads_a_file_too(tmp_path):
         ([str(CANCER), "--label", "nope"], "No column named 'nope'"),
         ([str(CANCER), "--score", "nope"], "No column named 'nope'"),
         ([str(CANCER), "--threshold", "naive_bayes=high"], "--threshold takes MODEL=T"),
+        # issue 50 §6: not a number, past a double, empty, no model, no threshold at all
+        *(([str(CANCER), "--threshold", t], "--threshold takes MODEL=T with a finite number")
+          for t in ("naive_bayes=nan", "naive_bayes=inf", "naive_bayes=-inf",
+                    "naive_bayes=1e400", "naive_bayes=", "=0.5", "", "naive_bayes")),
         ([str(CANCER), "--threshold", "other=0.5", "--score", "naive_bayes"],
          "--threshold names 'other'"),
     ],

@@ -20,6 +20,7 @@ from pathlib import Path
 
 import numpy as np
 
+from metrics._bounds import MAX_BINS, check_count
 from metrics.sql import _queries as q
 from metrics.sql._inputs import (
     Sources,
@@ -674,7 +675,8 @@ def summarize(
     cap : int
         Distinct scores up to which the exact per-score table is returned (24 bytes each).
     bins : int
-        Score ranges of the binned table returned above the cap.
+        Score ranges of the binned table returned above the cap: 1 to 100,000
+        (``metrics._bounds.MAX_BINS``; a ValueError past it).
     progress : callable, optional
         Called with a line of text at every step.
     state : bool
@@ -739,6 +741,7 @@ def _summarize(
     state,
     delong=False,
 ) -> tuple[Summary, DeLongSummary | None]:
+    check_count(bins, "bins", MAX_BINS)
     say = progress or (lambda _line: None)
     started = time.monotonic()
 

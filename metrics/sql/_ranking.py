@@ -18,6 +18,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from metrics._bounds import MAX_CUTOFFS, check_at_most
 from metrics.ranking import _DENOMINATORS, _GAINS, _REPORT_METRICS, RankingReport
 from metrics.sql import _queries as q
 from metrics.sql._engine import (
@@ -227,6 +228,7 @@ def ranking_curves(
     Parameters
     ----------
     ks : sequence of int
+        At most 10,000 cut-offs (``metrics._bounds.MAX_CUTOFFS``; a ValueError past it).
         The cut-offs, each a positive int.
     source, relevance, score, query, gain, denominator, engine, memory_limit, spark, cap, progress
         As in :func:`ranking_summary`.
@@ -239,6 +241,7 @@ def ranking_curves(
     ks = tuple(ks)
     if not ks:
         raise ValueError("give at least one cut-off k.")
+    check_at_most(len(ks), "the number of cut-offs in ks", MAX_CUTOFFS)
     for k in ks:
         _check_options(k, gain, denominator)
     say = progress or (lambda _line: None)

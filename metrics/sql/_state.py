@@ -35,6 +35,7 @@ import numpy as np
 
 from metrics.average_precision import ap_breakdown
 from metrics.groups import GroupAUC
+from metrics.sql._files import check_counts, check_total
 from metrics.sql._summary import (
     FORMAT,
     ClusterSums,
@@ -377,9 +378,7 @@ def state_from_file(name: str, header: dict, arrays: dict[str, np.ndarray]) -> S
             cols = [arrays[f"{i}_{kind}_{c}"] for c in _KINDS[kind]]
             if len({c.size for c in cols}) != 1:
                 refuse(f"model {model[:40]!r}'s {kind} arrays differ in length")
-            counts = cols[1:4] if kind == "users" else cols[2:5]
-            if any(np.any(c < 0) for c in counts):
-                refuse(f"model {model[:40]!r}'s {kind} has negative counts")
+            _check_user_counts(refuse, f"model {model[:40]!r}'s {kind}", kind, cols, header)
             tables["users" if kind == "users" else "user_scores"] = cls(*cols)
         if "users" in tables and "user_scores" in tables:
             refuse(f"model {model[:40]!r} has both a per-user and a per-(user, score) table")
@@ -388,6 +387,30 @@ def state_from_file(name: str, header: dict, arrays: dict[str, np.ndarray]) -> S
         out[model] = finish(m, weighted)
     head = {k: v for k, v in header.items() if k not in ("format", "models")}
     return Summary(**head, models=out, state=True)
+
+
+def _check_user_counts(refuse, what: str, kind: str, cols: list, header: dict) -> None:
+    """A per-user or per-(user, score) table's counts, before any arithmetic: rows are whole
+    counts adding up to the header's rows; positives and negatives as the per-score table's;
+    unweighted, each row's classes add up to its rows (and 2U is within 0 and 2PN)."""
+    weighted = header["weight"] is not None
+    rows = header["rows"]
+    counts = dict(zip(_KINDS[kind], cols, strict=True))
+    if kind == "pairs" and np.any(np.isnan(counts["scores"])):
+        refuse(f"{what} has NaN scores")
+    check_counts(refuse, f"{what}'s rows", counts["rows"], False, rows)
+    check_total(refuse, f"{what}'s rows", counts["rows"].sum(), rows, False)
+    for c in ("pos", "neg"):
+        check_counts(refuse, f"{what}'s {c}", counts[c], weighted, None if weighted else rows)
+    if kind == "users":
+        check_counts(refuse, f"{what}'s 2U", counts["twice_u"], weighted)
+    if weighted:
+        return
+    if np.any(counts["pos"] + counts["neg"] != counts["rows"]):
+        refuse(f"{what}'s positives and negatives do not add up to its rows")
+    pairs = 2.0 * counts["pos"] * counts["neg"]  # floats: 2PN may pass int64
+    if kind == "users" and np.any(counts["twice_u"] > pairs * (1 + 1e-12)):
+        refuse(f"{what}'s 2U is more than twice its pairs of a positive and a negative")
 
 
 def _check_order(m: ModelSummary, refuse) -> None:
@@ -418,6 +441,28 @@ def _check_order(m: ModelSummary, refuse) -> None:
                 )
             ):
                 refuse(f"model {m.score[:40]!r}'s per-user counts do not add up to its table")
+    if m.table is not None and us is not None:
+        _check_pairs_against_table(m.table, us, f"model {m.score[:40]!r}'s", refuse)
+
+
+def _check_pairs_against_table(t: ScoreTable, us: UserScoreTable, who: str, refuse) -> None:
+    """Every (user, score) pair's score is one of the per-score table's, and the pairs' counts
+    summed per score are the table's: the two tables describe the same rows."""
+    at = np.searchsorted(-t.scores, -us.scores)
+    inside = at < t.scores.size
+    if not (inside.all() and np.array_equal(t.scores[at], us.scores)):
+        refuse(f"{who} per-(user, score) table has scores its per-score table does not")
+    for c in ("pos", "neg"):
+        mine, table = getattr(us, c), getattr(t, c)
+        if mine.dtype.kind == "f" or table.dtype.kind == "f":
+            sums = np.bincount(at, weights=mine, minlength=t.scores.size)
+            same = np.allclose(sums, table, rtol=1e-9, atol=1e-9)
+        else:
+            sums = np.zeros(t.scores.size, np.int64)
+            np.add.at(sums, at, mine)
+            same = np.array_equal(sums, table)
+        if not same:
+            refuse(f"{who} per-(user, score) counts do not add up to its table, score by score")
 
 
 # --- merging -------------------------------------------------------------------------------------

@@ -10,7 +10,6 @@ import io
 import json
 import math
 import re
-import zipfile
 from dataclasses import dataclass, field, fields
 from fractions import Fraction
 from pathlib import Path
@@ -23,6 +22,7 @@ from metrics.clustered import clustered_result, obuchowski_variance
 from metrics.compare import auc_interval_from_variance, delong_from_variances
 from metrics.curves import ThresholdCounts
 from metrics.groups import GroupAUC
+from metrics.sql._files import check_tables, read_npz
 
 if TYPE_CHECKING:
     from metrics.sql._state import UserScoreTable, UserTable
@@ -283,29 +283,7 @@ def load_summary(path: str | Path, *, max_bytes: int = MAX_SUMMARY_BYTES) -> Sum
     named, shaped and typed as it writes them. Anything else raises ValueError with a sentence.
     """
     name = Path(path).name
-    try:
-        with zipfile.ZipFile(path) as z:
-            size = sum(i.file_size for i in z.infolist())
-        if size > max_bytes:
-            raise _Refused(
-                f"{name} would take {size / 2**20:,.0f} MB once uncompressed, more than "
-                f"{max_bytes / 2**20:,.0f} MB: not a summary this server opens."
-            )
-        with np.load(path, allow_pickle=False) as data:
-            if "header" not in data.files:
-                raise _Refused(f"{name} has no header: not a summary written by metrics.sql --out.")
-            raw = data["header"]
-            if raw.dtype != np.uint8 or raw.ndim != 1:
-                raise _Refused(f"{name}'s header is not JSON text.")
-            header = json.loads(bytes(raw).decode())
-            arrays = {k: data[k] for k in data.files if k != "header"}
-    except _Refused as exc:
-        raise ValueError(str(exc)) from None
-    except (OSError, ValueError, KeyError, EOFError, zipfile.BadZipFile) as exc:
-        reason = " ".join(str(exc).split())[:200]
-        raise ValueError(
-            f"{name} is not a summary written by metrics.sql --out ({reason})."
-        ) from None
+    header, arrays = read_npz(path, max_bytes)
     if isinstance(header, dict) and header.get("format") == STATE_FORMAT:
         from metrics.sql._state import state_from_file
 
@@ -326,10 +304,6 @@ def load_summary(path: str | Path, *, max_bytes: int = MAX_SUMMARY_BYTES) -> Sum
         models[name] = ModelSummary(**meta, **tables)
     header.pop("format")
     return Summary(**header, models=models)
-
-
-class _Refused(Exception):
-    pass
 
 
 _NUMBER = (int, float)
@@ -445,6 +419,7 @@ def _check_summary(name: str, header, arrays: dict[str, np.ndarray]) -> None:
         )
         if not known:
             refuse(f"it holds an unknown array {key[:40]!r}")
+    check_tables(refuse, header, arrays)
 
 
 def nan_to_none(value: float) -> float | None:

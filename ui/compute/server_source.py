@@ -87,19 +87,21 @@ def _pattern(text: str, root: Path) -> str:
     return text
 
 
-def sandboxed(pattern: str, root: Path | None = None) -> list[Path]:
+def sandboxed(pattern: str, root: Path | None = None, *, exact: bool = False) -> list[Path]:
     """The files ``pattern`` (a path or glob, relative to the root or absolute) names, every one
     resolved inside ``root``; raises :class:`OutsideRoot` otherwise. A path naming an existing
-    file is taken as it is, even if it holds glob characters."""
+    file is taken as it is, even if it holds glob characters. With ``exact``, ``pattern`` is a
+    file name and never a pattern (a link's ``dataset``, a listed file): ``a?.csv`` names the
+    file ``a?.csv`` only, never ``a1.csv``; and it is taken as given, not stripped."""
     root = (root or data_root()).resolve()
-    text = pattern.strip()
+    text = pattern if exact else pattern.strip()
     if not text:
         raise OutsideRoot("Give a file name or a glob such as impressions/*.parquet.")
     if "\x00" in text:
         raise OutsideRoot("A file name cannot hold a NUL character; remove it from the glob.")
     full = text if os.path.isabs(text) else str(root / text)
     try:
-        literal = os.path.isfile(full)
+        literal = exact or os.path.isfile(full)
         globbed = any(c in text for c in "*?[") and not literal
         matches = sorted(glob.glob(_pattern(text, root))) if globbed else [full]
         files, hidden = [], False
@@ -371,8 +373,8 @@ def server_dataset() -> Dataset | None:
     if choice == "a glob...":
         pattern = st.text_input("Glob under the directory", key="server_glob",
                                 placeholder="impressions/*.parquet")  # fmt: skip
-    try:
-        files = sandboxed(pattern or "", root)
+    try:  # a listed file is that file, whatever characters its name holds
+        files = sandboxed(pattern or "", root, exact=choice != "a glob...")
     except OutsideRoot as exc:
         st.error(md(str(exc), limit=600))
         return None

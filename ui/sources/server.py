@@ -1,9 +1,11 @@
 """Tables on the server, read out of core by an engine (:mod:`ui.compute.server_source`), and the
-``?source=server&dataset=<file or glob>&label=...&score=...&model=...`` links that open one
-(``metrics-lens app`` prints such a link)."""
+``?source=server&dataset=<file>&label=...&score=...&model=...`` links that open one
+(``metrics-lens app`` prints such a link; ``glob=<pattern>`` in place of ``dataset`` opens the
+files a glob matches, and ``dataset`` is never read as one)."""
 
 from __future__ import annotations
 
+import glob
 import json
 import os
 from collections.abc import Mapping
@@ -95,28 +97,39 @@ def read_link(q: Mapping) -> bool:
     """A ``source=server`` link: the file, its columns and the model. The source keeps a
     mapping per file (``server_mappings``, keyed by the file's id) and restores it over the
     widgets when a file is first shown, so the link's columns go there as well as into the
-    widgets' state. A link naming a file that is not offered says so (the source shows no
-    other file in its place). Without a link, the file ``metrics-lens app`` was given."""
+    widgets' state. ``dataset`` names ONE file, compared exactly and never read as a pattern
+    (``a?.csv`` is not ``a1.csv``); a link to a glob says so with ``glob``. A link naming a file
+    that is not offered says so (the source shows no other file in its place). Without a link,
+    the file ``metrics-lens app`` was given."""
     if not q.get("source") and os.environ.get(APP_FILE_ENV):
         return _open_app_file()
-    if q.get("source") != "server" or not q.get("dataset"):
+    if q.get("source") != "server" or not (q.get("dataset") or q.get("glob")):
         return False
     st.session_state["source"] = SOURCE.label
-    dataset = str(q["dataset"])
-    try:
-        files = server_source.sandboxed(dataset)
-    except server_source.OutsideRoot:
-        st.session_state["server_missing"] = dataset
-        st.session_state.pop("server_file", None)
-        return True
-    if dataset in server_source.listed():
-        st.session_state["server_file"] = dataset
-    else:  # a glob, or a path the list does not spell that way
+    if q.get("dataset"):
+        dataset = str(q["dataset"])
+        try:
+            files = server_source.sandboxed(dataset, exact=True)
+        except server_source.OutsideRoot:
+            st.session_state["server_missing"] = dataset
+            st.session_state.pop("server_file", None)
+            return True
+        if dataset in server_source.listed():
+            st.session_state["server_file"] = dataset
+        else:  # a path the list does not spell that way (or past its length): that file alone
+            st.session_state["server_file"] = "a glob..."
+            st.session_state["server_glob"] = glob.escape(dataset)
+    else:
+        pattern = str(q["glob"])
         st.session_state["server_file"] = "a glob..."
-        st.session_state["server_glob"] = dataset
+        st.session_state["server_glob"] = pattern
+        try:
+            files = server_source.sandboxed(pattern)
+        except server_source.OutsideRoot:
+            files = []  # the sidebar says why, under the glob box
     mapping = link_mapping(q)
     st.session_state.update(mapping)
-    if mapping:
+    if mapping and files:
         key = server_source.file_id(tuple(str(f) for f in files))
         st.session_state.setdefault("server_mappings", {})[key] = mapping
     if q.get("model"):
@@ -125,16 +138,16 @@ def read_link(q: Mapping) -> bool:
 
 
 def link(ds: Dataset) -> dict | None:
-    """The current view as the link :func:`read_link` reads: the file (or glob), its columns
+    """The current view as the link :func:`read_link` reads: the file (or the glob), its columns
     and the model shown, so the address bar reopens this table, not the sample (a reload, a
     link sent to a colleague on the same server)."""
     state = st.session_state
-    dataset = state.get("server_file")
+    key, dataset = "dataset", state.get("server_file")
     if dataset == "a glob...":
-        dataset = state.get("server_glob")
+        key, dataset = "glob", state.get("server_glob")
     if not dataset:
         return None
-    params: dict = {"source": "server", "dataset": str(dataset)}
+    params: dict = {"source": "server", key: str(dataset)}
     if state.get("server_label") is not None:
         params["label"] = str(state["server_label"])
     if state.get("server_scores"):
