@@ -125,9 +125,7 @@ class FamilyRow:
         """The row's label in words, as a table shows it."""
         if self.role == DUPLICATE:
             return f"same number as {self.same_as}"
-        return {PRIMARY: "primary", FAMILY: "in the family", EXPLORATORY: "exploratory"}[
-            self.role
-        ]
+        return {PRIMARY: "primary", FAMILY: "in the family", EXPLORATORY: "exploratory"}[self.role]
 
 
 @dataclass(frozen=True)
@@ -183,8 +181,10 @@ class FamilyResult:
     @property
     def description(self) -> str:
         """The family in one sentence, for a caption or a report."""
-        level = f"{self.alpha:.0%}" if self.alpha * 100 == round(self.alpha * 100) else (
-            f"{self.alpha:g}"
+        level = (
+            f"{self.alpha:.0%}"
+            if self.alpha * 100 == round(self.alpha * 100)
+            else (f"{self.alpha:g}")
         )
         if self.declared == ALL_METRICS:
             n_pairs = len({(r.a, r.b) for r in self.rows if r.in_family})
@@ -194,9 +194,9 @@ class FamilyResult:
                 f"{'s' if n_pairs != 1 else ''} ({self.size} test{'s' if self.size != 1 else ''})"
             )
         else:
-            tests = (
-                "one test (its one pair)" if self.size == 1 else f"Holm across its {self.size} pairs"
-            )
+            tests = f"Holm across its {self.size} pairs"
+            if self.size == 1:
+                tests = "one test (its one pair)"
             head = (
                 f"Primary metric {self.declared}, declared before looking: {tests}; the other "
                 "metrics are exploratory (unadjusted p-values, no star)"
@@ -211,7 +211,6 @@ class FamilyResult:
         return text
 
 
-
 def _check_family(family: str, metrics: Sequence[str], duplicates: Mapping[str, str]) -> str:
     if not isinstance(family, str):
         raise ValueError(
@@ -222,7 +221,7 @@ def _check_family(family: str, metrics: Sequence[str], duplicates: Mapping[str, 
     if family not in metrics:
         raise ValueError(
             f"the primary metric {family!r} is not one of the metrics tested "
-            f"({', '.join(map(repr, metrics))}); declare one of them or \"all\"."
+            f'({", ".join(map(repr, metrics))}); declare one of them or "all".'
         )
     return duplicates.get(family, family)
 
@@ -404,10 +403,12 @@ def family_pair_verdict(
     ci: tuple[float, float] | None = None,
     higher_is_better: bool = True,
     alpha: float = 0.05,
+    floor: float = 0.0,
 ) -> str:
     """One pair's verdict in words under the family: a test in it (or a duplicate of one) as
     :func:`metrics.significance.pair_verdict` says it, with the family's adjusted p-value; an
-    exploratory one as its difference and unadjusted p-value, never "better".
+    exploratory one as its difference and unadjusted p-value, never "better" (``floor``: the
+    smallest p-value the test resolves, 1 / resamples for a bootstrap).
 
     >>> r = family_verdicts([("AUC", "a", "b", 0.2, 0.01), ("AP", "a", "b", 0.01, 0.04)],
     ...                     family="AUC")
@@ -422,7 +423,7 @@ def family_pair_verdict(
     if ci is not None and math.isfinite(ci[0]) and math.isfinite(ci[1]):
         text += f" [{ci[0]:+.4f}, {ci[1]:+.4f}]"
     if math.isfinite(row.p_value):
-        text += ", " + format_p(row.p_value, name="unadjusted p")
+        text += ", " + format_p(row.p_value, floor=floor, name="unadjusted p")
     else:
         text = text.replace("exploratory on", "exploratory, not tested, on", 1)
     if row.same_as is not None:

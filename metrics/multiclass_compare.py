@@ -75,6 +75,7 @@ __all__ = [
     "MulticlassMetric",
     "MulticlassPair",
     "compare_multiclass_models",
+    "multiclass_metric_names",
 ]
 
 _EPS = np.finfo(np.float64).eps
@@ -221,6 +222,14 @@ def _metric_list(kind: str, probabilities: bool) -> list[MulticlassMetric]:
         ),
     ]
     return out
+
+
+def multiclass_metric_names(kind: str, probabilities: bool) -> tuple[str, ...]:
+    """The metrics :func:`compare_multiclass_models` compares, in order: what a family may be
+    declared on before the comparison runs (``kind``: "multiclass" or "multilabel")."""
+    if kind not in ("multiclass", "multilabel"):
+        raise ValueError(f'kind must be "multiclass" or "multilabel", got {kind!r}.')
+    return tuple(s.name for s in _metric_list(kind, bool(probabilities)))
 
 
 def _row_losses(kind: str, y: np.ndarray, p: np.ndarray) -> dict[str, np.ndarray]:
@@ -397,7 +406,7 @@ def compare_multiclass_models(
     family = default_primary(kind) if family is None else family
     if family != ALL_METRICS and family not in [s.name for s in specs]:
         raise ValueError(
-            f"family must be \"all\" or one of the metrics compared "
+            f'family must be "all" or one of the metrics compared '
             f"({', '.join(s.name for s in specs)}), got {family!r}."
         )
     support = ones @ y
@@ -578,7 +587,7 @@ def compare_multiclass_models(
             MulticlassPair(
                 row.metric, row.a, row.b, row.estimate, low, high, row.p_value, row.adjusted_p,
                 family_pair_verdict(row, ci=(low, high), higher_is_better=direction[row.metric],
-                                    alpha=alpha),
+                                    alpha=alpha, floor=1 / n_resamples if n_resamples else 0.0),
                 row.role,
             )
         )  # fmt: skip
