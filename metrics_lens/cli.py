@@ -48,6 +48,12 @@ most a quarter of METRICS_LENS_BUDGET_MB (default 1024 MB) on disk and decompres
 1,000 columns and a header row of at most 100,000 characters.
 """
 
+FAMILY_HELP = (
+    "what the verdicts rest on, declared before looking: a primary metric (auc, the default; "
+    "ap, pauc, gauc, brier, log-loss), the others exploratory; or all (Holm across metrics x "
+    "pairs)"
+)
+
 FILE_HELP = (
     "a CSV or Parquet predictions table: exactly that file (never a glob), a regular file of at "
     "most a quarter of METRICS_LENS_BUDGET_MB (default 1024 MB) on disk and decompressed, "
@@ -213,6 +219,7 @@ def _parser() -> argparse.ArgumentParser:
     )
     _resampling_options(r)
     r.add_argument("--max-fpr", type=float, default=0.1, help="partial AUC's FPR limit (0.1)")
+    r.add_argument("--family", default="auc", metavar="METRIC", help=FAMILY_HELP)
     _table_options(r)
 
     c = sub.add_parser(
@@ -372,6 +379,7 @@ def _report(args, argv: list[str]) -> int:
             thresholds=thresholds,
             command="metrics-lens " + shlex.join(argv),
             file_digest=file_digest(path),
+            family=args.family,
         )
         page = build_report(table, settings, steps=steps)
     try:

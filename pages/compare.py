@@ -56,7 +56,7 @@ compare_table.downloads(
     table,
     lambda: report.dataset_report(
         ds, models, uncertainty.cluster_of(ds, s.clustered),
-        {m: float(thresholds.current(ds, m)) for m in models}, s.n_resamples or 1000,
+        {m: float(thresholds.current(ds, m)) for m in models}, s.n_resamples or 1000, s.family,
     ),
 )  # fmt: skip
 

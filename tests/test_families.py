@@ -232,3 +232,77 @@ def test_exchangeable_models_are_starred_at_most_5_percent_of_the_time():
     assert counts["primary"] <= 6, counts
     assert counts["every"] <= 6, counts
     assert counts["before"] >= 9, counts  # the rule the family replaced: well above 5%
+
+
+# --- the same family in metrics-lens report and check -------------------------------------------
+
+
+def _predictions(n: int = 240, seed: int = 8):
+    import pandas as pd
+
+    rng = np.random.default_rng(seed)
+    y = rng.random(n) < 0.35
+    shared = 1.0 * y + rng.normal(size=n)
+    return pd.DataFrame(
+        {
+            "label": y.astype(int),
+            "region": np.where(rng.random(n) < 0.5, "north", "south"),
+            "a": 1 / (1 + np.exp(-(shared + rng.normal(size=n)))),
+            "b": 1 / (1 + np.exp(-(shared + rng.normal(size=n)))),
+        }
+    )
+
+
+def test_the_report_names_its_family_and_labels_the_exploratory_tests():
+    import re
+
+    import metrics_lens
+    from metrics_lens.inputs import BadInput
+
+    frame = _predictions()
+    html = str(metrics_lens.report_html(frame, score=["a", "b"], n_resamples=100))
+    verdicts = re.sub(r"<[^>]+>", " ", html[html.index('id="verdicts"') :])
+    assert "Primary metric AUC, declared before looking: one test (its one pair)" in verdicts
+    assert "— (exploratory)" in verdicts
+    assert "exploratory on AP, no verdict" in verdicts
+    assert "the primary metric AUC (the others exploratory)" in verdicts  # the settings
+    every = str(metrics_lens.report_html(frame, score=["a", "b"], n_resamples=100, family="all"))
+    assert "Every metric: Holm across 5 metrics × 1 pair (5 tests)" in every
+    assert "exploratory" not in every[every.index('id="verdicts"') :]
+    with pytest.raises(BadInput, match="--family 'ndcg' is not a metric of this report"):
+        metrics_lens.report_html(frame, score=["a", "b"], n_resamples=100, family="ndcg")
+
+
+def test_check_holds_a_wrong_fail_across_its_family_at_alpha():
+    """A FAIL on any of k tests (metrics x slices) fails the gate: each bound at alpha / k
+    (Bonferroni). The all-rows AUC bound of a 6-test gate is the 1-test gate's at alpha / 6."""
+    from metrics_lens.check import gate, parse_metric, text_report
+    from metrics_lens.inputs import Table
+    from ui.tables.loading import ColumnMapping
+
+    frame = _predictions()
+    table = Table(
+        name="t", frame=frame, mapping=ColumnMapping(label="label", scores=("a", "b")),
+        y=frame["label"].to_numpy() == 1,
+        scores={m: frame[m].to_numpy(dtype=float) for m in "ab"},
+        groups=None, weight=None, n_dropped=0,
+    )  # fmt: skip
+    auc, ap = parse_metric("auc"), parse_metric("ap")
+    one = gate(table, "a", "b", [auc], n_resamples=200)
+    assert (one.family_size, one.row_alpha) == (1, 0.05)
+    assert one.family == (
+        "family: one test (one metric on all rows), so the chance of a wrong FAIL is at most 5%"
+    )
+    assert one.rule.startswith("fail when the 95% one-sided upper bound")
+    six = gate(table, "a", "b", [auc, ap], slice_column="region", n_resamples=200)
+    assert six.family_size == 6
+    assert six.row_alpha == pytest.approx(0.05 / 6)
+    plain = gate(table, "a", "b", [auc], alpha=0.05 / 6, n_resamples=200)
+    assert (six.rows[0].lower, six.rows[0].upper) == (plain.rows[0].lower, plain.rows[0].upper)
+    assert "each one-sided bound is at 99.17% (Bonferroni, alpha / 6)" in six.family
+    assert six.rule.startswith("fail when the 99.17% one-sided upper bound")
+    assert text_report(six).splitlines()[1] == six.family
+    assert six.to_json()["family_size"] == 6
+    strict = gate(table, "a", "b", [auc, ap], slice_column="region", strict=True, n_resamples=200)
+    assert strict.row_alpha == 0.05  # a PASS needs every test: intersection-union
+    assert "(intersection-union)" in strict.family
