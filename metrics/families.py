@@ -325,10 +325,12 @@ def family_best(
     values: Sequence[float],
     *,
     higher_is_better: bool = True,
+    floor: float = 0.0,
 ) -> BestModel:
     """The verdict on one metric under the family: the model significantly best by the
     family's adjusted p-values (a duplicate: by its twin's), or, for an exploratory metric,
-    never a best model, only the leader and its smallest unadjusted p-value in words.
+    never a best model, only the leader and its largest unadjusted p-value against another
+    model in words (``floor``: the smallest p-value the test resolves).
 
     >>> r = family_verdicts([("AUC", "a", "b", 0.01, 0.1), ("AP", "a", "b", 0.01, 0.1)],
     ...                     family="AUC")
@@ -363,7 +365,7 @@ def family_best(
     mine = [r.p_value for r in rows if names[leader] in (r.a, r.b) and math.isfinite(r.p_value)]
     said = f"exploratory (outside the declared family, no star): {names[leader]} leads"
     if mine:
-        said += ", " + format_p(max(mine), name="unadjusted p")
+        said += ", " + format_p(max(mine), floor=floor, name="unadjusted p")
     return BestModel(None, leader, {}, said)
 
 

@@ -575,8 +575,9 @@ def compare_multiclass_models(
     direction = {s.name: s.higher_is_better for s in specs}
     for s in specs:
         best[s.name] = family_best(
-            fam, s.name, names, values[s.name], higher_is_better=s.higher_is_better
-        )
+            fam, s.name, names, values[s.name], higher_is_better=s.higher_is_better,
+            floor=1 / n_resamples if n_resamples else 0.0,
+        )  # fmt: skip
     for row in fam.rows:
         i, j = names.index(row.a), names.index(row.b)
         low = high = math.nan

@@ -283,6 +283,7 @@ def verdicts_in_family(
         s.name: family_best(
             fam, s.name, names, table[s.name].to_numpy(dtype=float),
             higher_is_better=s.higher_is_better,
+            floor=1 / n_resamples if n_resamples and s.name != "AUC" else 0.0,
         )
         for s in specs
     }  # fmt: skip

@@ -240,8 +240,8 @@ def show(ds: Dataset) -> None:
     )
     st.caption(
         "★ marks a model only where it is significantly best within the family of tests: "
-        f"{md(family.description, limit=600)} {auc_pairs} GAUC pairs: both models' per-user AUCs over the same "
-        f"{GAUC_RESAMPLES} resamples of users. AP pairs are not tested here."
+        f"{md(family.description, limit=600)} {auc_pairs} GAUC pairs: both models' per-user "
+        f"AUCs over the same {GAUC_RESAMPLES} resamples of users. AP pairs are not tested here."
     )
     csv_download("Download the pairs (CSV)", pairs, "model_pairs.csv",
                  key="compare_server_pairs_download")  # fmt: skip
