@@ -36,7 +36,8 @@ Every metric is higher-is-better. With --slice COL the gate also runs on each va
 fails when any slice fails; slices where the metric is undefined (one class) are listed as
 skipped. The k tests (metrics x slices) are one family, named in the output: by default each
 bound is at alpha / k (Bonferroni), so a wrong FAIL anywhere stays at most alpha; --strict
-needs every test to pass, which keeps a wrong PASS at alpha with each bound at alpha. Never a pass on an undefined value: a candidate that cannot reach what the baseline
+needs every test to pass, which keeps a wrong PASS at alpha with each bound at alpha.
+Never a pass on an undefined value: a candidate that cannot reach what the baseline
 reaches (recall@precision=P with its precision never at P) fails; undefined for the baseline or
 the data on all rows, the gate refuses (exit 2). Exit status: 0 passed, 1 failed, 2 bad input
 or undefined.
