@@ -348,6 +348,7 @@ from metrics.multiclass_compare import (  # noqa: E402
     MulticlassMetric,
     MulticlassPair,
     compare_multiclass_models,
+    multiclass_metric_names,
 )
 
 __all__ += [
@@ -355,9 +356,36 @@ __all__ += [
     "MulticlassMetric",
     "MulticlassPair",
     "compare_multiclass_models",
+    "multiclass_metric_names",
 ]
 
 # Intervals for the averages of a multi-class / multi-label decision (issue 31 §2).
 from metrics.decision_intervals import DecisionIntervals, decision_intervals  # noqa: E402
 
 __all__ += ["DecisionIntervals", "decision_intervals"]
+
+# The family of tests a verdict rests on: a primary metric or Holm across every metric × pair
+# (issue 51 §1).
+from metrics.families import (  # noqa: E402
+    FamilyResult,
+    FamilyRow,
+    FamilyTest,
+    default_primary,
+    direction_disagreements,
+    equal_metrics,
+    family_best,
+    family_pair_verdict,
+    family_verdicts,
+)
+
+__all__ += [
+    "FamilyResult",
+    "FamilyRow",
+    "FamilyTest",
+    "default_primary",
+    "direction_disagreements",
+    "equal_metrics",
+    "family_best",
+    "family_pair_verdict",
+    "family_verdicts",
+]

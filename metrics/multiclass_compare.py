@@ -17,9 +17,14 @@ model scored on the same rows. :func:`compare_multiclass_models` gives, for each
   subset accuracy) and macro and micro F1, equal to ``f1_score``;
 
 each with a 95% paired bootstrap interval, and every pair of models with the paired bootstrap
-test of their difference, Holm-corrected across the pairs of each metric, and a verdict in
-words (:func:`metrics.significance.best_model`, :func:`metrics.significance.pair_verdict`): a
-model is marked best only where it is significantly better than every other.
+test of their difference and a verdict in words. The verdicts rest on a declared family of
+tests (:mod:`metrics.families`): the primary metric (macro AUC unless another is declared before
+looking) with Holm across its pairs, the other metrics exploratory; or every metric, with Holm
+across metrics × pairs. A model is marked best only where it is significantly better than every
+other within that family, so with exchangeable models any star appears at most 5% of the time.
+Metrics that are the same number (accuracy and micro-F1 on single-label data, or any two equal
+in every model and resample) are tested once; a sentence says when the primary, threshold-free
+metric and a metric at the decision rule favour different models.
 
 Resampling is that of :func:`metrics.fast_paired_bootstrap` (one sort per model and class, a
 resample a vector of Poisson(1) counts): every metric and every model sees the same resamples
@@ -52,17 +57,32 @@ from metrics.bootstrap import (
     small_groups_correction,
 )
 from metrics.compare import BootstrapResult, _check_resampling, _Draws, _percentile_interval
+from metrics.families import (
+    ALL_METRICS,
+    FamilyResult,
+    default_primary,
+    direction_disagreements,
+    equal_metrics,
+    family_best,
+    family_pair_verdict,
+    family_verdicts,
+)
 from metrics.multilabel import check_multilabel
-from metrics.significance import BestModel, best_model, pair_verdict
+from metrics.significance import BestModel
 
 __all__ = [
     "MulticlassComparison",
     "MulticlassMetric",
     "MulticlassPair",
     "compare_multiclass_models",
+    "multiclass_metric_names",
 ]
 
 _EPS = np.finfo(np.float64).eps
+# Read from the whole ranking of scores, not at a decision rule; the first present leads the
+# comparison with the thresholded metrics (after the primary metric, when it is one of them).
+_THRESHOLD_FREE = ("macro AUC", "micro AUC", "weighted AUC", "macro AP", "micro AP",
+                   "weighted AP", "log loss", "Brier")  # fmt: skip
 AVERAGES = ("macro", "micro", "weighted")
 PER_CLASS = ("AUC", "AP", "F1")
 
@@ -79,7 +99,9 @@ class MulticlassMetric:
 @dataclass(frozen=True)
 class MulticlassPair:
     """One pair of models on one metric: A − B, its interval, the paired bootstrap test's
-    p-value, the Holm-adjusted one (across the pairs of that metric) and the verdict."""
+    p-value, the Holm-adjusted one (across the declared family; NaN for an exploratory
+    metric), the verdict, and the test's role in the family ("primary", "family",
+    "exploratory" or "duplicate")."""
 
     metric: str
     model_a: str
@@ -90,6 +112,7 @@ class MulticlassPair:
     p_value: float
     holm_p: float
     verdict: str
+    role: str = "exploratory"
 
 
 @dataclass(frozen=True, eq=False)
@@ -115,7 +138,13 @@ class MulticlassComparison:
     pairs : tuple of MulticlassPair
         Every metric's pairs ``i < j`` in model order.
     best : dict of str -> metrics.BestModel
-        Per metric, the model that is significantly best, if any, and the verdict in words.
+        Per metric, the model that is significantly best within the family, if any (never on
+        an exploratory metric), and the verdict in words.
+    family : metrics.families.FamilyResult
+        The declared family: its metrics, duplicates, size and every test's role.
+    disagreements : tuple of str
+        Sentences where the primary threshold-free metric and one at the decision rule favour
+        different models (one of them with p < alpha).
     rule : str
         The decision rule behind accuracy and F1, in words.
     n_resamples : int
@@ -145,6 +174,8 @@ class MulticlassComparison:
     n_groups: int | None
     small_groups: Any
     notes: tuple[str, ...]
+    family: FamilyResult
+    disagreements: tuple[str, ...] = ()
 
 
 def _metric_list(kind: str, probabilities: bool) -> list[MulticlassMetric]:
@@ -191,6 +222,14 @@ def _metric_list(kind: str, probabilities: bool) -> list[MulticlassMetric]:
         ),
     ]
     return out
+
+
+def multiclass_metric_names(kind: str, probabilities: bool) -> tuple[str, ...]:
+    """The metrics :func:`compare_multiclass_models` compares, in order: what a family may be
+    declared on before the comparison runs (``kind``: "multiclass" or "multilabel")."""
+    if kind not in ("multiclass", "multilabel"):
+        raise ValueError(f'kind must be "multiclass" or "multilabel", got {kind!r}.')
+    return tuple(s.name for s in _metric_list(kind, bool(probabilities)))
 
 
 def _row_losses(kind: str, y: np.ndarray, p: np.ndarray) -> dict[str, np.ndarray]:
@@ -291,6 +330,7 @@ def compare_multiclass_models(
     alpha: float = 0.05,
     seed: int | np.random.Generator | None = 0,
     small_groups: bool = True,
+    family: str | None = None,
 ) -> MulticlassComparison:
     """Multi-class or multi-label models side by side, with paired intervals and tests.
 
@@ -320,6 +360,9 @@ def compare_multiclass_models(
     small_groups : bool, default True
         With ``groups``: widen intervals and tests for few groups (:class:`metrics.SmallGroups`;
         its effective number of groups is the smallest over the classes' positives).
+    family : str, optional
+        The family the verdicts rest on, declared before looking: a metric's name (the primary
+        metric; default ``"macro AUC"``), or ``"all"`` for Holm across every metric × pair.
 
     Returns
     -------
@@ -361,6 +404,12 @@ def compare_multiclass_models(
                 "does."
             )
     specs = _metric_list(kind, bool(probabilities))
+    family = default_primary(kind) if family is None else family
+    if family != ALL_METRICS and family not in [s.name for s in specs]:
+        raise ValueError(
+            f'family must be "all" or one of the metrics compared '
+            f"({', '.join(s.name for s in specs)}), got {family!r}."
+        )
     support = ones @ y
 
     # --- values on all rows --------------------------------------------------------------
@@ -504,33 +553,59 @@ def compare_multiclass_models(
             per_class_intervals[name] = iv
 
     # --- tests and verdicts ----------------------------------------------------------------
-    pairs: list[MulticlassPair] = []
-    best: dict[str, BestModel] = {}
+    # Accuracy and micro-F1 are one number when every row is predicted exactly one class (the
+    # highest score): summed over classes, false positives and false negatives are both the
+    # wrong rows. Any other two metrics equal in every model and resample are one number too.
+    duplicates = {"micro F1": "accuracy"} if kind == "multiclass" else {}
+    if results is not None:
+        found_equal = equal_metrics(
+            {s.name: np.vstack([values[s.name], results[s.name].replicates]) for s in specs}
+        )
+        duplicates.update({d: t for d, t in found_equal.items() if d not in duplicates})
+        duplicates = {d: t for d, t in duplicates.items() if t not in duplicates}
+    tests = []
     for s in specs:
-        p_values = {}
         for i in range(m):
             for j in range(i + 1, m):
-                p_values[(i, j)] = (
-                    results[s.name].difference_p_value(i, j) if results is not None else math.nan
-                )
-        found = best_model(
-            names, values[s.name], p_values, higher_is_better=s.higher_is_better, alpha=alpha
-        )
-        best[s.name] = found
-        for (i, j), p in p_values.items():
-            diff = values[s.name][i] - values[s.name][j]
-            low = high = math.nan
-            if results is not None:
-                iv = results[s.name].differences[(i, j)]
-                low, high = iv.ci_low, iv.ci_high
-            holm = found.adjusted.get((i, j), math.nan)
-            pairs.append(
-                MulticlassPair(
-                    s.name, names[i], names[j], float(diff), low, high, float(p), float(holm),
-                    pair_verdict(s.name, names[i], names[j], float(diff), holm, ci=(low, high),
-                                 higher_is_better=s.higher_is_better, alpha=alpha),
-                )
-            )  # fmt: skip
+                p = results[s.name].difference_p_value(i, j) if results is not None else math.nan
+                diff = float(values[s.name][i] - values[s.name][j])
+                tests.append((s.name, names[i], names[j], float(p), diff))
+    fam = family_verdicts(tests, family=family, duplicates=duplicates, alpha=alpha)
+    pairs: list[MulticlassPair] = []
+    best: dict[str, BestModel] = {}
+    direction = {s.name: s.higher_is_better for s in specs}
+    for s in specs:
+        best[s.name] = family_best(
+            fam, s.name, names, values[s.name], higher_is_better=s.higher_is_better,
+            floor=1 / n_resamples if n_resamples else 0.0,
+        )  # fmt: skip
+    for row in fam.rows:
+        i, j = names.index(row.a), names.index(row.b)
+        low = high = math.nan
+        if results is not None:
+            iv = results[row.metric].differences[(i, j)]
+            low, high = iv.ci_low, iv.ci_high
+        pairs.append(
+            MulticlassPair(
+                row.metric, row.a, row.b, row.estimate, low, high, row.p_value, row.adjusted_p,
+                family_pair_verdict(row, ci=(low, high), higher_is_better=direction[row.metric],
+                                    alpha=alpha, floor=1 / n_resamples if n_resamples else 0.0),
+                row.role,
+            )
+        )  # fmt: skip
+    free = [fam.declared] if fam.declared in _THRESHOLD_FREE else []
+    free += [x for x in _THRESHOLD_FREE if x not in free and x in direction]
+    cut = [x for x in ("accuracy", "macro F1", "micro F1") if x not in fam.duplicates]
+    disagreements = direction_disagreements(
+        {(p.metric, p.model_a, p.model_b): p.difference for p in pairs},
+        threshold_free={x: direction[x] for x in free},
+        thresholded={x: direction[x] for x in cut},
+        cut_off="the decision rule (" + (
+            "the highest-scored class" if kind == "multiclass" else f"score ≥ {threshold:g}"
+        ) + ")",
+        p_values={(p.metric, p.model_a, p.model_b): p.p_value for p in pairs},
+        alpha=alpha,
+    )  # fmt: skip
     return MulticlassComparison(
         kind=kind,
         models=names,
@@ -549,6 +624,8 @@ def compare_multiclass_models(
         n_groups=n_groups,
         small_groups=small,
         notes=tuple(notes),
+        family=fam,
+        disagreements=tuple(disagreements),
     )
 
 

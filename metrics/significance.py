@@ -119,6 +119,7 @@ def best_model(
     *,
     higher_is_better: bool = True,
     alpha: float = 0.05,
+    adjusted: bool = False,
 ) -> BestModel:
     """Which model, if any, is significantly best on one metric.
 
@@ -133,6 +134,9 @@ def best_model(
     higher_is_better : bool
     alpha : float
         The family-wise error rate, across all pairs given.
+    adjusted : bool, default False
+        ``p_values`` are already adjusted across a larger family
+        (:func:`metrics.families.family_verdicts`): used as they are, not Holm-adjusted again.
 
     Examples
     --------
@@ -144,7 +148,8 @@ def best_model(
     """
     values = as_real(values, "values")
     pairs = sorted(p_values)
-    adjusted_list = holm_adjust([p_values[k] for k in pairs])
+    given = [p_values[k] for k in pairs]
+    adjusted_list = np.asarray(given, dtype=np.float64) if adjusted else holm_adjust(given)
     adjusted = dict(zip(pairs, adjusted_list.tolist(), strict=True))
     if not np.isfinite(values).any():
         return BestModel(None, None, adjusted, "no finite value")

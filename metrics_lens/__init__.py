@@ -40,6 +40,7 @@ def report_html(
     seed: int = 0,
     max_fpr: float = 0.1,
     drop_bad_rows: bool = False,
+    family: str = "auc",
 ):
     """The HTML report of a predictions table, displayed inline by Jupyter.
 
@@ -61,6 +62,9 @@ def report_html(
         The partial AUC's FPR limit.
     drop_bad_rows : bool, default False
         Drop rows with a missing or bad label, score, weight or group instead of refusing.
+    family : str, default "auc"
+        What the verdicts rest on, declared before looking: a primary metric (auc, ap, pauc,
+        gauc, brier, log-loss), the others exploratory; or "all", Holm across metrics × pairs.
 
     Returns
     -------
@@ -102,5 +106,6 @@ def report_html(
         max_fpr=max_fpr,
         thresholds=dict(threshold or {}),
         file_digest=digest,
+        family=family,
     )
     return build_report(table, settings)

@@ -16,6 +16,14 @@ the difference ``candidate - baseline``:
 Every metric here is higher-is-better. With ``slice_column`` the gate runs on every value of
 that column as well as on all rows, and fails when any of them fails.
 
+The family of tests the verdict rests on is every metric gated on every slice (the guaranteed
+thresholds aside, which hold their own confidence). By default a FAIL claims that some test
+shows a drop, so with ``k`` tests each bound is taken at ``alpha / k`` (Bonferroni): the chance
+of a wrong FAIL anywhere stays at most ``alpha``. With one metric on all rows (``k = 1``) nothing
+changes. With ``strict=True`` a PASS needs every test to show non-inferiority (an
+intersection-union test), which already holds the chance of a wrong PASS at ``alpha`` without
+any adjustment. :attr:`Gate.family` says which it is, and the log prints it.
+
 A gate never passes on an undefined value. A metric is undefined on rows with one class only
 (or one class of zero total weight), gauc on rows where no group has both classes, and
 ``recall@precision=P`` for a model whose precision never reaches ``P``:
@@ -183,6 +191,34 @@ class Gate:
     rows: list[GateRow] = field(default_factory=list)
     note: str = ""
     warnings: tuple[str, ...] = ()  # e.g. a model whose scores rank the other class higher
+    family_size: int = 1  # metrics (but guaranteed thresholds) x slices: the tests gated
+    row_alpha: float = 0.05  # the level of each test's bound (alpha / family_size by default)
+
+    @property
+    def family(self) -> str:
+        """The family of tests the verdict rests on, in one sentence."""
+        level = _percent(self.alpha)
+        k = self.family_size
+        if k == 0:
+            return (
+                "family: no bootstrap test (guaranteed thresholds only, each at its own confidence)"
+            )
+        if k == 1:
+            return (
+                f"family: one test (one metric on all rows), so the chance of a wrong "
+                f"{'PASS' if self.strict else 'FAIL'} is at most {level}"
+            )
+        if self.strict:
+            return (
+                f"family: {k} tests (metrics x slices); a PASS needs every one "
+                f"(intersection-union), so the chance of a wrong PASS is at most {level} with "
+                "each bound at its plain level"
+            )
+        return (
+            f"family: {k} tests (metrics x slices); a FAIL on any one fails the gate, so each "
+            f"one-sided bound is at {_percent(1 - self.row_alpha)} (Bonferroni, alpha / {k}) "
+            f"and the chance of a wrong FAIL is at most {level}"
+        )
 
     @property
     def exit_code(self) -> int:
@@ -223,6 +259,9 @@ class Gate:
             "baseline": self.baseline,
             "candidate": self.candidate,
             "rule": self.rule,
+            "family": self.family,
+            "family_size": self.family_size,
+            "row_alpha": self.row_alpha,
             "alpha": self.alpha,
             "max_drop": self.max_drop,
             "strict": self.strict,
@@ -238,7 +277,7 @@ class Gate:
 
     @property
     def rule(self) -> str:
-        level = f"{1 - self.alpha:.0%}".replace(".0%", "%")
+        level = _percent(1 - self.row_alpha)
         if self.strict:
             return (
                 f"pass when the {level} one-sided lower bound of candidate - baseline is >= "
@@ -251,6 +290,11 @@ class Gate:
 
 
 ALL_ROWS = "all rows"
+
+
+def _percent(x: float) -> str:
+    """0.95 -> "95%", 0.98333 -> "98.33%"."""
+    return f"{100 * x:.2f}".rstrip("0").rstrip(".") + "%"
 
 
 def _plain(d: dict) -> dict:
@@ -493,8 +537,18 @@ def gate(
         resampling = "rows (--rows-independent); gauc resamples groups"
     else:
         resampling = f"{table.mapping.group} values"
+    slices_count = 1 + (
+        0
+        if slice_column is None
+        else table.frame[slice_column].dropna().nunique()
+        + int(table.frame[slice_column].isna().any())
+    )
+    family_size = sum(s.kind != "guarantee" for s in specs) * slices_count
+    # A FAIL on any test claims a drop: Bonferroni across the family. A strict PASS needs every
+    # test (intersection-union): each at its plain level.
+    row_alpha = alpha if strict or family_size <= 1 else alpha / family_size
     options = {
-        "alpha": alpha,
+        "alpha": row_alpha,
         "max_drop": max_drop,
         "strict": strict,
         "n_resamples": n_resamples,
@@ -503,7 +557,8 @@ def gate(
     result = Gate(baseline, candidate, alpha, max_drop, strict, resampling, n_resamples, seed,
                   # the CI log says which columns the numbers depend on, and how to drop one
                   note=table.notes[-1] if table.guessed else "",
-                  warnings=tuple(inverted_notes(table)))  # fmt: skip
+                  warnings=tuple(inverted_notes(table)),
+                  family_size=family_size, row_alpha=row_alpha)  # fmt: skip
     slices: list[tuple[str, np.ndarray | None]] = [(ALL_ROWS, None)]
     if slice_column is not None:
         column = table.frame[slice_column]
@@ -531,6 +586,7 @@ def text_report(g: Gate) -> str:
             f"candidate {g.candidate} vs baseline {g.baseline}: {g.rule} "
             f"(paired bootstrap, {g.n_resamples} resamples of {g.resampling}, seed {g.seed})"
         ]
+        + [g.family]
         + ([g.note] if g.note else [])
         + [f"WARNING  {w}" for w in g.warnings]
     )

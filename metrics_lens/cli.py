@@ -35,7 +35,10 @@ always resamples groups). For each metric d = candidate - baseline on every resa
             is not worse by more than the allowed drop (give a margin with --max-drop).
 Every metric is higher-is-better. With --slice COL the gate also runs on each value of COL and
 fails when any slice fails; slices where the metric is undefined (one class) are listed as
-skipped. Never a pass on an undefined value: a candidate that cannot reach what the baseline
+skipped. The k tests (metrics x slices) are one family, named in the output: by default each
+bound is at alpha / k (Bonferroni), so a wrong FAIL anywhere stays at most alpha; --strict
+needs every test to pass, which keeps a wrong PASS at alpha with each bound at alpha.
+Never a pass on an undefined value: a candidate that cannot reach what the baseline
 reaches (recall@precision=P with its precision never at P) fails; undefined for the baseline or
 the data on all rows, the gate refuses (exit 2). Exit status: 0 passed, 1 failed, 2 bad input
 or undefined.
@@ -48,6 +51,12 @@ Bounds, checked before any work (exit 2 beyond them): --resamples 100 to 100,000
 most a quarter of METRICS_LENS_BUDGET_MB (default 1024 MB) on disk and decompressed, at most
 1,000 columns and a header row of at most 100,000 characters.
 """
+
+FAMILY_HELP = (
+    "what the verdicts rest on, declared before looking: a primary metric (auc, the default; "
+    "ap, pauc, gauc, brier, log-loss), the others exploratory; or all (Holm across metrics x "
+    "pairs)"
+)
 
 FILE_HELP = (
     "a CSV or Parquet predictions table: exactly that file (never a glob), a regular file of at "
@@ -233,6 +242,7 @@ def _parser() -> argparse.ArgumentParser:
     )
     _resampling_options(r)
     r.add_argument("--max-fpr", type=float, default=0.1, help="partial AUC's FPR limit (0.1)")
+    r.add_argument("--family", default="auc", metavar="METRIC", help=FAMILY_HELP)
     _table_options(r)
 
     c = sub.add_parser(
@@ -404,6 +414,7 @@ def _report(args, argv: list[str]) -> int:
             thresholds=thresholds,
             command="metrics-lens " + shlex.join(shown_argv(argv)),
             file_digest=file_digest(path),
+            family=args.family,
         )
         page = build_report(table, settings, steps=steps)
     try:

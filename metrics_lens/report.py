@@ -9,8 +9,10 @@ Compare page shows); every figure is drawn from the same arrays.
 Sections: the dataset; each model's AUC, AP, partial AUC and (for probabilities) Brier score
 and log loss with paired bootstrap intervals; ROC and precision-recall curves overlaid with each
 model's operating point; the confusion matrix and rates at each model's threshold; AP computed
-the five ways people compute it; GAUC when a group column is given; the verdicts between models;
-and the settings that produced the report.
+the five ways people compute it; GAUC when a group column is given; the verdicts between
+models, which rest on a declared family of tests (the primary metric, AUC unless another is
+declared, with the other metrics exploratory; or Holm across every metric × pair:
+:mod:`metrics.families`, as on the Compare page); and the settings that produced the report.
 """
 
 from __future__ import annotations
@@ -21,7 +23,7 @@ import html
 import math
 import re
 import warnings
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import numpy as np
@@ -36,7 +38,7 @@ from ui.tables.roles import default_threshold, default_threshold_rule, infer_sca
 from ui.words.safe import label as _label
 from ui.words.safe import safe_figure
 
-__all__ = ["ReportHTML", "ReportSettings", "build_report", "thresholds_for"]
+__all__ = ["ReportHTML", "ReportSettings", "build_report", "family_name", "thresholds_for"]
 
 MAX_CURVE_POINTS = 2000  # per curve: the file stays small; the operating points are kept
 
@@ -69,6 +71,25 @@ class ReportSettings:
     thresholds: dict[str, float] = field(default_factory=dict)  # given by the user
     command: str = ""
     file_digest: str = ""
+    family: str = "AUC"  # the primary metric the verdicts rest on, or "all"
+
+
+def family_name(given: str, names: list[str]) -> str:
+    """The family the verdicts rest on, from what a user types (``auc``, ``pauc``, ``log-loss``,
+    ``all``, or a metric's name as the report shows it); :class:`BadInput` when the table has
+    no such metric."""
+    key = given.strip().lower().replace("-", " ").replace("_", " ")
+    if key in ("all", "every metric"):
+        return "all"
+    for name in names:
+        short = "pauc" if name.startswith("pAUC") else name.lower()
+        if key in (short, name.lower()):
+            return name
+    plain = ", ".join("pauc" if n.startswith("pAUC") else n.lower().replace(" ", "-")
+                      for n in names)  # fmt: skip
+    raise BadInput(
+        f"--family {given!r} is not a metric of this report; declare one of {plain}, or all."
+    )
 
 
 def thresholds_for(table: Table, given: dict[str, float]) -> dict[str, tuple[float, str]]:
@@ -495,7 +516,7 @@ def _other_weighting(table: Table, scores: np.ndarray, weighting: str) -> float:
         )
 
 
-def _verdict_section(best: dict, pairs: pd.DataFrame) -> str:
+def _verdict_section(best: dict, pairs: pd.DataFrame, family=None) -> str:
     if pairs.empty:
         return (
             '<section id="verdicts"><h2>Verdicts</h2><p>One model only: nothing to compare.'
@@ -505,6 +526,7 @@ def _verdict_section(best: dict, pairs: pd.DataFrame) -> str:
         f'<li data-metric="{_e(metric)}"><b>{_e(metric)}</b>: {_e(_words(b.verdict))}</li>'
         for metric, b in best.items()
     )
+    roles = "role" in pairs.columns
     beside = "row-level p" in pairs.columns
     rows = []
     for _, r in pairs.iterrows():
@@ -512,12 +534,14 @@ def _verdict_section(best: dict, pairs: pd.DataFrame) -> str:
             f"<td>{_e(r['metric'])}</td><td>{_e(r['model A'])}</td><td>{_e(r['model B'])}</td>"
             + _cell(r["A − B"], low=r["low"], high=r["high"], why="undefined for a model")
             + f'<td class="num">{_e(_p(r["p-value"]))}</td><td class="num">'
-            f"{_e(_p(r['Holm p']))}</td><td>{_e(r['test'])}</td><td>{_e(_words(r['verdict']))}</td>"
+            + ("— (exploratory)" if roles and r["role"] == "exploratory" else _e(_p(r["Holm p"])))
+            + f"</td><td>{_e(r['test'])}</td><td>{_e(_words(r['verdict']))}</td>"
         )
         if beside:
             row += f'<td class="num">{_e(_p(r["row-level p"]))}</td>'
         rows.append(row)
-    header = ["metric", "model A", "model B", "A − B [95% CI]", "p", "Holm p", "test", "verdict"]
+    header = ["metric", "model A", "model B", "A − B [95% CI]", "p", "Holm p (family)", "test",
+              "verdict"]  # fmt: skip
     note = ""
     if beside:
         header.append("row-level p (DeLong, not the verdict)")
@@ -527,8 +551,11 @@ def _verdict_section(best: dict, pairs: pd.DataFrame) -> str:
         )
     return (
         '<section id="verdicts"><h2>Verdicts between models</h2>'
-        "<p>Per metric, a model is called best only when it beats every other with a "
-        "Holm-adjusted p-value below 0.05 (paired tests on the same resamples).</p>"
+        "<p>A model is called best only within the declared family of tests, when it beats "
+        "every other with a Holm-adjusted p-value below 0.05 (paired tests on the same "
+        "resamples). "
+        + (f'<span class="family">{_e(family.description)}</span>' if family is not None else "")
+        + "</p>"
         f"{note}<ul class='verdicts'>{items}</ul>" + _table(header, rows, "pairs") + "</section>"
     )
 
@@ -561,6 +588,12 @@ def _settings_section(table: Table, settings: ReportSettings, thresholds, resamp
             f"{settings.seed}, 95% percentile intervals",
         ),
         ("partial AUC", f"FPR ≤ {settings.max_fpr:g}, McClish-standardised"),
+        (
+            "verdicts rest on",
+            "every metric (Holm across metrics × pairs)"
+            if settings.family == "all"
+            else f"the primary metric {settings.family} (the others exploratory)",
+        ),
     ]
     rows += [(f"threshold of {m}", f"{t:.6g} ({rule})") for m, (t, rule) in thresholds.items()]
     rows += [
@@ -621,6 +654,7 @@ def build_report(
     specs = summaries.metric_specs(
         probabilities=probabilities, groups=table.groups, max_fpr=settings.max_fpr
     )
+    settings = replace(settings, family=family_name(settings.family, [s.name for s in specs]))
     resampling = "rows" if table.groups is None else "whole groups (cluster bootstrap)"
     bootstrap = f"intervals: {settings.n_resamples:,} paired resamples of {resampling}"
     with warnings.catch_warnings(), steps.step(bootstrap):
@@ -634,7 +668,9 @@ def build_report(
                 f"GAUC cannot be computed: {str(exc).rstrip('.')} (no group of "
                 f"{table.mapping.group} holds both classes with weight); pass --group none."
             ) from None
-        best, pairs = summaries.verdicts(models, pairs, specs)
+        best, pairs, family = summaries.verdicts_in_family(
+            models, pairs, specs, family=settings.family, n_resamples=settings.n_resamples
+        )
     with steps.step("ROC and PR curves"):
         roc_html, pr_html = _curves(table, chosen)
     title = f"Metrics Lens report: {table.name}"
@@ -660,7 +696,7 @@ def build_report(
     if table.groups is not None:
         with steps.step(f"GAUC by {table.mapping.group}"):
             sections.append(_gauc_section(table, models, settings.n_resamples))
-    sections.append(_verdict_section(best, pairs))
+    sections.append(_verdict_section(best, pairs, family))
     sections.append(_settings_section(table, settings, chosen, resampling))
     page = (
         '<!DOCTYPE html><html lang="en"><head><meta charset="utf-8">'
@@ -672,7 +708,12 @@ def build_report(
 
 
 def dataset_report(
-    ds, models: tuple[str, ...], groups, chosen: dict[str, float], n_resamples: int
+    ds,
+    models: tuple[str, ...],
+    groups,
+    chosen: dict[str, float],
+    n_resamples: int,
+    family: str = "AUC",
 ) -> bytes:
     """The report of these models on a dashboard dataset (its table, mapping and arrays), at the
     thresholds ``chosen``, resampling ``groups`` when given: what Compare's "Build the HTML
@@ -688,6 +729,9 @@ def dataset_report(
         n_dropped=ds.prepared.n_dropped,
     )
     settings = ReportSettings(
-        source=f"the dashboard: {ds.name}", n_resamples=max(100, n_resamples), thresholds=chosen
+        source=f"the dashboard: {ds.name}",
+        n_resamples=max(100, n_resamples),
+        thresholds=chosen,
+        family=family,
     )
     return str(build_report(table, settings, thresholds=chosen)).encode()

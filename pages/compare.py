@@ -40,23 +40,23 @@ if not models:
 
 s = compare_head.settings(head, ds, models)
 probabilities = thresholds.probabilities(ds, models)  # read once: three sections use it
-table, pairs, found, helps = uncertainty.model_table(
+table, pairs, found, helps, family = uncertainty.model_table(
     ds.key, models, s.n_resamples if s.wanted else 0, s.interval == "BCa", s.max_fpr or None, ds,
-    s.clustered, probabilities,
+    s.clustered, probabilities, s.family,
 )  # fmt: skip
 fb = uncertainty.curves(ds.key, models, s.curve_resamples, ds, s.clustered) if s.wanted else None
 compare_head.grouping_banner(s)
 
-compare_table.numbers(table, found, helps)
+compare_table.numbers(table, found, helps, family)
 band_kind = "pointwise"
 if head.presenting and s.wanted:  # the first screen: the curves and their bands under the table
     band_kind = compare_bands.first_screen(s, fb, head.setting())
-compare_table.verdicts(s, found, helps)
+compare_table.verdicts(s, found, helps, family)
 compare_table.downloads(
     table,
     lambda: report.dataset_report(
         ds, models, uncertainty.cluster_of(ds, s.clustered),
-        {m: float(thresholds.current(ds, m)) for m in models}, s.n_resamples or 1000,
+        {m: float(thresholds.current(ds, m)) for m in models}, s.n_resamples or 1000, s.family,
     ),
 )  # fmt: skip
 

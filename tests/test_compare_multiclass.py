@@ -105,6 +105,15 @@ def test_two_multiclass_models_are_compared_with_the_values_of_scikit_learn():
     text = markdown_text(at)
     assert "lr is best" in text
     assert "lr is better than hgb on macro AUC by" in text
+    # The family (issue 51): macro AUC primary, the rest exploratory, accuracy = micro-F1 once.
+    said = " ".join(c.value for c in at.caption).replace("\\", "")
+    assert "Primary metric macro AUC, declared before looking: one test (its one pair)" in said
+    assert "One number, tested once: accuracy = micro F1." in said
+    plain = text.replace("\\", "")
+    assert "exploratory on accuracy, no verdict" in plain
+    assert "exploratory on micro F1, no verdict" in plain
+    assert "(the same number as accuracy)" in plain
+    assert not table.loc[0, "accuracy"].startswith("★")
     # The per-class rows on demand: four classes, two models, each within a class.
     per_class = at.dataframe[1].value
     assert per_class.shape[0] == 8
@@ -126,3 +135,35 @@ def test_one_multiclass_model_with_a_row_number_first_gets_the_sentence():
     assert not at.error  # the table is usable: vote is the label, not respondent
     assert "never the classes of one" in " ".join(i.value for i in at.info)
     assert len(at.dataframe) == 0
+
+
+def test_every_metric_family_and_a_cut_off_that_disagrees_with_the_ranking():
+    """A multi-label pair where a ranks every class better (macro AUC) but scores everything
+    below 0.5, so macro-F1 at 0.5 favours b: the page says why they disagree, and under the
+    every-metric family Holm covers every test."""
+    rng = np.random.default_rng(5)
+    y = (rng.random((400, 3)) < 0.4).astype(int)
+    frame = pd.DataFrame({f"label_{c}": y[:, k] for k, c in enumerate("xyz")})
+    scores = {
+        "a": 0.4 / (1 + np.exp(-(2.5 * (2 * y - 1) + rng.normal(size=y.shape)))),
+        "b": 1 / (1 + np.exp(-(0.8 * (2 * y - 1) + rng.normal(size=y.shape)))),
+    }
+    for m, s in scores.items():
+        for k, c in enumerate("xyz"):
+            frame[f"{m}__{c}"] = s[:, k]
+    at = open_page("pages/compare.py")
+    upload_frame(at, frame)
+    at.switch_page("pages/compare.py").run()
+    at.select_slider(key="compare_mc_resamples").set_value(100).run()
+    assert not at.exception, at.exception
+    said = " ".join(i.value for i in at.info).replace("\\", "")
+    assert "macro AUC favours a while" in said
+    assert "at the decision rule (score ≥ 0.5) favour" in said
+    assert "a thresholded metric depends on the cut-off" in said
+    at.selectbox(key="compare_mc_family").set_value(
+        "every metric (Holm across metrics × pairs)"
+    ).run()
+    assert not at.exception, at.exception
+    caption = " ".join(c.value for c in at.caption).replace("\\", "")
+    assert "Every metric: Holm across 11 metrics × 1 pair (11 tests)" in caption
+    assert "exploratory" not in markdown_text(at)

@@ -512,3 +512,33 @@ def test_the_calibration_curves_are_the_librarys(ds):
     want = metrics.calibration_curve(ds.y, scores["b"], n_bins=7, strategy="quantile")
     for got, expected in zip(curves["b"], want, strict=True):
         np.testing.assert_array_equal(got, expected)
+
+
+# --- the family the stars rest on (issue 51 §1) -------------------------------------------------
+
+
+def test_the_headers_and_captions_name_the_family(ds):
+    table, pairs, _, helps = _tables(ds, n_resamples=50)
+    specs = summaries.metric_specs(probabilities=True, groups=ds.prepared.groups)
+    found, pairs, family = summaries.verdicts_in_family(
+        table, pairs.drop(columns=["Holm p", "role", "verdict"]), specs, n_resamples=50
+    )
+    assert compare_table.column_label("AUC", family) == "AUC (primary)"
+    assert compare_table.column_label("AP", family) == "AP (exploratory)"
+    caption = compare_table.star_caption(_settings(ds), family)
+    assert "within the declared family of tests" in caption
+    assert r"Primary metric AUC, declared before looking\: Holm across its 3 pairs" in caption
+    assert all(found[n].best is None for n in helps if n != "AUC")
+    lines = compare_pairs.pair_lines(pairs, 50, None)
+    ap = [line for line, m in zip(lines, pairs["metric"], strict=True) if m == "AP"]
+    assert all("exploratory on AP, no verdict" in line and "Holm p" not in line for line in ap)
+    assert all(line.endswith("(paired bootstrap)") for line in ap)
+    assert "only they can be" in compare_pairs.pairs_caption(_settings(ds))
+    _, _, every = summaries.verdicts_in_family(
+        table, pairs.drop(columns=["Holm p", "role", "verdict"]), specs, family="all"
+    )
+    assert compare_table.column_label("AP", every) == "AP"
+    assert every.size == len(pairs)
+    assert "every metric × pair" in compare_pairs.pairs_caption(_settings(ds, family="all"))
+    choices = compare_setup.family_choices(0.1, grouped=False, probabilities=True)
+    assert list(choices.values()) == ["AUC", "AP", "pAUC (FPR ≤ 0.1)", "Brier", "Log loss", "all"]

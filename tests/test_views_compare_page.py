@@ -82,6 +82,29 @@ def test_the_table_shows_each_models_auc_and_the_contents_link_every_section(bun
         assert f"[{heading.value}](#{heading.proto.anchor})" in contents
 
 
+def test_the_stars_rest_on_the_family_declared_before_looking(bundled):
+    """AUC is the primary metric by default: only its pairs can star, the others are
+    exploratory with unadjusted p-values; "every metric" puts them all under one Holm."""
+    at, _ = bundled
+    box = at.selectbox(key="compare_family")
+    assert box.value == "AUC only (primary)"
+    said = " ".join(c.value for c in at.caption).replace("\\", "")  # markdown escapes
+    assert "Primary metric AUC, declared before looking: Holm across its 3 pairs" in said
+    assert "The chance of any wrong star is at most 5%." in said
+    text = markdown_text(at).replace("\\", "")
+    assert "exploratory on AP, no verdict" in text
+    assert "- **AP**: exploratory (outside the declared family, no star)" in text
+    assert not any(str(v).startswith("★") for v in _frame_of(at, "AP")["AP"])
+    try:
+        box.set_value("every metric (Holm across metrics × pairs)").run()
+        assert not at.exception, at.exception
+        said = " ".join(c.value for c in at.caption).replace("\\", "")
+        assert "Every metric: Holm across 5 metrics × 3 pairs (15 tests)" in said
+        assert "exploratory" not in markdown_text(at)
+    finally:
+        at.selectbox(key="compare_family").set_value("AUC only (primary)").run()
+
+
 def test_the_pairs_give_delongs_z_and_the_power_of_these_rows(bundled):
     at, ds = bundled
     a, b = ds.models[0], ds.models[1]

@@ -43,9 +43,16 @@ def p_text(p: float, test: str, n_resamples: int, name: str = "p") -> str:
 def pairs_caption(s: CompareSettings) -> str:
     """What each line under 'Are the differences real?' gives, and which test made it."""
     return (
-        "Every pair of models on every metric: the difference A − B, its 95% interval, the "
-        "paired test's p-value and the Holm-adjusted one (corrected across the pairs of that "
-        "metric). "
+        "Every pair of models on every metric: the difference A − B, its 95% interval and the "
+        "paired test's p-value; "
+        + (
+            "every test is in the family, so each also shows its Holm-adjusted p-value (across "
+            "every metric × pair). "
+            if s.family == "all"
+            else f"the {md(s.family)} pairs (the primary metric) also show the Holm-adjusted "
+            "p-value across them, and only they can be \"better\"; the other metrics are "
+            "exploratory: their p-values are unadjusted and claim nothing. "
+        )
         + (
             f"Every test resamples whole {md(s.group_column)} values. DeLong's test assumes "
             "independent rows: its p-value is shown only as \"row-level\", for comparison."
@@ -64,6 +71,12 @@ def pair_lines(pairs: pd.DataFrame, n_resamples: int, group_column: str | None) 
     lines = []
     for row in pairs.to_dict("records"):
         tested = not math.isnan(row["p-value"])
+        if row.get("role") == "exploratory" or (
+            row.get("role") == "duplicate" and math.isnan(row["Holm p"])
+        ):  # the verdict already gives the unadjusted p-value
+            suffix = f" ({row['test']})" if tested else ""
+            lines.append(f"- {md(row['verdict'], limit=300)}{suffix}")
+            continue
         p = (
             f" · {p_text(row['p-value'], row['test'], n_resamples)}, "
             f"{p_text(row['Holm p'], row['test'], n_resamples, 'Holm p')} ({row['test']})"

@@ -14,13 +14,33 @@ from ui.words.safe import md
 
 __all__ = [
     "AUTO_LIMIT",
+    "FAMILY_ALL",
     "CompareSettings",
     "bootstrap_wanted",
     "contents_caption",
     "contents_css",
+    "family_choices",
     "grouping_banner",
     "slow_sentence",
 ]
+
+FAMILY_ALL = "every metric (Holm across metrics × pairs)"
+
+
+def family_choices(max_fpr: float, grouped: bool, probabilities: bool) -> dict[str, str]:
+    """What a verdict can rest on, as the settings offer it: each metric as the primary one
+    (AUC first, the default), or every metric. Label -> the family's name in the library."""
+    names = ["AUC", "AP"]
+    if max_fpr:
+        names.append(f"pAUC (FPR ≤ {max_fpr:g})")
+    if grouped:
+        names.append("GAUC")
+    if probabilities:
+        names += ["Brier", "Log loss"]
+    out = {f"{n} only (primary)": n for n in names}
+    out[FAMILY_ALL] = "all"
+    return out
+
 
 # Rows x models up to which the bootstrap runs without asking: sorted once per model, 1000
 # resamples of 1e6 rows for two models take about 15 s on two cores (bench/bench_bootstrap.py).
@@ -42,6 +62,7 @@ class CompareSettings:
     wanted: bool
     curve_resamples: int
     presenting: bool
+    family: str = "AUC"  # the primary metric the stars rest on, or "all" (metrics.families)
 
     @property
     def clustered(self) -> bool:

@@ -7,11 +7,19 @@ from collections.abc import Mapping
 
 import pandas as pd
 
+from metrics.families import FamilyResult
 from ui.analyses.compare_setup import CompareSettings
 from ui.words.numbers import decimals
 from ui.words.safe import md
 
-__all__ = ["interval_lines", "interval_note", "star_caption", "starred_table", "verdict_list"]
+__all__ = [
+    "column_label",
+    "interval_lines",
+    "interval_note",
+    "star_caption",
+    "starred_table",
+    "verdict_list",
+]
 
 
 def _cell(row: pd.Series, name: str, found: Mapping) -> str:
@@ -30,6 +38,16 @@ def starred_table(table: pd.DataFrame, found: Mapping, helps: Mapping[str, str])
     return shown
 
 
+def column_label(name: str, family: FamilyResult | None) -> str:
+    """A metric's column header: "(primary)" on the declared primary metric, "(exploratory)"
+    on the others, as it is (every metric in the family) when the family is "all"."""
+    if family is None or family.declared == "all":
+        return name
+    if family.in_family(name):
+        return f"{name} (primary)"
+    return f"{name} (exploratory)"
+
+
 def verdict_list(found: Mapping, helps: Mapping[str, str]) -> str:
     """One markdown bullet per metric: its verdict, starred when a model is best."""
     return "\n".join(
@@ -40,16 +58,18 @@ def verdict_list(found: Mapping, helps: Mapping[str, str]) -> str:
     )
 
 
-def star_caption(s: CompareSettings) -> str:
-    """What a star and a bracket mean, with these settings."""
+def star_caption(s: CompareSettings, family: FamilyResult | None = None) -> str:
+    """What a star and a bracket mean, with these settings and the family the stars rest on."""
     return (
-        "★ marks a model only where it is significantly best: better than each other model by a "
+        "★ marks a model only where it is significantly best within the declared family of "
+        "tests: better than each other model by a "
         + (
             f"cluster bootstrap test (whole {md(s.group_column)} values resampled)"
             if s.clustered
             else "paired test (DeLong's for AUC, else the paired bootstrap)"
         )
-        + ", Holm-corrected across the pairs at 5%. "
+        + ". "
+        + (md(family.description, limit=600) + " " if family is not None else "")
         + (f"Brackets: 95% {s.interval_name}, {s.n_resamples} resamples." if s.wanted else "")
         + ("" if s.wanted or s.clustered else " With 0 resamples only AUC can be tested.")
     )

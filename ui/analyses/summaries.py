@@ -16,8 +16,9 @@ import pandas as pd
 import metrics
 from metrics.calibration import brier_score_loss, log_loss
 from metrics.compare import delong_test, paired_bootstrap
+from metrics.families import FamilyResult, family_best, family_pair_verdict, family_verdicts
 from metrics.groups import group_auc_score
-from metrics.significance import BestModel, best_model, pair_verdict
+from metrics.significance import BestModel
 
 # What each kind of resampling is called on every page: one name for one test.
 ROW_TEST = "paired bootstrap"
@@ -239,42 +240,67 @@ def model_table(
 
 
 def verdicts(
-    table: pd.DataFrame, pairs: pd.DataFrame, specs: list[MetricSpec], alpha: float = 0.05
+    table: pd.DataFrame,
+    pairs: pd.DataFrame,
+    specs: list[MetricSpec],
+    alpha: float = 0.05,
+    family: str = "AUC",
 ) -> tuple[dict[str, BestModel], pd.DataFrame]:
-    """Per metric, which model (if any) is significantly best, Holm-corrected across that
-    metric's pairs; and ``pairs`` with a "Holm p" column."""
+    """:func:`verdicts_in_family` without the family itself."""
+    found, pairs, _ = verdicts_in_family(table, pairs, specs, family=family, alpha=alpha)
+    return found, pairs
+
+
+def verdicts_in_family(
+    table: pd.DataFrame,
+    pairs: pd.DataFrame,
+    specs: list[MetricSpec],
+    *,
+    family: str = "AUC",
+    alpha: float = 0.05,
+    n_resamples: int = 0,
+) -> tuple[dict[str, BestModel], pd.DataFrame, FamilyResult]:
+    """Per metric, which model (if any) is significantly best within the declared family
+    (:func:`metrics.families.family_verdicts`: the primary metric ``family``, AUC by default,
+    Holm across its pairs and the other metrics exploratory; or ``"all"``, Holm across metrics
+    × pairs); ``pairs`` with the family's "Holm p" (NaN for an exploratory test), the "role"
+    of each test and its "verdict"; and the family. ``n_resamples``: the bootstrap's, for the
+    smallest p-value an exploratory verdict can claim."""
     names = table["model"].tolist()
-    index = {n: i for i, n in enumerate(names)}
-    out = {}
-    holm = pd.Series(np.nan, index=pairs.index, dtype=float)
-    said = pd.Series("", index=pairs.index, dtype=object)
-    for spec in specs:
-        rows = pairs[pairs["metric"] == spec.name]
-        p = {
-            (index[a], index[b]): float(pv)
-            for a, b, pv in rows[["model A", "model B", "p-value"]].itertuples(index=False)
-        }
-        r = best_model(
-            names,
-            table[spec.name].to_numpy(dtype=float),
-            p,
-            higher_is_better=spec.higher_is_better,
-            alpha=alpha,
+    direction = {s.name: s.higher_is_better for s in specs}
+    if family != "all" and family not in direction:
+        family = "AUC"  # a primary metric this table lacks (a partial AUC turned off)
+    fam = family_verdicts(
+        [
+            (m, a, b, float(p), float(d))
+            for m, a, b, p, d in pairs[["metric", "model A", "model B", "p-value", "A − B"]]
+            .itertuples(index=False)
+        ],
+        family=family,
+        alpha=alpha,
+    )  # fmt: skip
+    out = {
+        s.name: family_best(
+            fam, s.name, names, table[s.name].to_numpy(dtype=float),
+            higher_is_better=s.higher_is_better,
+            floor=1 / n_resamples if n_resamples and s.name != "AUC" else 0.0,
         )
-        out[spec.name] = r
-        for idx, a, b in rows[["model A", "model B"]].itertuples():
-            holm[idx] = r.adjusted[(index[a], index[b])]
-            said[idx] = pair_verdict(
-                spec.name,
-                a,
-                b,
-                pairs.at[idx, "A − B"],
-                holm[idx],
-                ci=(pairs.at[idx, "low"], pairs.at[idx, "high"]),
-                higher_is_better=spec.higher_is_better,
-                alpha=alpha,
+        for s in specs
+    }  # fmt: skip
+    holm, role, said = [], [], []
+    for row, test, low, high in zip(
+        fam.rows, pairs["test"], pairs["low"], pairs["high"], strict=True
+    ):
+        bootstrap = test in (ROW_TEST, CLUSTER_TEST)
+        holm.append(row.adjusted_p)
+        role.append(row.role)
+        said.append(
+            family_pair_verdict(
+                row, ci=(low, high), higher_is_better=direction[row.metric], alpha=alpha,
+                floor=1 / n_resamples if bootstrap and n_resamples else 0.0,
             )
-    return out, pairs.assign(**{"Holm p": holm, "verdict": said})
+        )  # fmt: skip
+    return out, pairs.assign(**{"Holm p": holm, "role": role, "verdict": said}), fam
 
 
 def delong_pairs(y: np.ndarray, scores: dict[str, np.ndarray]) -> pd.DataFrame:

@@ -50,8 +50,10 @@ def model_table(
     _ds: Dataset,
     clustered: bool = False,
     probabilities: bool = False,
+    family: str = "AUC",
 ):
-    """The comparison table, its pairs with verdicts, the best model per metric and the helps.
+    """The comparison table, its pairs with verdicts, the best model per metric, the helps and
+    the family of tests the verdicts rest on (``family``: the primary metric, or "all").
 
     ``clustered``: every interval and test resamples the dataset's groups (users, queries).
     ``probabilities``: the models' scores are probabilities (their scales, as
@@ -72,13 +74,15 @@ def model_table(
             y, scores, specs, weight=_ds.weight, n_resamples=n_resamples, bca=bca,
             cluster=cluster_of(_ds, clustered),
         )  # fmt: skip
-    found, pairs = summaries.verdicts(table, pairs, specs)
+    found, pairs, fam = summaries.verdicts_in_family(
+        table, pairs, specs, family=family, n_resamples=n_resamples
+    )
     # The specs hold functions, which a cache cannot pickle: return what the page shows.
     helps = {
         s.name: ("higher" if s.higher_is_better else "lower") + " is better; " + s.help
         for s in specs
     }
-    return table, pairs, found, helps
+    return table, pairs, found, helps, fam
 
 
 @st.cache_data(max_entries=8, ttl=UPLOAD_TTL, show_spinner="Resampling the curves...")

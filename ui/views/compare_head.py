@@ -8,7 +8,7 @@ import streamlit as st
 
 from ui.analyses import compare_setup
 from ui.analyses.compare_setup import CompareSettings
-from ui.compute import uncertainty
+from ui.compute import thresholds, uncertainty
 from ui.tables.dataset import Dataset
 
 __all__ = ["Contents", "grouping_banner", "settings"]
@@ -66,6 +66,18 @@ def settings(head, ds: Dataset, models: tuple[str, ...]) -> CompareSettings:
         f"interval and test resamples whole {group_column} values (a cluster bootstrap). On: "
         "treat every row as independent, only if you know the column does not group them.",
     )  # fmt: skip
+    choices = compare_setup.family_choices(
+        max_fpr, ds.prepared.groups is not None, thresholds.probabilities(ds, models)
+    )
+    chosen = right.selectbox(
+        "Stars rest on", list(choices), key="compare_family",
+        help="Declare before looking which tests a star may come from. One primary metric "
+        "(AUC unless you choose another): only its pairs are tested for a star, Holm-corrected "
+        "across them; the other metrics are exploratory, shown with unadjusted p-values and "
+        "never starred. Or every metric: Holm across metrics × pairs. Either way the chance "
+        "of any wrong star is at most 5%; starring wherever some metric is significant is not "
+        "(two equal models, eleven metrics: about 13%).",
+    )  # fmt: skip
     this_run = (ds.key, models, n_resamples)
     asked_for = st.session_state.get("compare_run_bootstrap_for")
     wanted = compare_setup.bootstrap_wanted(n_rows, len(models), n_resamples, asked_for, this_run)
@@ -77,7 +89,7 @@ def settings(head, ds: Dataset, models: tuple[str, ...]) -> CompareSettings:
             st.rerun()
     return CompareSettings(
         ds, models, n_rows, n_resamples, interval, max_fpr, group_column, independent, wanted,
-        min(n_resamples, uncertainty.CURVE_RESAMPLES), head.presenting,
+        min(n_resamples, uncertainty.CURVE_RESAMPLES), head.presenting, choices[chosen],
     )  # fmt: skip
 
 

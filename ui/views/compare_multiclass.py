@@ -4,9 +4,10 @@ a table's classes against each other.
 One model's ``score_<class>`` columns are not competing models (each answers a different
 question), so with one model the page says in one sentence what it needs. With two or more
 models (``<model>__<class>`` columns) it shows :func:`metrics.compare_multiclass_models`: each
-averaged metric with its paired interval, a star only where a model is significantly best,
-every pair's test and verdict, and the per-class values on demand. The verdicts are the
-library's; this module only lays them out.
+averaged metric with its paired interval, a star only where a model is significantly best within
+the family of tests declared in the settings (a primary metric, macro AUC by default, or every
+metric under Holm), every pair's test and verdict (exploratory outside the family), and the
+per-class values on demand. The verdicts are the library's; this module only lays them out.
 """
 
 from __future__ import annotations
@@ -53,6 +54,7 @@ def comparison(
     clustered: bool,
     threshold: float,
     _ds: Dataset,
+    family: str = "macro AUC",
 ) -> metrics.MulticlassComparison:
     """The library's comparison of ``models`` (class models of ``_ds``), cached by the data."""
     with warnings.catch_warnings():
@@ -65,6 +67,7 @@ def comparison(
             groups=_ds.prepared.groups if clustered else None,
             threshold=threshold,
             n_resamples=n_resamples,
+            family=family,
         )
 
 
@@ -78,6 +81,26 @@ def _cell(r: metrics.MulticlassComparison, name: str, i: int) -> str:
         if math.isfinite(iv.ci_low):
             text += f"  [{decimals(iv.ci_low)}, {decimals(iv.ci_high)}]"
     return ("★ " if r.best[name].best == i else "") + text
+
+
+def column_label(r: metrics.MulticlassComparison, name: str) -> str:
+    """A metric's header: "(primary)", "(exploratory)", or "(= accuracy)" for a number that is
+    another's; as it is when every metric is in the family."""
+    if name in r.family.duplicates:
+        return f"{name} (= {r.family.duplicates[name]})"
+    if r.family.declared == "all":
+        return name
+    return f"{name} ({'primary' if r.family.in_family(name) else 'exploratory'})"
+
+
+def family_options(kind: str, probabilities: bool) -> dict[str, str]:
+    """What the stars can rest on: each metric as the primary one (macro AUC first, the
+    default), or every metric. Label -> the family's name in the library."""
+    names = list(metrics.multiclass_metric_names(kind, probabilities))
+    names.remove("macro AUC")
+    out = {f"{n} only (primary)": n for n in ["macro AUC", *names]}
+    out["every metric (Holm across metrics × pairs)"] = "all"
+    return out
 
 
 def table_frame(r: metrics.MulticlassComparison) -> pd.DataFrame:
@@ -112,6 +135,7 @@ def pairs_frame(r: metrics.MulticlassComparison) -> pd.DataFrame:
                 "high": p.ci_high,
                 "p-value": p.p_value,
                 "Holm p": p.holm_p,
+                "role": p.role,
                 "verdict": p.verdict,
             }
             for p in r.pairs
@@ -159,7 +183,7 @@ def render(ds: Dataset) -> None:
     st.subheader(f"{kind.capitalize()} models side by side", anchor="multiclass-models")
     group_column = ds.mapping.group if ds.prepared.groups is not None else None
     with st.container(border=True):
-        left, middle, right = st.columns([2, 2, 2])
+        left, middle, right, last = st.columns([2, 2, 2, 2])
         models = tuple(
             left.multiselect(
                 "Models",
@@ -178,6 +202,18 @@ def render(ds: Dataset) -> None:
             and float(class_model_scores(ds, m).max()) <= 1
             for m in models_all
         )
+        choices = family_options(
+            "multiclass" if ds.mapping.is_multiclass else "multilabel", probabilities
+        )
+        chosen = last.selectbox(
+            "Stars rest on", list(choices), key="compare_mc_family",
+            help="Declare before looking which tests a star may come from. One primary metric "
+            "(macro AUC unless you choose another): only its pairs are tested for a star, "
+            "Holm-corrected across them; the other metrics are exploratory, shown with "
+            "unadjusted p-values and never starred. Or every metric: Holm across metrics × "
+            "pairs. Either way the chance of any wrong star is at most 5%; starring wherever "
+            "one of eleven metrics is significant is not (two equal models: about 13%).",
+        )  # fmt: skip
         threshold = 0.5 if probabilities else 0.0
         if ds.mapping.is_multilabel:
             threshold = right.number_input(
@@ -194,7 +230,7 @@ def render(ds: Dataset) -> None:
     if len(models) < 2:
         st.info("Pick two or more models to compare.")
         return
-    r = comparison(ds.key, models, n_resamples, clustered, float(threshold), ds)
+    r = comparison(ds.key, models, n_resamples, clustered, float(threshold), ds, choices[chosen])
     how = (
         f"cluster bootstrap interval (whole {md(group_column)} values resampled)"
         if clustered
@@ -211,7 +247,8 @@ def render(ds: Dataset) -> None:
         width="stretch",
         column_config={
             s.name: st.column_config.TextColumn(
-                s.name, help=("higher" if s.higher_is_better else "lower") + f" is better; {s.help}"
+                column_label(r, s.name),
+                help=("higher" if s.higher_is_better else "lower") + f" is better; {s.help}",
             )
             for s in r.metrics
         },
@@ -225,12 +262,16 @@ def render(ds: Dataset) -> None:
         )
     )  # fmt: skip
     st.caption(
-        "★ marks a model only where it is significantly best: better than each other model by a "
+        "★ marks a model only where it is significantly best within the declared family of "
+        "tests: better than each other model by a "
         + ("cluster " if clustered else "paired ")
-        + "bootstrap test, Holm-corrected across the pairs at 5%. "
+        + "bootstrap test. "
+        + md(r.family.description, limit=600) + " "
         + (f"Brackets: 95% {how}, {r.n_resamples} resamples." if r.results is not None else
            "With 0 resamples nothing is tested.")
     )  # fmt: skip
+    for sentence in r.disagreements:
+        st.info(md(sentence, limit=600), icon=":material/compare_arrows:")
     for note in r.notes:
         st.caption(f":material/info: {md(note, limit=400)}")
     csv_download("Download the table (CSV)", values_frame(r), "multiclass_models.csv",
@@ -238,14 +279,21 @@ def render(ds: Dataset) -> None:
 
     st.subheader("Are the differences real?", anchor="multiclass-differences")
     st.caption(
-        "Every pair of models on every metric: the difference A − B, its 95% interval, the "
-        "paired bootstrap test's p-value and the Holm-adjusted one (across the pairs of that "
-        "metric)."
+        "Every pair of models on every metric: the difference A − B, its 95% interval and the "
+        "paired bootstrap test's p-value; "
+        + (
+            "every test is in the family, so each also shows its Holm-adjusted p-value (across "
+            "every metric × pair)."
+            if r.family.declared == "all"
+            else f"the {md(r.family.declared)} pairs (the primary metric) also show the "
+            'Holm-adjusted p-value across them, and only they can be "better"; the other '
+            "metrics are exploratory: their p-values are unadjusted and claim nothing."
+        )
     )
     floor = 1 / r.n_resamples if r.n_resamples else 0
     lines = []
     for p in r.pairs:
-        tested = math.isfinite(p.p_value)
+        tested = math.isfinite(p.p_value) and math.isfinite(p.holm_p)  # exploratory: in words
         lines.append(
             f"- {md(p.verdict, limit=300)}"
             + (

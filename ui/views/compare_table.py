@@ -8,6 +8,7 @@ from collections.abc import Callable, Mapping
 import pandas as pd
 import streamlit as st
 
+from metrics.families import FamilyResult
 from ui.analyses import compare_table
 from ui.analyses.compare_setup import CompareSettings
 from ui.views.explain import explain
@@ -23,22 +24,38 @@ REPORT_HELP = (
 )
 
 
-def numbers(table: pd.DataFrame, found: Mapping, helps: Mapping[str, str]) -> None:
-    """Every model's metrics, each with its interval, starred where significantly best."""
+def numbers(
+    table: pd.DataFrame,
+    found: Mapping,
+    helps: Mapping[str, str],
+    family: FamilyResult | None = None,
+) -> None:
+    """Every model's metrics, each with its interval, starred where significantly best within
+    the family; each header says whether its metric is the primary one or exploratory."""
     st.dataframe(
         compare_table.starred_table(table, found, helps),
         hide_index=True,
         width="stretch",
-        column_config={name: st.column_config.TextColumn(name, help=helps[name]) for name in helps},
+        column_config={
+            name: st.column_config.TextColumn(
+                compare_table.column_label(name, family), help=helps[name]
+            )
+            for name in helps
+        },
     )
 
 
-def verdicts(s: CompareSettings, found: Mapping, helps: Mapping[str, str]) -> None:
-    """Each metric's verdict (two models or more), what a star and a bracket mean, and how the
-    intervals are drawn."""
+def verdicts(
+    s: CompareSettings,
+    found: Mapping,
+    helps: Mapping[str, str],
+    family: FamilyResult | None = None,
+) -> None:
+    """Each metric's verdict (two models or more), what a star and a bracket mean and which
+    family of tests the stars rest on, and how the intervals are drawn."""
     if len(s.models) >= 2:
         st.markdown(compare_table.verdict_list(found, helps))
-    st.caption(compare_table.star_caption(s))
+    st.caption(compare_table.star_caption(s, family if len(s.models) >= 2 else None))
     if s.wanted:
         explain(
             "the intervals",

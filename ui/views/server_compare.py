@@ -179,7 +179,8 @@ def show(ds: Dataset) -> None:
     paired = _paired_delong(ds, models)
     table, pairs = comparison(ds.key, s, models, paired)
     specs = [_spec(name) for name in ("AUC", "AP", "GAUC") if name in table]
-    found, pairs = summaries.verdicts(table, pairs, specs)
+    # Every tested metric is in the family (AP is not tested here): Holm across metrics × pairs.
+    found, pairs, family = summaries.verdicts_in_family(table, pairs, specs, family="all")
 
     def cell(row, name: str) -> str:
         text = f"{decimals(row[name])}"
@@ -238,9 +239,9 @@ def show(ds: Dataset) -> None:
         "in exact integers (metrics.sql.delong)."
     )
     st.caption(
-        "★ marks a model only where it is significantly best (Holm-corrected across the pairs "
-        f"at 5%). {auc_pairs} GAUC pairs: both models' per-user AUCs over the same "
-        f"{GAUC_RESAMPLES} resamples of users. AP pairs are not tested here."
+        "★ marks a model only where it is significantly best within the family of tests: "
+        f"{md(family.description, limit=600)} {auc_pairs} GAUC pairs: both models' per-user "
+        f"AUCs over the same {GAUC_RESAMPLES} resamples of users. AP pairs are not tested here."
     )
     csv_download("Download the pairs (CSV)", pairs, "model_pairs.csv",
                  key="compare_server_pairs_download")  # fmt: skip
