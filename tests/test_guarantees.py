@@ -347,3 +347,18 @@ def test_precision_walk_starts_late_enough_to_find_a_threshold():
     r = simulate_start(design, 80, seed=6, floors=(MIN_START,))
     assert r[MIN_START]["none"] <= 0.10
     assert r[MIN_START]["miss"] <= 0.10
+
+
+def test_the_walk_steps_back_when_its_bound_misses_the_target(monkeypatch):
+    # The second guard behind the confidence range: with the range opened, confidence 1e-300
+    # makes every binomial test pass (delta ~ 1) while the reported bound falls to 0.03; the
+    # walk must step back to a threshold whose own bound meets the target.
+    import metrics.guarantees as guarantees
+
+    monkeypatch.setattr(guarantees, "CONFIDENCE_RANGE", (1e-320, 0.999999))
+    rng = np.random.default_rng(3)
+    y = rng.random(4000) < 0.3
+    s = np.round(rng.normal(size=4000) + 2 * y, 2)
+    g = threshold_with_guarantee(y, s, target=0.9, confidence=1e-300)
+    assert g.met
+    assert g.bound >= 0.9
