@@ -20,6 +20,7 @@ from __future__ import annotations
 import math
 import warnings
 from dataclasses import dataclass
+from statistics import NormalDist
 from typing import Any
 
 import numpy as np
@@ -37,6 +38,18 @@ __all__ = [
 
 SUP_T = "bootstrap sup-t band (Montiel Olea & Plagborg-Møller 2019)"
 POINTWISE = "pointwise percentile bootstrap band"
+POINTWISE_ROC = (
+    "pointwise percentile bootstrap band, at least the Wilson interval of the TPR over the "
+    "positives"
+)
+
+# The sizes roc_band and pr_band accept: resamples, grid points, the replicates they hold
+# (resamples x grid points, 8 bytes each: 160 MB) and the counts the bootstrap draws (rows x
+# resamples: about 20 s at 10^9).
+MAX_RESAMPLES = 100_000
+MAX_GRID = 10_001
+MAX_CELLS = 20_000_000
+MAX_DRAWS = 1_000_000_000
 
 
 @dataclass(frozen=True)
@@ -176,6 +189,20 @@ def _pointwise(replicates: np.ndarray, curve: np.ndarray, alpha: float, small) -
     return low, high
 
 
+def _wilson(rate: np.ndarray, n: float, confidence: float) -> tuple[np.ndarray, np.ndarray]:
+    """The two-sided Wilson (1927) score interval of a proportion ``rate`` of ``n`` trials: at
+    a rate of 0 or 1 it keeps a width (``n / (n + z^2)`` below 1), where a Wald or percentile
+    interval shrinks to a point."""
+    z = NormalDist().inv_cdf(0.5 + confidence / 2.0)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        p = np.clip(rate, 0.0, 1.0)
+        centre = (p + z * z / (2.0 * n)) / (1.0 + z * z / n)
+        half = z * np.sqrt(p * (1.0 - p) / n + z * z / (4.0 * n * n)) / (1.0 + z * z / n)
+    if not n > 0:
+        return np.full(p.shape, np.nan), np.full(p.shape, np.nan)
+    return np.maximum(centre - half, 0.0), np.minimum(centre + half, 1.0)
+
+
 def effective_positives(y_true: Any, sample_weight: Any) -> float:
     """Kish's effective number of positives, ``(sum w)^2 / sum w^2`` (their count unweighted):
     the ``n_positive`` of :func:`band_from_resamples`.
@@ -233,7 +260,8 @@ def band_from_resamples(
     confidence : float, default 0.95
     n_positive : float, optional
         The (effective) number of positives, for the binomial floor of the simultaneous band
-        (see :func:`sup_t_band`); without it, no floor.
+        (see :func:`sup_t_band`) and, for the ROC curve, the Wilson interval of the TPR over
+        the positives that both bands are at least as wide as; without it, neither.
     small_groups : SmallGroups, optional
         The few-groups correction of a cluster bootstrap (``fb.small_groups``).
 
@@ -265,6 +293,19 @@ def band_from_resamples(
     else:
         lower, upper = _pointwise(reps, curve, 1.0 - confidence, small)
         k, method = math.nan, POINTWISE
+    if kind == "roc" and n_positive is not None and n_positive > 0:
+        # At the ends of the ROC curve the resampled TPR sticks at 1 (every positive above
+        # the threshold at FPR 0.99) while the true TPR is just below it: the percentile band
+        # shrinks to a point there (binormal truth, 300 rows: it held the TPR at FPR 0.99 in
+        # 62-66% of data sets). The TPR is a proportion of the positives, so no honest band
+        # is narrower than its Wilson interval; the bootstrap adds the threshold's own
+        # uncertainty in the middle of the curve, where it is the wider one.
+        low_w, high_w = _wilson(curve, float(n_positive), confidence)
+        finite = np.isfinite(curve)
+        lower = np.where(finite, np.fmin(lower, low_w), lower)
+        upper = np.where(finite, np.fmax(upper, high_w), upper)
+        if not simultaneous:
+            method = POINTWISE_ROC
     lower = np.fmin(lower, curve)
     upper = np.fmax(upper, curve)
     if kind == "roc":
@@ -296,12 +337,40 @@ def _band(
     from metrics.bootstrap import fast_paired_bootstrap
 
     confidence = _check_confidence(confidence)
+    if (
+        isinstance(n_resamples, bool)
+        or not isinstance(n_resamples, (int, np.integer))
+        or not 1 <= n_resamples <= MAX_RESAMPLES
+    ):
+        raise ValueError(
+            f"n_resamples must be a whole number from 1 to {MAX_RESAMPLES:,}, got "
+            f"{n_resamples!r}; 1,000 is plenty for a 95% band."
+        )
     if grid is None:
         grid = np.linspace(0.0, 1.0, 101) if kind == "roc" else np.linspace(0.01, 1.0, 100)
+    if np.iscomplexobj(grid) or np.iscomplexobj(y_score):
+        name = "grid" if np.iscomplexobj(grid) else "y_score"
+        raise ValueError(f"{name} holds complex numbers; it must be real.")
     grid = np.asarray(grid, dtype=np.float64).reshape(-1)
+    if grid.size > MAX_GRID:
+        raise ValueError(
+            f"grid has {grid.size:,} points; give at most {MAX_GRID:,} (the default has 101)."
+        )
     if grid.size == 0 or not np.isfinite(grid).all() or (grid < 0).any() or (grid > 1).any():
         raise ValueError("grid must hold at least one value, each between 0 and 1.")
     grid = np.unique(grid)
+    if n_resamples * grid.size > MAX_CELLS:
+        raise ValueError(
+            f"n_resamples x grid points is {n_resamples * grid.size:,}; keep it at most "
+            f"{MAX_CELLS:,} (the replicates held, 8 bytes each): fewer resamples or grid points."
+        )
+    rows = int(np.size(y_score))
+    if rows * n_resamples > MAX_DRAWS:
+        raise ValueError(
+            f"n_resamples x rows is {rows * n_resamples:,}; keep it at most {MAX_DRAWS:,} "
+            f"(about 20 s of drawing): at {rows:,} rows, n_resamples at most "
+            f"{max(MAX_DRAWS // max(rows, 1), 1):,}."
+        )
     option = {"roc_grid": grid} if kind == "roc" else {"pr_grid": grid}
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", UndefinedMetricWarning)
@@ -345,13 +414,16 @@ def roc_band(
         the whole true curve lies with probability ``confidence``. False: the pointwise
         percentile band (each FPR on its own), as Compare draws it.
     n_resamples : int, default 1000
+        From 1 to 100,000 (``MAX_RESAMPLES``), with ``n_resamples x len(grid)`` at most
+        2 x 10^7 (the replicates held) and ``n_resamples x n_samples`` at most 10^9 (the
+        counts drawn, about 20 s); a ValueError names the bound otherwise.
     seed : int, Generator or None, default None
     groups : array-like of shape (n_samples,), optional
         Resample whole groups (users) instead of rows; widened for few groups as
         :class:`metrics.SmallGroups` describes.
     sample_weight : array-like of shape (n_samples,), optional
     grid : array-like, optional
-        The FPRs (default 0, 0.01, ..., 1).
+        The FPRs (default 0, 0.01, ..., 1); at most 10,001 points (``MAX_GRID``).
 
     Returns
     -------
@@ -366,6 +438,12 @@ def roc_band(
     ``python -m bench.bench_coverage_bands``) the whole true curve lay inside the 95%
     simultaneous band 95.0% of the time at 1,000 rows (300 experiments) and 93.6% at 2,000
     (700), inside the pointwise band 17-20%.
+
+    Both bands are at least as wide as the Wilson score interval of the TPR over the
+    (effective) positives at each FPR: where the resampled TPR sticks at 1 (FPR near 1) the
+    percentile band shrinks to a point, and with 75 positives it held the true TPR at FPR
+    0.99 in only 62-66% of data sets; with the Wilson floor, in 100% (the table in
+    ``docs/coverage_calibration_and_bands.md``).
 
     Examples
     --------
@@ -397,9 +475,10 @@ def pr_band(
 ) -> CurveBand:
     """A band around the precision-recall curve: simultaneous (the whole curve) or pointwise.
 
-    As :func:`roc_band`, with ``x`` the recall grid (default 0.01, 0.02, ..., 1) and ``y`` the
-    precision where the curve first reaches each recall. Precision is not monotone in recall,
-    so the bounds are not made monotone.
+    As :func:`roc_band` (and with its bounds on ``n_resamples`` and ``grid``), with ``x`` the
+    recall grid (default 0.01, 0.02, ..., 1) and ``y`` the precision where the curve first
+    reaches each recall. Precision is not monotone in recall, so the bounds are not made
+    monotone.
 
     Notes
     -----

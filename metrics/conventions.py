@@ -28,6 +28,10 @@ For rankings (rows grouped by query, graded relevance), the libraries differ in 
   scikit-learn) or as 1 (LightGBM's NDCG);
 * and MAP@k's divisor: every relevant row of the query (trec_eval's ``map_cut``) or
   ``min(k, R)`` (the top-k variant of recommender libraries).
+
+PASCAL VOC's average precision (:func:`voc_devkit_ap`) differs from the library's ``voc11`` and
+``voc_all`` methods only on tied scores: the devkit takes every row (detection) as its own
+point in the order of its sort, so on tied scores its value depends on the rows' order.
 """
 
 from __future__ import annotations
@@ -54,6 +58,8 @@ __all__ = [
     "spark_roc_auc",
     "tied_pairs",
     "tied_relevant_queries",
+    "voc_devkit_ap",
+    "voc_tie_range",
 ]
 
 KERAS_SUMMATION = ("interpolation", "minoring", "majoring")
@@ -528,3 +534,98 @@ def gauc_conventions(
         ),
     ]  # fmt: skip
     return out
+
+
+VOC_SORTS = ("stable", "quicksort")
+
+
+def _voc_ap_sorted(hit: np.ndarray, n_positive: float, method: str) -> float:
+    """VOCevaldet's precision and recall per row (``hit`` in ranked order), then VOCap's
+    all-point sum or the 11-point mean."""
+    tp = np.cumsum(hit, dtype=np.float64)
+    fp = np.cumsum(~hit, dtype=np.float64)
+    rec = tp / n_positive
+    prec = tp / (tp + fp)
+    if method == "voc11":  # VOC 2007: for t = 0:0.1:1, the best precision at recall >= t
+        levels = np.arange(0.0, 1.1, 0.1)  # as the Python port builds them
+        best = np.maximum.accumulate(prec[::-1])[::-1]
+        at = np.searchsorted(rec, levels, side="left")  # first row with recall >= t
+        return float(np.where(at < rec.size, best[np.minimum(at, rec.size - 1)], 0.0).sum() / 11)
+    mrec = np.concatenate([[0.0], rec, [1.0]])
+    mpre = np.concatenate([[0.0], prec, [0.0]])
+    mpre = np.maximum.accumulate(mpre[::-1])[::-1]
+    i = np.flatnonzero(mrec[1:] != mrec[:-1]) + 1
+    return float(np.sum((mrec[i] - mrec[i - 1]) * mpre[i]))
+
+
+def _voc_inputs(y_true: Any, y_score: Any, method: str, n_positive: Any):
+    if method not in ("voc11", "voc_all"):
+        raise ValueError(f'method must be "voc11" (VOC 2007) or "voc_all" (2010+), got {method!r}.')
+    y, s, _ = check_binary_inputs(y_true, y_score, None, None)
+    npos = float(y.sum()) if n_positive is None else float(n_positive)
+    if not npos >= max(float(y.sum()), 1.0) or not np.isfinite(npos):
+        raise ValueError(
+            f"n_positive must be a number at least the {int(y.sum())} positive rows (and at "
+            f"least 1): the ground-truth objects, found or missed; got {n_positive!r}."
+        )
+    return y, s, npos
+
+
+def voc_devkit_ap(
+    y_true: Any,
+    y_score: Any,
+    *,
+    method: str = "voc_all",
+    sort: str = "stable",
+    n_positive: float | None = None,
+) -> float:
+    """Average precision as the PASCAL VOC devkit computes it, tied scores in row order.
+
+    The devkit (``VOCevaldet.m``) sorts the detections by ``sort(-confidence)`` and makes each
+    one a point of the precision-recall curve, tied or not; ``VOCap.m`` (VOC 2010+, ``voc_all``)
+    sums the precision envelope over the recall steps, VOC 2007 (``voc11``) averages the best
+    precision at recall 0, 0.1, ..., 1. MATLAB's ``sort`` is stable, so tied rows keep their
+    row order (``sort="stable"``); the widely copied Python port (``voc_eval.py`` of
+    py-faster-rcnn and its descendants) calls ``np.argsort(-confidence)``, numpy's default
+    quicksort, which is not stable (``sort="quicksort"``: what that port gives here). Either
+    way the value on tied scores depends on the rows' order; :func:`voc_tie_range` gives its
+    range, and :func:`metrics.average_precision_score` (``voc11``, ``voc_all``) groups ties,
+    which no row order changes.
+
+    Parameters
+    ----------
+    y_true : array-like of shape (n_samples,)
+        1 for a true detection, 0 for a false one.
+    y_score : array-like of shape (n_samples,)
+        The detections' confidences.
+    method : {"voc_all", "voc11"}, default "voc_all"
+    sort : {"stable", "quicksort"}, default "stable"
+    n_positive : float, optional
+        The ground-truth objects (``npos``), found or missed; default the positive rows.
+
+    Examples
+    --------
+    >>> voc_devkit_ap([1, 0], [0.5, 0.5]), voc_devkit_ap([0, 1], [0.5, 0.5])
+    (1.0, 0.5)
+    """
+    if sort not in VOC_SORTS:
+        raise ValueError(f"sort must be one of {VOC_SORTS}, got {sort!r}.")
+    y, s, npos = _voc_inputs(y_true, y_score, method, n_positive)
+    order = np.argsort(-s, kind="stable") if sort == "stable" else np.argsort(-s)
+    return _voc_ap_sorted(y[order], npos, method)
+
+
+def voc_tie_range(
+    y_true: Any, y_score: Any, *, method: str = "voc_all", n_positive: float | None = None
+) -> tuple[float, float]:
+    """The lowest and highest :func:`voc_devkit_ap` over every order of the tied rows: false
+    detections first within each tie, then true ones first (moving a true detection ahead of
+    a false one never lowers a precision). Equal when no tie mixes the two.
+
+    >>> voc_tie_range([0, 1, 1], [0.5, 0.5, 0.2])
+    (0.6666666666666666, 0.8333333333333333)
+    """
+    y, s, npos = _voc_inputs(y_true, y_score, method, n_positive)
+    low = np.lexsort((y, -s))  # within a tie, false detections (0) first
+    high = np.lexsort((~y, -s))
+    return _voc_ap_sorted(y[low], npos, method), _voc_ap_sorted(y[high], npos, method)

@@ -31,8 +31,13 @@ __all__ = [
 ]
 
 GUARANTEE_METRICS = ("recall", "precision", "specificity", "fpr", "npv")
-# Precision and NPV: the walk starts where an estimate this far from the target to 1 passes.
+# Precision and NPV: the walk starts where an estimate this far from the target to 1 passes,
+# and not before the metric's denominator holds MIN_START rows (when the data has that many).
 START_MARGIN = 0.5
+MIN_START = 30.0
+# The confidence a guarantee may ask for: below one half the "bound" would lie above the
+# estimate (no promise at all); above 1 - 1e-6 the binomial tails underflow the walk's tests.
+CONFIDENCE_RANGE = (0.5, 0.999999)
 
 # Each metric as a ratio A / D of two sums over clusters (a row is a cluster of one without
 # groups), both linear in the per-cluster vector (flagged positives, flagged negatives,
@@ -277,6 +282,37 @@ def _passes(x: np.ndarray, n: np.ndarray, tau: float, delta: float) -> np.ndarra
     return out
 
 
+def _is_number(value: Any) -> bool:
+    return isinstance(value, (int, float, np.integer, np.floating)) and not isinstance(value, bool)
+
+
+def _start(base: np.ndarray, tau: float, delta: float) -> int:
+    """Where the walk of precision or NPV starts, from the denominators ``base`` along the
+    sequence (flagged or unflagged rows: scores only, never labels).
+
+    The first candidate whose denominator is large enough for an estimate halfway from the
+    target to 1 to pass, and not before ``MIN_START`` rows. Without the floor a low target
+    starts after a handful of rows (precision 0.4: 11 rows at 95%), where the walk's first
+    test needs an estimate of 0.7, which a good model's top rows reach about half the time
+    (the walk then ends at its first test: no threshold). At 30 rows the test passes an
+    estimate 0.34 standard deviations above the target (17 of 30 for 0.4). Targets from 0.7
+    up need 30 rows or more anyway (0.7: 30, 0.8: 50, 0.9: 107, 0.99: 1,146), so the floor
+    changes nothing there. Data whose denominators never reach the floor start where the
+    halfway rule alone puts them.
+    """
+    half = tau + (1.0 - tau) * START_MARGIN
+    can = _passes(half * base, base, tau, delta)
+    deep = can & (base >= MIN_START)
+    if deep.any():
+        return int(np.argmax(deep))
+    return int(np.argmax(can)) if can.any() else base.size
+
+
+def _meets(x: float, n: float, tau: float, delta: float) -> bool:
+    """Whether the reported bound at ``x`` of ``n`` reaches ``tau``."""
+    return _lower(float(x), float(n), delta) >= tau
+
+
 def _lower(x: float, n: float, delta: float) -> float:
     """The one-sided Clopper-Pearson lower bound at confidence ``1 - delta``."""
     if not n > 0:
@@ -316,9 +352,9 @@ def threshold_with_guarantee(
 
     For precision and NPV (not monotone), a high precision on the first few flagged rows cannot
     pass a bound, so the walk starts at the first threshold whose flagged (for NPV, unflagged)
-    rows are enough for an estimate halfway between the target and 1 to pass: a rule that reads
-    the scores only, never the labels. A dip of the bound below the target stops the walk, which
-    is the price of the guarantee.
+    rows are enough for an estimate halfway between the target and 1 to pass, and at least 30
+    of them (``MIN_START``): a rule that reads the scores only, never the labels. A dip of the
+    bound below the target stops the walk, which is the price of the guarantee.
 
     Parameters
     ----------
@@ -329,8 +365,9 @@ def threshold_with_guarantee(
     metric : {"recall", "precision", "specificity", "fpr", "npv"}, default "recall"
         The metric held to the target.
     target : float in (0, 1), default 0.9
-    confidence : float in (0, 1), default 0.95
+    confidence : float in [0.5, 0.999999], default 0.95
         The probability, over repeated test sets, that the returned threshold meets the target.
+        Below 0.5 the one-sided bound would lie above the estimate (a ValueError says so).
     sample_weight : array-like of shape (n_samples,), optional
         Integer weights count rows (a weight of 3 is three rows), and the guarantee is the exact
         one of the repeated rows. Other weights enter through Kish's effective sample size
@@ -369,9 +406,20 @@ def threshold_with_guarantee(
     """
     if metric not in GUARANTEE_METRICS:
         raise ValueError(f"metric must be one of {GUARANTEE_METRICS}, got {metric!r}.")
-    for name, value in (("target", target), ("confidence", confidence)):
-        if not (isinstance(value, (int, float, np.floating)) and 0 < value < 1):
-            raise ValueError(f"{name} must be a number strictly between 0 and 1, got {value!r}.")
+    if not (_is_number(target) and 0 < target < 1):
+        raise ValueError(f"target must be a number strictly between 0 and 1, got {target!r}.")
+    low, high = CONFIDENCE_RANGE
+    if not (_is_number(confidence) and low <= confidence <= high):
+        raise ValueError(
+            f"confidence must be a number from {low} to {high} (0.95 for a 95% guarantee), "
+            f"got {confidence!r}; below {low} the bound would lie above the estimate and "
+            "promise nothing."
+        )
+    if np.iscomplexobj(y_score):
+        raise ValueError(
+            "y_score holds complex numbers; scores must be real. Pass the real part (or the "
+            "magnitude) yourself if that is what you mean."
+        )
     y, s, w = check_binary_inputs(y_true, y_score, sample_weight, pos_label)
     g = None if groups is None else _check_groups(groups, y.size)
     if w is None:
@@ -392,18 +440,20 @@ def threshold_with_guarantee(
     k = table.thresholds.size  # the last candidate is +inf (nothing flagged)
     full = _full_sequence(inner, k)
     sequence = full
-    if inner in ("precision", "npv"):  # start where an estimate halfway to 1 could pass
+    if inner in ("precision", "npv"):
         # the denominator's rows (or weight, or Kish size) are the flagged or unflagged rows:
         # a function of the scores alone
         base = _effective(table, inner, how, delta, clusters=False)[2]
-        half = tau + (1.0 - tau) * START_MARGIN
-        can = _passes(half * base[sequence], base[sequence], tau, delta)
-        start = int(np.argmax(can)) if can.any() else sequence.size
-        sequence = sequence[start:]
+        sequence = sequence[_start(base[sequence], tau, delta) :]
     passed = _passes(x[sequence], n[sequence], tau, delta)
     stop = int(np.argmin(passed)) if not passed.all() else sequence.size
-    chosen = int(sequence[stop - 1]) if stop > 0 else None
     n_tested = min(stop + 1, sequence.size)
+    # A returned guarantee meets its own target: the bound reported is computed by another
+    # route (the beta quantile) than the test (the beta tail), so where the two disagree in
+    # the last digits at the target, the walk steps back to a candidate both agree on.
+    while stop > 0 and not _meets(x[sequence[stop - 1]], n[sequence[stop - 1]], tau, delta):
+        stop -= 1
+    chosen = int(sequence[stop - 1]) if stop > 0 else None
 
     plain_candidates = np.flatnonzero(np.isfinite(r) & (r >= tau - 1e-12))
     plain = None

@@ -119,10 +119,11 @@ def _guarantee_spec(t: str, reported: str, constraint: str, op: str, target: str
         value, confidence = float(target), float(conf) / 100
     except ValueError:
         value = confidence = float("nan")
-    if not (0 < value < 1 and 0 < confidence < 1):
+    low, high = metrics.guarantees.CONFIDENCE_RANGE
+    if not (0 < value < 1 and low <= confidence <= high):
         raise BadInput(
-            f"{t}: the target needs 0 < P < 1 and the confidence 0 < C < 100 (say "
-            f"{reported}@{constraint}{want}0.9@95%)."
+            f"{t}: the target needs 0 < P < 1 and the confidence {100 * low:g} <= C <= "
+            f"{100 * high:g} (say {reported}@{constraint}{want}0.9@95%)."
         )
     return MetricSpec(t, "guarantee", value, constraint, confidence, reported)
 

@@ -17,6 +17,7 @@ from ui.teaching import ap_lab_notes as notes
 from ui.views import ap_lab_view as view
 from ui.views.explain import explain
 from ui.views.show import chart
+from ui.words.conventions import voc_tie_sentence
 from ui.words.numbers import decimals
 from ui.words.safe import md
 
@@ -147,6 +148,7 @@ if preset is None and ds.mapping.per_class:
         )
         st.caption(notes.PER_CLASS)
 st.markdown(notes.when_they_differ())
+st.markdown(voc_tie_sentence(y, scores, weight))
 for m in AP_METHODS:
     explain(
         f"{METHOD_LABELS[m]} AP with your numbers",

@@ -27,7 +27,8 @@ def test_parse_reads_the_target_the_confidence_and_the_metrics():
         ("recall@fpr>=0.05@95%", "fpr is held <= its target; write fpr<=P"),
         ("recall@precision<=0.9@95%", "precision is held >= its target"),
         ("recall@precision>=1.5@95%", "the target needs 0 < P < 1"),
-        ("recall@precision>=0.9@100%", "the confidence 0 < C < 100"),
+        ("recall@precision>=0.9@100%", "the confidence 50 <= C <= 99.9999"),
+        ("recall@precision>=0.9@30%", "the confidence 50 <= C <= 99.9999"),
     ],
 )
 def test_bad_targets_get_one_sentence(text, message):

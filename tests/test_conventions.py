@@ -345,3 +345,80 @@ def test_torchrec_skips_a_session_of_zeros_and_equal_scores():
     g = ["u", "u", "u", "v", "v"]
     torchrec = gauc_conventions(y, s, g)[-1]
     assert (torchrec.users, torchrec.skipped, torchrec.gauc) == (1, 1, 1.0)
+
+
+# ---------------------------------------------------------------- PASCAL VOC's devkit, tie order
+
+
+def _devkit_reference(y, s, method, order):
+    """VOCevaldet.m and VOCap.m line by line in plain Python: detections in ``order``, one
+    precision-recall point each; VOCap's envelope from the right and its sum over the recall
+    steps, or VOC 2007's 11 levels."""
+    npos = sum(y)
+    tp = fp = 0
+    rec, prec = [], []
+    for i in order:
+        tp, fp = tp + bool(y[i]), fp + (not y[i])
+        rec.append(tp / npos)
+        prec.append(tp / (tp + fp))
+    if method == "voc11":
+        ap = 0.0
+        for t in np.arange(0.0, 1.1, 0.1):
+            p = [q for r, q in zip(rec, prec, strict=True) if r >= t]
+            ap += (max(p) if p else 0.0) / 11
+        return ap
+    mrec, mpre = [0.0, *rec, 1.0], [0.0, *prec, 0.0]
+    for i in range(len(mpre) - 2, -1, -1):
+        mpre[i] = max(mpre[i], mpre[i + 1])
+    return sum(
+        (mrec[i] - mrec[i - 1]) * mpre[i] for i in range(1, len(mrec)) if mrec[i] != mrec[i - 1]
+    )
+
+
+@settings(max_examples=examples(60), deadline=None)
+@given(table=binary_tables(max_size=60, max_models=1), method=st.sampled_from(["voc11", "voc_all"]))
+def test_voc_devkit_ap_is_the_devkit_in_row_order(table, method):
+    from metrics import average_precision_score
+    from metrics.conventions import voc_devkit_ap, voc_tie_range
+
+    y, s = table.y, table.scores[0]
+    stable = sorted(range(y.size), key=lambda i: -s[i])  # Python's sort is stable, as MATLAB's
+    got = voc_devkit_ap(y, s, method=method)
+    assert got == pytest.approx(_devkit_reference(y, s, method, stable), abs=1e-12)
+    # the Python port's np.argsort(-confidence)
+    port = voc_devkit_ap(y, s, method=method, sort="quicksort")
+    assert port == pytest.approx(_devkit_reference(y, s, method, np.argsort(-s)), abs=1e-12)
+    low, high = voc_tie_range(y, s, method=method)
+    rng = np.random.default_rng(0)
+    for _ in range(5):  # any order of the rows: within the range
+        p = rng.permutation(y.size)
+        v = voc_devkit_ap(y[p], s[p], method=method)
+        assert low - 1e-12 <= v <= high + 1e-12
+    assert low - 1e-12 <= got <= high + 1e-12
+    if np.unique(s).size == s.size:  # no ties: one value
+        assert low == pytest.approx(high, abs=1e-12)
+    if method == "voc_all":
+        # the library's grouped value is one no row order changes, inside the range too, and
+        # the devkit's own without ties (voc11 differs where a recall is exactly 0.3, 0.6 or
+        # 0.7: the port's np.arange levels are a hair above those)
+        grouped = average_precision_score(y, s, method=method)
+        assert low - 1e-12 <= grouped <= high + 1e-12
+        if np.unique(s).size == s.size:
+            assert got == pytest.approx(grouped, abs=1e-12)
+
+
+def test_voc_devkit_ap_depends_on_the_row_order_of_ties():
+    from metrics.conventions import voc_devkit_ap, voc_tie_range
+
+    # a true and a false detection tied: true first gives 1, false first 0.5
+    assert voc_devkit_ap([1, 0], [0.5, 0.5]) == 1.0
+    assert voc_devkit_ap([0, 1], [0.5, 0.5]) == 0.5
+    assert voc_tie_range([0, 1], [0.5, 0.5]) == (0.5, 1.0)
+    # missed objects count in the recall: npos = 4 ground truths, 2 found
+    assert voc_devkit_ap([1, 1, 0], [0.9, 0.8, 0.1], n_positive=4) == pytest.approx(0.5)
+    with pytest.raises(ValueError, match="n_positive must be a number at least the 2 positive"):
+        voc_devkit_ap([1, 1, 0], [0.9, 0.8, 0.1], n_positive=1)
+    with pytest.raises(ValueError, match='method must be "voc11"'):
+        voc_devkit_ap([1, 0], [0.5, 0.5], method="coco")
+    with pytest.raises(ValueError, match="sort must be one of"):
+        voc_devkit_ap([1, 0], [0.5, 0.5], sort="merge")

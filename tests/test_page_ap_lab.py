@@ -260,3 +260,25 @@ def test_a_class_without_positives_gets_a_message(lab_page):
     at.selectbox(key="model").set_value("score_a").run()
     at.selectbox(key="aplab_preset").set_value("AP as scikit-learn's step sum (5/6)").run()
     assert _metrics(at)["Step"] == "0.8333"
+
+
+def test_voc_devkit_says_it_depends_on_row_order(lab_page):
+    # Issue 51 §4: naive Bayes on breast cancer ties 499 rows across the classes (scores of 1):
+    # the page gives the devkit's values in the table's row order and their range over tie
+    # orders; the logistic model has no such tie and gets the one-line sentence.
+    from metrics.conventions import voc_devkit_ap, voc_tie_range
+    from ui.words.numbers import decimals
+
+    at = lab_page
+    ds = data.bundled_dataset(DEFAULT_DATASET)
+    at.selectbox(key="model").set_value("naive_bayes").run()
+    assert not at.exception
+    y, s = ds.labels_for("naive_bayes"), ds.score("naive_bayes")
+    text = _markdown(at)
+    assert "The VOC devkit depends on row order here." in text
+    assert "499 rows share a score with a row of the other class" in text
+    assert f"VOC 2010+ {decimals(voc_devkit_ap(y, s))}" in text
+    low, high = voc_tie_range(y, s)
+    assert f"{decimals(low)} to {decimals(high)} (negatives first" in text
+    at.selectbox(key="model").set_value("logistic_regression").run()
+    assert "so it gives the VOC values above in any row order" in _markdown(at)

@@ -1,9 +1,10 @@
 """Computations for the Decision curves and Calibration pages, cached per dataset.
 
 :func:`calibration_stats` is plain numpy over :func:`metrics.fast_paired_bootstrap`: the
-reliability bins' observed rates, ECE, MCE and the Brier decomposition, each with a percentile
-interval from the same resamples (rows drawn a Poisson(1) number of times, or whole groups when
-``groups`` is given). The cached wrappers below key on the dataset's ``key`` as
+reliability bins' observed rates, the Brier score and its uncertainty term, each with a
+percentile interval from the same resamples (rows drawn a Poisson(1) number of times, or whole
+groups when ``groups`` is given), the debiased RMS calibration error with its own interval, and
+ECE, MCE, reliability and resolution without one (``BIASED``). The cached wrappers below key on the dataset's ``key`` as
 :mod:`ui.compute.data`
 does; the dataset itself is passed unhashed.
 """

@@ -234,3 +234,43 @@ def gauc_reasons(
             "where the DIN and plain-mean rows here use the weights."
         )
     return out
+
+
+def voc_tie_sentence(y: np.ndarray, scores: np.ndarray, weight: np.ndarray | None) -> str:
+    """What the PASCAL VOC devkit gives on these rows in their order, and its range over the
+    orders of tied rows (markdown); a short sentence when no tie mixes the classes."""
+    from metrics.conventions import voc_devkit_ap, voc_tie_range
+
+    y = np.asarray(y, bool)
+    s = np.asarray(scores, np.float64)
+    _, codes = np.unique(s, return_inverse=True)
+    pos = np.bincount(codes, y)
+    size = np.bincount(codes)
+    mixed = (pos > 0) & (pos < size)
+    n_mixed = int(size[mixed].sum())
+    devkit = (
+        "The PASCAL VOC devkit makes every row its own point of the curve, in the order of "
+        "`sort(-confidence)`"
+    )
+    if n_mixed == 0:
+        return (
+            f"{devkit}; no tied score here mixes positives and negatives, so it gives the VOC "
+            "values above in any row order."
+        )
+    a07, a12 = (voc_devkit_ap(y, s, method=m) for m in ("voc11", "voc_all"))
+    (l07, h07), (l12, h12) = (voc_tie_range(y, s, method=m) for m in ("voc11", "voc_all"))
+    weights = (
+        " (it reads no weights: these are the rows unweighted)"
+        if weight is not None and not np.all(np.asarray(weight) == 1)
+        else ""
+    )
+    return (
+        f"**The VOC devkit depends on row order here.** {plural(n_mixed, 'row')} share a score "
+        "with a row of the other class. The VOC values above group each tie into one point, "
+        f"which no row order changes. {devkit} (MATLAB's sort is stable: tied rows stay in "
+        "row order; the Python port's `np.argsort(-confidence)` is not stable, so its order "
+        f"of ties is numpy's){weights}. In this table's row order the devkit gives VOC 2007 "
+        f"{decimals(a07)} and VOC 2010+ {decimals(a12)}; over the orders of the tied rows, "
+        f"{decimals(l07)} to {decimals(h07)} and {decimals(l12)} to {decimals(h12)} "
+        "(negatives first in each tie, then positives first)."
+    )
