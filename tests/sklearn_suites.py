@@ -165,7 +165,9 @@ def export(
     def _apply_the_lists(request, monkeypatch):
         reason = _listed(request.node, wording_in_assert) or _listed(request.node, on_purpose)
         if reason is not None:
-            request.applymarker(pytest.mark.xfail(reason=reason, strict=True, raises=AssertionError))
+            request.applymarker(
+                pytest.mark.xfail(reason=reason, strict=True, raises=AssertionError)
+            )
         if _listed(request.node, theirs) is not None:
             warning = sklearn.exceptions.UndefinedMetricWarning
             monkeypatch.setattr(module, "UndefinedMetricWarning", warning)
