@@ -36,6 +36,11 @@ class UndefinedMetricWarning(UserWarning):
     """A metric is undefined for this input (for example AUC with one class) and is NaN."""
 
 
+class BytesLabelsError(TypeError, ValueError):
+    """Bytes labels with no ``pos_label``: a ``TypeError`` as scikit-learn raises, and a
+    ``ValueError`` as every other refusal of ours."""
+
+
 def warn_undefined(message: str) -> None:
     warnings.warn(message, UndefinedMetricWarning, stacklevel=3)
 
@@ -205,6 +210,12 @@ def check_binary_labels(
 
     standard = arr.dtype.kind in "biuf"
     if pos_label is None:
+        if arr.dtype.kind == "S" or (arr.dtype.kind == "O" and isinstance(arr[0], bytes)):
+            raise BytesLabelsError(
+                f"y_true holds bytes labels {_describe_values(arr)}; decode them to text "
+                "(for example np.char.decode(y_true)) or pass pos_label= naming the positive "
+                "one. scikit-learn refuses bytes labels."
+            )
         if arr.dtype.kind == "b":
             return arr.copy()
         if standard:

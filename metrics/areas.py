@@ -27,7 +27,13 @@ from metrics.curves import (
     _sorted_parts,
 )
 from metrics.multilabel import average as average_classes
-from metrics.multilabel import check_average, check_multilabel, is_multilabel, per_row_counts
+from metrics.multilabel import (
+    check_average,
+    check_multilabel,
+    check_sorted_labels,
+    is_multilabel,
+    per_row_counts,
+)
 
 __all__ = ["auc", "average_precision_score", "roc_auc_score"]
 
@@ -151,7 +157,7 @@ def roc_auc_score(
     pos_label: Any = None,
     labels: Any = None,
     max_fpr: float | None = None,
-    multi_class: str = "ovr",
+    multi_class: str = "raise",
 ) -> float | np.ndarray:
     """Area under the ROC curve, ties counting one half; equal to scikit-learn's.
 
@@ -175,13 +181,15 @@ def roc_auc_score(
         interpolated at ``max_fpr``, then standardised as McClish (1989) does and scikit-learn
         returns: ``(1 + (A − A_min) / (A_max − A_min)) / 2`` with ``A_min = max_fpr² / 2``
         (chance) and ``A_max = max_fpr`` (perfect), so chance is 0.5 and perfect 1.
-    multi_class : {"ovr", "ovo"}, default "ovr"
-        Multi-class input (one label per row, a score column per class): one-vs-rest per
-        class, or Hand & Till's one-vs-one average over every pair of classes ``j < k`` of
-        ``(AUC(j | k) + AUC(k | j)) / 2``, each on the rows of those two classes only, with
-        class ``j``'s score column for ``AUC(j | k)``. ``average="weighted"`` weighs a pair by
-        the share of rows in it (scikit-learn's ``multi_class="ovo"``); only "macro" and
-        "weighted" apply.
+    multi_class : {"raise", "ovr", "ovo"}, default "raise"
+        Multi-class input (one label per row, a score column per class) must say which, as in
+        scikit-learn ("raise" refuses it): one-vs-rest per class, or Hand & Till's one-vs-one
+        average over every pair of classes ``j < k`` of ``(AUC(j | k) + AUC(k | j)) / 2``,
+        each on the rows of those two classes only, with class ``j``'s score column for
+        ``AUC(j | k)``. ``average="weighted"`` weighs a pair by the share of rows in it
+        (scikit-learn's ``multi_class="ovo"``); only "macro" and "weighted" apply. Given
+        ``labels`` must be sorted (the columns follow the sorted classes, as in scikit-learn);
+        "samples" and ``max_fpr`` do not apply.
 
     Returns
     -------
@@ -198,16 +206,36 @@ def roc_auc_score(
     check_average(average)
     if max_fpr is not None and not 0 < max_fpr <= 1:
         raise ValueError(f"max_fpr must be in (0, 1], got {max_fpr!r}.")
-    if multi_class not in ("ovr", "ovo"):
+    if multi_class not in ("raise", "ovr", "ovo"):
         raise ValueError(f"multi_class must be 'ovr' or 'ovo', got {multi_class!r}.")
-    if multi_class == "ovo":
-        from metrics.multiclass import ovo_roc_auc  # imported here: multiclass imports areas
+    partial = max_fpr is not None and max_fpr != 1
+    if np.ndim(y_true) == 1 and is_multilabel(y_true, y_score):
+        # One class per row and a score column per class: multi-class, as scikit-learn reads it.
+        if multi_class == "raise":
+            raise ValueError(
+                "y_true holds one class per row and y_score a column per class: pass "
+                "multi_class 'ovr' or 'ovo' (each class against the rest, or Hand & Till's "
+                "pairs of classes), as scikit-learn asks."
+            )
+        if partial:
+            raise ValueError(
+                "max_fpr (partial AUC) is for binary labels only; leave it out for "
+                "multi-class labels, as scikit-learn does."
+            )
+        check_sorted_labels(labels)
+        if multi_class == "ovo":
+            from metrics.multiclass import ovo_roc_auc  # imported here: multiclass imports areas
 
-        return ovo_roc_auc(
-            y_true, y_score, labels=labels, average=average, sample_weight=sample_weight
-        )
+            return ovo_roc_auc(
+                y_true, y_score, labels=labels, average=average, sample_weight=sample_weight
+            )
+        if average == "samples":
+            raise ValueError(
+                "average='samples' needs several labels per row; with one class per row use "
+                "'macro', 'weighted', 'micro' or None, as scikit-learn requires."
+            )
     if is_multilabel(y_true, y_score):
-        if max_fpr is not None and max_fpr != 1:
+        if partial:
             raise ValueError("max_fpr (partial AUC) is for binary labels only.")
         indicator, scores, w = check_multilabel(y_true, y_score, sample_weight, labels)
         return average_classes(_auc_binary, _auc_rows, indicator, scores, w, average, "ROC AUC")
@@ -264,7 +292,8 @@ def average_precision_score(
     average : {"macro", "micro", "weighted", "samples"} or None, default "macro"
         How per-class values combine; binary input ignores it.
     pos_label : scalar, default 1
-        The positive class of binary input.
+        The positive class of binary input; multi-class and multi-label input refuse any
+        other value than 1 (each class is positive in turn), as scikit-learn does.
     sample_weight : array-like of shape (n_samples,), optional
     method : {"step", "trapezoid", "voc11", "voc_all", "coco101"}, default "step"
     labels : array-like of shape (n_classes,), optional
@@ -287,6 +316,12 @@ def average_precision_score(
     check_average(average)
     check_method(method)
     if is_multilabel(y_true, y_score):
+        if not (pos_label is True or (not isinstance(pos_label, str) and pos_label == 1)):
+            raise ValueError(
+                f"pos_label={pos_label!r} does not apply to multi-class or multi-label y_true: "
+                "each class is positive in turn. Leave pos_label out (or set it to 1), as "
+                "scikit-learn requires."
+            )
         indicator, scores, w = check_multilabel(y_true, y_score, sample_weight, labels)
 
         def binary(y: np.ndarray, s: np.ndarray, w: np.ndarray | None) -> float:

@@ -733,9 +733,16 @@ def confusion_matrix(
     if not keep.all():
         t, p = t[keep], p[keep]
         w = None if w is None else w[keep]
-    integer_weights = sample_weight is None or np.asarray(sample_weight).dtype.kind in "biu"
-    cm = np.bincount(t * n + p, weights=w, minlength=n * n).reshape(n, n)
-    cm = cm.astype(np.int64 if integer_weights else np.float64)
+    given = None if sample_weight is None else np.asarray(sample_weight).reshape(-1)
+    if given is not None and given.dtype.kind in "biu":
+        # Integer weights are summed as int64 integers, exactly (a float sum loses units past
+        # 2**53), and wrap past 2**63 - 1 as numpy's and scikit-learn's int64 sums do.
+        cm = np.zeros(n * n, dtype=np.int64)
+        np.add.at(cm, t * n + p, (given if keep.all() else given[keep]).astype(np.int64))
+        cm = cm.reshape(n, n)
+    else:
+        cm = np.bincount(t * n + p, weights=w, minlength=n * n).reshape(n, n)
+        cm = cm.astype(np.int64 if given is None else np.float64)
     if normalize is not None:
         totals = {
             "true": cm.sum(axis=1, keepdims=True),
@@ -1010,6 +1017,10 @@ def _binary_probabilities(y_true, y_proba, sample_weight, pos_label, labels, *, 
         pos_label = classes[1].item()
     y = np.asarray(y_true)
     greater = "greater" if strings_ok or y.dtype.kind in "biuf" else "error"
+    if pos_label is not None and y.size and (y.reshape(-1) == y.reshape(-1)[0]).all():
+        # One class only and pos_label names another: every row is negative, a defined loss
+        # (scikit-learn's brier_score_loss(["foo"], [0.4], pos_label="bar") is 0.16).
+        y_true, pos_label = np.asarray(y.reshape(-1) == pos_label), True
     y, p, w = check_binary_inputs(
         y_true, y_proba, sample_weight, pos_label, default_positive=greater
     )
@@ -1032,6 +1043,10 @@ def _class_probabilities(y_true: Any, y_proba: np.ndarray, sample_weight: Any, l
             "these metrics read scores as probabilities."
         )
     y = np.asarray(y_true)
+    if y.ndim == 2 and y.shape[1] == 1:  # a column of labels, as scikit-learn takes it
+        y = y[:, 0]
+    if y.ndim == 2 and y_proba.shape[1] > 1:
+        return _one_hot_truth(y, y_proba, sample_weight)
     if y.ndim != 1:
         raise ValueError(f"y_true must hold one label per row, got shape {y.shape}.")
     if y.shape[0] != y_proba.shape[0]:
@@ -1064,9 +1079,7 @@ def _class_probabilities(y_true: Any, y_proba: np.ndarray, sample_weight: Any, l
         )
     if y_proba.shape[1] == 1:
         y_proba = np.concatenate((1 - y_proba, y_proba), axis=1)
-    sums = y_proba.sum(axis=1)
-    if not np.allclose(sums, 1, rtol=math.sqrt(np.finfo(np.float64).eps), atol=0):
-        _warn("The rows of y_proba do not sum to one; are these probabilities?", UserWarning)
+    _warn_unless_rows_sum_to_one(y_proba)
     if classes.size != y_proba.shape[1]:
         raise ValueError(
             f"There are {classes.size} classes {classes.tolist()[:10]} but y_proba has "
@@ -1074,6 +1087,38 @@ def _class_probabilities(y_true: Any, y_proba: np.ndarray, sample_weight: Any, l
         )
     onehot = (y[:, None] == classes[None, :]).astype(np.float64)
     return onehot, y_proba, w
+
+
+def _warn_unless_rows_sum_to_one(y_proba: np.ndarray) -> None:
+    sums = y_proba.sum(axis=1)
+    if not np.allclose(sums, 1, rtol=math.sqrt(np.finfo(np.float64).eps), atol=0):
+        _warn("The rows of y_proba do not sum to one; are these probabilities?", UserWarning)
+
+
+def _one_hot_truth(y: np.ndarray, y_proba: np.ndarray, sample_weight: Any):
+    """``y_true`` given one-hot, a column per class as ``y_proba`` (scikit-learn takes it too):
+    each row must hold a single 1."""
+    if y.shape != y_proba.shape:
+        raise ValueError(
+            f"y_true as a one-hot matrix has shape {y.shape} but y_proba has {y_proba.shape}; "
+            "they must match (a column per class)."
+        )
+    if y.dtype.kind not in "biuf" or not np.isin(y, (0, 1)).all():
+        raise ValueError(
+            "y_true as a matrix must be one-hot: 0/1 (or booleans), a column per class."
+        )
+    several = y.sum(axis=1) != 1
+    if several.any():
+        raise ValueError(
+            f"y_true as a one-hot matrix needs exactly one 1 per row; {int(several.sum())} rows "
+            f"do not, at {_positions(several)}. Pass one label per row instead."
+        )
+    w = check_sample_weight(sample_weight, y.shape[0])
+    _warn_unless_rows_sum_to_one(y_proba)
+    return y.astype(np.float64), y_proba, w
+
+
+_RENAMED = object()  # log_loss(y_pred=) not passed
 
 
 def _proba_matrix(y_proba: Any) -> np.ndarray:
@@ -1085,12 +1130,13 @@ def _proba_matrix(y_proba: Any) -> np.ndarray:
 
 def log_loss(
     y_true: Any,
-    y_proba: Any,
+    y_proba: Any = None,
     *,
     normalize: bool = True,
     sample_weight: Any = None,
     labels: Any = None,
     pos_label: Any = None,
+    y_pred: Any = _RENAMED,
 ) -> float:
     """Mean negative log-likelihood (cross-entropy) in nats, binary or multi-class.
 
@@ -1110,6 +1156,8 @@ def log_loss(
         Every class, when ``y_true`` lacks some.
     pos_label : scalar, optional
         For one probability per row: its class (default the greater of the two labels).
+    y_pred : array-like, deprecated
+        ``y_proba``'s name before scikit-learn 1.9, taken with a ``FutureWarning`` as there.
 
     Examples
     --------
@@ -1118,6 +1166,20 @@ def log_loss(
     >>> round(log_loss(["a", "b", "c"], [[0.8, 0.1, 0.1], [0.2, 0.7, 0.1], [0.1, 0.1, 0.8]]), 4)
     0.2677
     """
+    if y_pred is not _RENAMED:
+        if y_proba is not None:
+            raise ValueError(
+                "Cannot use both `y_pred` and `y_proba`. `y_pred` is deprecated, pass y_proba only."
+            )
+        warnings.warn(
+            "`y_pred` was renamed to `y_proba` in version 1.9 and will be removed in 1.11 "
+            "(scikit-learn's schedule); pass y_proba.",
+            FutureWarning,
+            stacklevel=2,
+        )
+        y_proba = y_pred
+    if y_proba is None:
+        raise ValueError("log_loss needs y_proba: one probability per row, or a column per class.")
     arr = _proba_matrix(y_proba)
     eps = np.finfo(np.float64).eps
     if arr.ndim == 1 or arr.shape[1] == 1:

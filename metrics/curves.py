@@ -10,6 +10,7 @@ A score greater than or equal to the threshold is predicted positive, as in scik
 
 from __future__ import annotations
 
+import warnings
 from dataclasses import dataclass
 from typing import Any
 
@@ -266,7 +267,7 @@ def threshold_counts(
 
 
 def confusion_matrix_at_thresholds(
-    y_true: Any, y_score: Any, *, pos_label: Any = None, sample_weight: Any = None
+    y_true: Any, y_score: Any, *args: Any, pos_label: Any = None, sample_weight: Any = None
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """``(tns, fps, fns, tps, thresholds)`` at every distinct threshold, as scikit-learn's
     (1.9): float counts; with ``pos_label`` every other label is negative, so ``y_true`` may
@@ -276,7 +277,26 @@ def confusion_matrix_at_thresholds(
     >>> tns, fps, fns, tps, thr = confusion_matrix_at_thresholds(y_true, y_score)
     >>> tns.tolist(), fps.tolist(), fns.tolist(), tps.tolist()
     ([2.0, 1.0, 1.0, 0.0], [0.0, 1.0, 1.0, 2.0], [1.0, 1.0, 0.0, 0.0], [1.0, 1.0, 2.0, 2.0])
+
+    ``pos_label`` and ``sample_weight`` are keywords; scikit-learn 1.9 still takes them by
+    position with a ``FutureWarning`` (an error from 1.11), and so does this function.
     """
+    if args:
+        names = ("pos_label", "sample_weight")
+        if len(args) > len(names):
+            raise TypeError(
+                f"confusion_matrix_at_thresholds takes 2 positional arguments (y_true, y_score); "
+                f"got {2 + len(args)}."
+            )
+        passed = ", ".join(f"{n}={v!r}" for n, v in zip(names, args, strict=False))
+        warnings.warn(
+            f"Pass {passed} as keyword args: scikit-learn 1.11 refuses them by position.",
+            FutureWarning,
+            stacklevel=2,
+        )
+        pos_label = args[0]
+        if len(args) == 2:
+            sample_weight = args[1]
     if pos_label is not None:
         y_true, pos_label = np.asarray(y_true) == pos_label, True
     c = threshold_counts(y_true, y_score, pos_label=pos_label, sample_weight=sample_weight)

@@ -12,9 +12,14 @@ from typing import Any
 import numpy as np
 
 from metrics._validation import as_real, refuse_complex, warn_undefined
-from metrics.multilabel import check_multilabel
+from metrics.multilabel import check_multilabel, check_sorted_labels
 
 __all__ = ["multiclass_confusion_matrix", "ovo_roc_auc", "top_k_accuracy_score"]
+
+
+class NoPerClassValues(NotImplementedError, ValueError):
+    """``roc_auc_score(multi_class="ovo", average=None)``: scikit-learn raises
+    ``NotImplementedError``; it is a ``ValueError`` too, as every other refusal here."""
 
 
 def _true_columns(y_true: Any, y_score: Any, labels: Any, sample_weight: Any):
@@ -112,7 +117,9 @@ def top_k_accuracy_score(
 
     Ties are broken as scikit-learn's ``top_k_accuracy_score`` breaks them: among equal scores
     the column further right ranks higher. The result equals scikit-learn's. Binary labels
-    may come with one score per row (of the greater class), as in scikit-learn.
+    may come with one score per row (of the greater class), as in scikit-learn. ``labels``, when
+    given, must be sorted (the columns follow the sorted classes); ``k`` at least the number of
+    classes gives 1 with an :class:`UndefinedMetricWarning`, as in scikit-learn.
 
     >>> top_k_accuracy_score([0, 1, 2], [[0.5, 0.3, 0.2], [0.5, 0.3, 0.2], [0.5, 0.3, 0.2]], k=2)
     0.6666666666666666
@@ -120,6 +127,13 @@ def top_k_accuracy_score(
     if not isinstance(k, (int, np.integer)) or isinstance(k, bool) or k < 1:
         raise ValueError(f"k must be a positive integer, got {k!r}.")
     refuse_complex(np.asarray(y_true), "y_true")
+    check_sorted_labels(labels)
+    n_classes = 2 if np.ndim(y_score) == 1 else np.shape(y_score)[1]
+    if k >= n_classes:
+        warn_undefined(
+            f"k={k} is at least the number of classes ({n_classes}): every row's class is in "
+            "its top k, so the score is 1 whatever the model."
+        )
     if np.ndim(y_score) == 1:
         return _binary_top_k(y_true, y_score, k, labels, sample_weight)
     truth, scores, w = _true_columns(y_true, y_score, labels, sample_weight)
@@ -178,6 +192,12 @@ def ovo_roc_auc(
     """
     from metrics.areas import _auc_binary  # metrics.areas dispatches here: imported late
 
+    if average is None:
+        raise NoPerClassValues(
+            "average=None has no per-class values with multi_class='ovo' (Hand & Till's "
+            "measure is one number over pairs of classes); use multi_class='ovr' for one AUC "
+            "per class, or average='macro' or 'weighted'."
+        )
     if average not in ("macro", "weighted"):
         raise ValueError(f"multi_class='ovo' takes average='macro' or 'weighted', got {average!r}.")
     if sample_weight is not None:

@@ -61,7 +61,7 @@ def label_binarize(y: Any, classes: Any = None) -> tuple[np.ndarray, np.ndarray]
     ([[1, 0], [0, 1], [1, 0]], ['cat', 'dog'])
     """
     arr = _as_1d(y, "y_true")
-    classes = _distinct(arr) if classes is None else np.asarray(classes)
+    classes = _distinct(arr) if classes is None else _unique_labels(classes)
     matrix = arr[:, None] == classes[None, :]
     unknown = ~matrix.any(axis=1)
     if unknown.any():
@@ -71,6 +71,36 @@ def label_binarize(y: Any, classes: Any = None) -> tuple[np.ndarray, np.ndarray]
             f"{arr[np.flatnonzero(unknown)[0]]!r}); pass labels= listing every class."
         )
     return matrix, classes
+
+
+def _unique_labels(labels: Any) -> np.ndarray:
+    """``labels`` as an array, refused when a class is named twice (its score column would be
+    ambiguous)."""
+    arr = np.asarray(labels)
+    seen = dict.fromkeys(arr.tolist())
+    if len(seen) != arr.size:
+        twice = [v for v in seen if arr.tolist().count(v) > 1]
+        raise ValueError(
+            f"labels names {_plural(len(twice), 'class')} more than once ({twice[:5]}); "
+            "list each class once, in the order of the score columns."
+        )
+    return arr
+
+
+def check_sorted_labels(labels: Any) -> None:
+    """Refuse ``labels`` that are not in sorted order, where (as in scikit-learn's
+    ``roc_auc_score`` and ``top_k_accuracy_score``) the score columns follow the sorted
+    classes: an unsorted list would pair a column with the wrong class without a word."""
+    if labels is None:
+        return
+    arr = _unique_labels(labels)
+    ordered = _distinct(arr)
+    if ordered.size == arr.size and not (ordered == arr).all():
+        raise ValueError(
+            f"labels must be in sorted order, got {arr.tolist()[:10]}: the score columns "
+            f"are read as the sorted classes {ordered.tolist()[:10]}, as in scikit-learn. "
+            "Reorder the score columns and labels together."
+        )
 
 
 def _score_matrix(y_score: Any) -> np.ndarray:

@@ -116,7 +116,7 @@ def test_multiclass_one_vs_rest_equals_sklearn():
     labels = rng.choice(["ant", "bee", "cat"], size=90)
     s = rng.dirichlet([1, 1, 1], size=90)
     for average in ("macro", "weighted"):
-        assert roc_auc_score(labels, s, average=average) == pytest.approx(
+        assert roc_auc_score(labels, s, multi_class="ovr", average=average) == pytest.approx(
             skm.roc_auc_score(labels, s, multi_class="ovr", average=average), abs=1e-12
         )
     onehot, classes = label_binarize(labels)
@@ -136,8 +136,8 @@ def test_bad_multilabel_input():
     with pytest.raises(
         ValueError, match=r"y_true has 2 classes \['a', 'b'\] but y_score has 3 columns"
     ):
-        roc_auc_score(["a", "b"], [[0.1, 0.2, 0.3], [0.3, 0.4, 0.5]])
+        roc_auc_score(["a", "b"], [[0.1, 0.2, 0.3], [0.3, 0.4, 0.5]], multi_class="ovr")
     with pytest.raises(ValueError, match=r"1 NaN or infinite value in 1 row \(position 1\)"):
         roc_auc_score([[0, 1], [1, 0]], [[0.1, 0.2], [np.nan, 0.4]])
     with pytest.raises(ValueError, match=r"outside the classes \['a', 'b'\]"):
-        roc_auc_score(["a", "c"], [[0.1, 0.2], [0.3, 0.4]], labels=["a", "b"])
+        roc_auc_score(["a", "c"], [[0.1, 0.2], [0.3, 0.4]], labels=["a", "b"], multi_class="ovr")

@@ -156,7 +156,9 @@ def test_wine_confusion_matrix_and_top_k_equal_the_library(wine):
     assert topk["top-k accuracy"].tolist() == [
         metrics.top_k_accuracy_score(truth, p.scores, k=k, labels=labels) for k in (1, 2, 3)
     ]
-    auc = metrics.roc_auc_score(truth, p.scores, labels=labels, average="weighted")
+    auc = metrics.roc_auc_score(
+        truth, p.scores, labels=labels, multi_class="ovr", average="weighted"
+    )
     wine.segmented_control(key="multilabel_average").set_value("weighted").run()
     assert _metric(wine, "AUC (weighted)") == mc.fmt(auc)
 

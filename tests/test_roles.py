@@ -7,7 +7,7 @@ import re
 import numpy as np
 import pandas as pd
 import pytest
-from hypothesis import given, settings
+from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 from tests.strategies import examples
@@ -18,11 +18,13 @@ from ui.tables.roles import (
     LABEL_NAMES,
     MAX_CODE_VALUES,
     MAX_SLICE_VALUES,
+    MIN_EXPECTED_REPEATS,
     MIN_ROWS_PER_CODE,
     NESTED_REASON,
     WEIGHT_NAMES,
     ColumnRole,
     default_threshold,
+    expected_repeats,
     infer_roles,
     infer_scale,
 )
@@ -363,3 +365,115 @@ def test_whole_number_scores_that_do_not_repeat_heavily_stay_models():
     roles = infer_roles(frame)
     assert roles["fico"].role == "score"
     assert roles["risk_score"].role == "score"
+
+
+# --- ids nested in a code, and entity numbers (issue 51 §6) -----------------------------------
+
+
+def _exam_like(rng, sizes, id_name: str, outer: str, outer_kind: str) -> pd.DataFrame:
+    """mlmRev's Exam as exported: a school code, a student number restarting in each school
+    (1..m within a school of m), the outcome and two models' probabilities."""
+    n_outer = len(sizes)
+    codes = {
+        "whole": np.arange(1, n_outer + 1),
+        "text": np.array([f"S{k:03d}" for k in range(n_outer)]),
+    }[outer_kind]
+    order = rng.permutation(int(np.sum(sizes)))
+    frame = pd.DataFrame(
+        {
+            outer: np.repeat(codes, sizes),
+            id_name: np.concatenate([rng.permutation(np.arange(1, m + 1)) for m in sizes]),
+        }
+    ).iloc[order]
+    n = len(frame)
+    frame["passed"] = rng.integers(0, 2, n)
+    frame["model_lr"] = rng.random(n)
+    frame["model_hgb"] = rng.random(n)
+    return frame.reset_index(drop=True)
+
+
+def test_mlmrev_exam_student_is_an_id_and_school_a_code():
+    rng = np.random.default_rng(51)
+    sizes = rng.integers(2, 199, 65)
+    sizes[0] = 198
+    frame = _exam_like(rng, sizes, "student", "school", "whole")
+    roles = infer_roles(frame)
+    assert roles["student"].role == "ignore"
+    assert "id" in roles["student"].reason
+    assert roles["school"].role == "ignore"
+    assert "a code rows share" in roles["school"].reason
+    assert guess_mapping(frame).scores == ("model_lr", "model_hgb")
+    # Not by its name only: the same numbers under a neutral name are nested in the school.
+    frame = frame.rename(columns={"student": "v2"})
+    reason = infer_roles(frame)["v2"].reason
+    assert "start again within each 'school'" in reason
+    assert guess_mapping(frame).scores == ("model_lr", "model_hgb")
+
+
+@settings(max_examples=examples(40), deadline=None)
+@given(
+    sizes=st.lists(st.integers(1, 80), min_size=2, max_size=70),
+    id_name=st.sampled_from(["v2", "number", "k", "pupil_no", "seq"]),
+    outer=st.sampled_from(["school", "district", "user", "site"]),
+    outer_kind=st.sampled_from(["whole", "text"]),
+    seed=st.integers(0, 2**16),
+)
+def test_an_id_nested_in_a_code_is_never_offered_as_a_model(
+    sizes, id_name, outer, outer_kind, seed
+):
+    """Whole numbers that restart within each value of a code are an id of rows within it,
+    whenever the groups are large enough to tell: were they a score, about
+    ``MIN_EXPECTED_REPEATS`` (school, value) pairs would repeat."""
+    assume(expected_repeats(np.array(sizes), max(sizes)) >= MIN_EXPECTED_REPEATS)
+    frame = _exam_like(np.random.default_rng(seed), sizes, id_name, outer, outer_kind)
+    assert infer_roles(frame)[id_name].role != "score"
+    assert id_name not in guess_mapping(frame).scores
+
+
+@settings(max_examples=examples(40), deadline=None)
+@given(
+    sizes=st.lists(st.integers(5, 80), min_size=2, max_size=40),
+    kind=st.sampled_from(["counts", "rating_0_100", "points_1_30"]),
+    name=st.sampled_from(["v3", "rating", "votes", "order_count", "n_items"]),
+    outer_kind=st.sampled_from(["whole", "text"]),
+    seed=st.integers(0, 2**16),
+)
+def test_whole_number_scores_beside_a_code_stay_models(sizes, kind, name, outer_kind, seed):
+    """Counts and 0-100 ratings repeat within a school once it has a few rows: they are
+    scores, and the nesting rule never takes them for ids (even named with an entity word
+    and a count, as order_count or n_items)."""
+    rng = np.random.default_rng(seed)
+    frame = _exam_like(rng, sizes, "student", "school", outer_kind)
+    n = len(frame)
+    frame[name] = {
+        "counts": rng.poisson(3.0, n),
+        "rating_0_100": rng.integers(0, 101, n),
+        "points_1_30": rng.integers(1, 31, n),
+    }[kind]
+    roles = infer_roles(frame)
+    distinct = frame[name].nunique()
+    if roles[name].role != "score":  # only a code (heavily repeated) or a slice, never an id
+        assert roles[name].role in ("slice", "ignore")
+        assert distinct <= MAX_CODE_VALUES
+        assert "start again" not in roles[name].reason
+        assert "named like an entity" not in roles[name].reason
+        return
+    assert name in guess_mapping(frame).scores
+    assert "student" not in guess_mapping(frame).scores
+
+
+@pytest.mark.parametrize(
+    "name", ["student", "patient_no", "customer", "account", "device", "session", "item_nr"]
+)
+def test_whole_numbers_named_like_an_entity_are_an_id(name):
+    rng = np.random.default_rng(7)
+    n = 500
+    frame = pd.DataFrame(
+        {
+            "label": rng.integers(0, 2, n),
+            name: rng.integers(1, 400, n),  # repeated, not unique: an entity's number
+            "model": rng.random(n),
+        }
+    )
+    assert infer_roles(frame)[name].role in ("ignore", "group")  # a session id may group rows
+    assert guess_mapping(frame).scores == ("model",)

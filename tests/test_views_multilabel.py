@@ -154,7 +154,9 @@ def test_one_vs_one_is_the_library(wine):
     for avg in ("macro", "weighted"):
         want = metrics.roc_auc_score(labels, wine.scores, multi_class="ovo", average=avg)
         assert ovo[avg] == pytest.approx(want)
-    assert ovr == pytest.approx(metrics.roc_auc_score(labels, wine.scores, average="macro"))
+    assert ovr == pytest.approx(
+        metrics.roc_auc_score(labels, wine.scores, multi_class="ovr", average="macro")
+    )
     line = ma.one_vs_one_line(ovo, ovr)
     assert f"macro **{decimals(ovo['macro'])}**" in line
     assert line.endswith(f"one-vs-rest macro {decimals(ovr)}.")

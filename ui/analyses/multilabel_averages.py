@@ -160,7 +160,7 @@ def one_vs_one(p: ClassScores) -> tuple[dict[str, float], float]:
         avg: metrics.roc_auc_score(labels, p.scores, multi_class="ovo", average=avg)
         for avg in ("macro", "weighted")
     }
-    return ovo, metrics.roc_auc_score(labels, p.scores, average="macro")
+    return ovo, metrics.roc_auc_score(labels, p.scores, multi_class="ovr", average="macro")
 
 
 def one_vs_one_line(ovo: dict[str, float], ovr: float) -> str:

@@ -224,12 +224,18 @@ def summarize_averaging(p: ClassScores) -> AveragingSummary:
             )
             for key, norm in (("counts", None), ("true", "true"), ("pred", "pred"), ("all", "all"))
         }
-        top_k = np.array(
-            [
-                metrics.top_k_accuracy_score(truth, s, k=k, labels=labels, sample_weight=w)
-                for k in range(1, p.n_classes + 1)
-            ]
-        )
+        # Column positions, not names: the library reads the columns as the sorted classes
+        # (as scikit-learn does), and a table's classes come in its own column order. Top-n
+        # is 1 by construction (the summary says so), so its warning is not repeated.
+        codes, columns = np.argmax(y, axis=1), np.arange(p.n_classes)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", metrics.UndefinedMetricWarning)
+            top_k = np.array(
+                [
+                    metrics.top_k_accuracy_score(codes, s, k=k, labels=columns, sample_weight=w)
+                    for k in range(1, p.n_classes + 1)
+                ]
+            )
     return AveragingSummary(
         classes=p.classes,
         n_rows=p.n_rows,

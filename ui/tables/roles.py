@@ -10,6 +10,8 @@ Pure pandas and numpy, no Streamlit. Two guesses a person would otherwise make b
   that means the same on every page: 0.5, 50, or for the unbounded scales the score that
   predicts as many rows positive as there are positives.
 
+(The scales live in :mod:`ui.tables.scales`; their names are re-exported here.)
+
 The guesses only start the column mapping; the user can change every one of them.
 """
 
@@ -20,6 +22,18 @@ from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
+
+# Scales moved to their own module; roles re-exports them (and uses the number helpers).
+from ui.tables.scales import (
+    SCALES,
+    Scale,
+    _integral,
+    _number_range,
+    default_threshold,
+    default_threshold_rule,
+    infer_scale,
+    soft_labels,
+)
 
 __all__ = [
     "CLASS_SEP",
@@ -39,12 +53,6 @@ __all__ = [
 ]
 
 ROLES = ("label", "score", "group", "weight", "slice", "ignore")
-SCALES = {
-    "probability": "probability [0, 1]",
-    "percent": "percent [0, 100]",
-    "margin": "margin / logit (unbounded)",
-    "rank": "whole numbers (rank or count)",
-}
 
 LABEL_NAMES = (
     "label",
@@ -85,6 +93,21 @@ GROUP_NAMES = (
 WEIGHT_NAMES = ("weight", "sample_weight", "weights", "w")
 # Words that make a column an id however its values look.
 _ID_WORDS = {"id", "uuid", "guid", "item", "user", "session", "query", "request", "row", "index"}
+# Words naming an entity a row belongs to: holding whole numbers, such a column numbers the
+# entities (student 1-913 in mlmRev's Exam), never scores them.
+_ENTITY_WORDS = {
+    "student", "pupil", "patient", "customer", "client", "account", "device", "session",
+    "item", "product", "order", "user", "member", "person", "subject", "participant",
+    "employee", "household", "respondent", "case", "visit", "transaction", "document", "doc",
+    "article", "movie", "song", "store", "shop", "hospital", "clinic", "school", "team",
+    "player", "driver", "vehicle", "machine", "sensor", "merchant", "seller", "buyer", "ad",
+    "campaign", "card", "loan", "claim", "policy", "ticket",
+}  # fmt: skip
+# ... unless a word says the numbers count or rank it (order_count, n_items, customer_rank).
+_COUNT_WORDS = {
+    "count", "counts", "cnt", "n", "num", "rank", "ranks", "position", "pos", "total", "qty",
+    "quantity", "clicks", "views", "visits", "score", "rating",
+}  # fmt: skip
 _ID_NAME = re.compile(r"(^|_)(id|ids|uuid|guid|key)$|^(unnamed: ?\d+|idx|rownum|row_number)$")
 _TIME_NAME = re.compile(
     r"(^|_)(time|timestamp|ts|date|datetime|day|hour|month|year)$|_at$|^(time|date|timestamp)"
@@ -99,7 +122,7 @@ _FEATURE_NAME = re.compile(
     r"|months|days|years|height|width|length|distance|lat|lon|latitude|longitude"
     r"|temperature)($|_)"
 )
-_RANK_NAME = re.compile(r"rank|position|(^|_)pos($|_)|count|(^|_)n_|num_|clicks$")
+
 MIN_ROWS_FOR_UNIQUE = 20  # below this, distinct values say little about ids
 MAX_SLICE_VALUES = 20  # categories offered per slice column, the most common first
 NONE = "(none)"  # the choice of no column, for an optional role
@@ -120,18 +143,6 @@ class ColumnRole:
 
     role: str
     reason: str
-
-
-@dataclass(frozen=True)
-class Scale:
-    """The scale a model's scores are on, and why it was read that way."""
-
-    kind: str
-    reason: str
-
-    @property
-    def title(self) -> str:
-        return SCALES[self.kind]
 
 
 NESTED_REASON = "ignored: list/struct column (not a label, score, group or weight)"
@@ -163,18 +174,6 @@ def _looks_like_id_name(name: str) -> bool:
     if _ID_NAME.search(lowered):
         return True
     return bool(_words(lowered) & _ID_WORDS) and not _SCORE_NAME.search(lowered)
-
-
-def _integral(values: np.ndarray) -> bool:
-    return values.size > 0 and bool(np.all(values == np.round(values)))
-
-
-def _number_range(values: np.ndarray) -> str:
-    return f"{_fmt(values.min())} to {_fmt(values.max())}"
-
-
-def _fmt(x: float) -> str:
-    return f"{x:,.0f}" if float(x).is_integer() and abs(x) >= 1000 else f"{x:.4g}"
 
 
 def _as_numbers(series: pd.Series) -> np.ndarray | None:
@@ -241,6 +240,15 @@ def _id_reason(name: str, series: pd.Series, numbers: np.ndarray | None) -> str 
         return "row numbers (every whole number from the first to the last once)"
     if _looks_like_id_name(name):
         return f"named like an id ({name!r})"
+    if (
+        numbers is not None
+        and _integral(numbers)
+        and not score_named
+        and not _words(name) & _COUNT_WORDS
+        and _words(name) & _ENTITY_WORDS
+        and not _repeats_like_a_code(numbers)  # a school 1-65 of 100 rows each: a code
+    ):
+        return f"whole numbers named like an entity ({name!r}): they number it, an id"
     distinct = series.nunique(dropna=True)
     if n >= MIN_ROWS_FOR_UNIQUE and distinct >= 0.95 * n and not score_named:
         if numbers is None:
@@ -459,6 +467,11 @@ def _other_role(name: str, series: pd.Series) -> ColumnRole:
     return ColumnRole("score", f"numbers from {_number_range(numbers)}: a model's score")
 
 
+def _repeats_like_a_code(numbers: np.ndarray) -> bool:
+    distinct = int(np.unique(numbers).size)
+    return distinct <= MAX_CODE_VALUES and numbers.size >= MIN_ROWS_PER_CODE * distinct
+
+
 def _code_role(name: str, series: pd.Series) -> ColumnRole | None:
     """A whole-number column guessed as a score whose values repeat heavily (a district code
     1-61 of about 32 rows each): a group or slice candidate, never a model; None otherwise."""
@@ -467,9 +480,9 @@ def _code_role(name: str, series: pd.Series) -> ColumnRole | None:
     numbers = _as_numbers(series)
     if numbers is None or not _integral(numbers):
         return None
-    distinct = int(np.unique(numbers).size)
-    if distinct > MAX_CODE_VALUES or numbers.size < MIN_ROWS_PER_CODE * distinct:
+    if not _repeats_like_a_code(numbers):
         return None
+    distinct = int(np.unique(numbers).size)
     per_value = numbers.size / distinct
     if distinct <= MAX_SLICE_VALUES:
         return ColumnRole(
@@ -486,11 +499,56 @@ def _code_role(name: str, series: pd.Series) -> ColumnRole | None:
     )
 
 
+# A column is read as nested in another only when, were its values a score drawn apart from
+# the other column, this many (value, other) pairs would repeat on average: seeing none is then
+# a chance of about e**-10 (uniform values repeat least; any other spread repeats more).
+MIN_EXPECTED_REPEATS = 10
+
+
+def expected_repeats(group_sizes: np.ndarray, n_values: int) -> float:
+    """Pairs of rows in one group with the same value, expected if ``n_values`` values were
+    drawn uniformly and independently of the groups: sum over groups of C(m, 2) / n_values."""
+    sizes = np.asarray(group_sizes, dtype=np.float64)
+    return float(np.sum(sizes * (sizes - 1) / 2) / max(n_values, 1))
+
+
+def _nested_id_role(name: str, series: pd.Series, frame: pd.DataFrame, outers) -> ColumnRole | None:
+    """Whole numbers that restart within another column's values (a student number 1-913
+    within each of 65 schools): each (outer, this) pair is one row, so the column numbers the
+    rows of each outer value, an id; None otherwise. Scores with whole values (counts, 0-100
+    ratings) repeat within the outer values once the groups are large enough to tell
+    (``MIN_EXPECTED_REPEATS``), so they stay models."""
+    if _SCORE_NAME.search(name.lower()):
+        return None
+    numbers = _as_numbers(series)
+    if numbers is None or not _integral(numbers) or numbers.size < MIN_ROWS_FOR_UNIQUE:
+        return None
+    present = series.notna()
+    for outer in outers:
+        if outer == name:
+            continue
+        pair = frame.loc[present, [outer, name]]
+        if pair[outer].isna().any():
+            continue
+        sizes = pair[outer].value_counts().to_numpy()
+        if sizes.size < 2 or expected_repeats(sizes, pair[name].nunique()) < MIN_EXPECTED_REPEATS:
+            continue
+        if not pair.duplicated().any():
+            return ColumnRole(
+                "ignore",
+                f"whole numbers that start again within each {outer!r} (every ({outer}, "
+                f"{name}) pair is one row): an id of rows within {outer!r}, not a model's score",
+            )
+    return None
+
+
 def infer_roles(frame: pd.DataFrame) -> dict[str, ColumnRole]:
     """Every column's guessed role, with the reason.
 
-    Never guesses as a model: ids (by name, row numbers, unique whole numbers or text per row),
-    timestamps and dates, constant columns, and low-cardinality categories (offered as slices).
+    Never guesses as a model: ids (by name, row numbers, unique whole numbers or text per row,
+    whole numbers named like an entity such as ``student`` or ``customer``, whole numbers that
+    start again within each value of a code: a student number within a school), timestamps and
+    dates, constant columns, codes rows share, and low-cardinality categories (slices).
     """
     all_columns = [str(c) for c in frame.columns]
     nested = nested_columns(frame)
@@ -567,98 +625,10 @@ def infer_roles(frame: pd.DataFrame) -> dict[str, ColumnRole]:
     for col in columns:
         if roles[col].role == "score" and col not in per_class:
             roles[col] = _code_role(col, frame[col]) or roles[col]
+    # Ids nested in a code (a student within a school) repeat across the codes, so they are
+    # neither unique nor heavily repeated: the pair with the code is unique per row.
+    outers = [c for c in columns if roles[c].role in ("group", "slice", "ignore")]
+    for col in columns:
+        if roles[col].role == "score" and col not in per_class:
+            roles[col] = _nested_id_role(col, frame[col], frame, outers) or roles[col]
     return {col: roles[col] for col in columns}
-
-
-# --- score scales ------------------------------------------------------------------------------
-
-
-def infer_scale(values: np.ndarray, name: str = "") -> Scale:
-    """Probability, percent, margin or rank, read from the finite scores (and the name)."""
-    values = np.asarray(values, dtype=np.float64)
-    values = values[np.isfinite(values)]
-    if values.size == 0:
-        return Scale("probability", "no finite scores: taken as probabilities")
-    low, high = float(values.min()), float(values.max())
-    span = _number_range(values)
-    whole = _integral(values)
-    if whole and low >= 0 and _RANK_NAME.search(name.lower()) and high > 1:
-        return Scale("rank", f"whole numbers from {span}, named like a rank or count")
-    if low >= 0 and high <= 1:
-        return Scale("probability", f"every score is between 0 and 1 ({span}): probabilities")
-    # Percentages of a probability reach well up the scale (positives score high); scores that
-    # stay low (a BM25 of 0-30, a score just above 1) are something else.
-    percent_named = bool(re.search(r"pct|percent|%", name.lower()))
-    if low >= 0 and 1 < high <= 100 and (high >= 50 or percent_named):
-        return Scale(
-            "percent",
-            f"scores from {span}, none above 100: read as percentages"
-            + (" (whole percent)" if whole else ""),
-        )
-    if whole and low >= 0:
-        return Scale("rank", f"whole numbers from {span}: read as ranks or counts")
-    if low < 0 < high:
-        return Scale("margin", f"scores of both signs ({span}): an unbounded margin or logit")
-    if high <= 0:
-        return Scale("margin", f"no positive score ({span}): a log-probability or margin")
-    return Scale("margin", f"scores from {span}, beyond 100: an unbounded score")
-
-
-def default_threshold_rule(kind: str) -> str:
-    """The rule behind :func:`default_threshold`, in words."""
-    if kind == "probability":
-        return "0.5, the middle of the probability scale"
-    if kind == "percent":
-        return "50, the middle of the percent scale"
-    return (
-        "the score of the k-th highest row, k = the number of positives: it predicts about "
-        "as many rows positive as there are"
-    )
-
-
-def default_threshold(
-    kind: str,
-    y_true: np.ndarray,
-    scores: np.ndarray,
-    sample_weight: np.ndarray | None = None,
-) -> float:
-    """The first threshold for a model on scale ``kind``.
-
-    0.5 for probabilities and 50 for percent. For margins and ranks, the highest ``t`` such that
-    the rows with score >= ``t`` weigh at least as much as the positives (with no weights: the
-    k-th highest score, k = the number of positives), so the predicted share matches the
-    prevalence. With no positives it is just above the highest score: nothing is predicted
-    positive.
-    """
-    if kind == "probability":
-        return 0.5
-    if kind == "percent":
-        return 50.0
-    scores = np.asarray(scores, dtype=np.float64)
-    y = np.asarray(y_true, dtype=bool)
-    w = np.ones(scores.shape) if sample_weight is None else np.asarray(sample_weight, float)
-    keep = np.isfinite(scores)
-    scores, y, w = scores[keep], y[keep], w[keep]
-    if scores.size == 0:
-        return 0.0
-    positive_weight = float(w[y].sum())
-    order = np.argsort(-scores, kind="stable")
-    s, cum = scores[order], np.cumsum(w[order])
-    if positive_weight <= 0:
-        return float(np.nextafter(s[0], np.inf))
-    # Rows tied with the k-th come in with it: the threshold is a distinct score.
-    i = int(np.searchsorted(cum, positive_weight * (1 - 1e-12), side="left"))
-    return float(s[min(i, s.size - 1)])
-
-
-def soft_labels(series: pd.Series) -> np.ndarray | None:
-    """The label column as shares q in [0, 1] (annotators' votes, a judge's probability), or
-    None when it is not one: numeric, no missing value, every value in [0, 1] and at least
-    one strictly between (a 0/1 column is a hard label)."""
-    numeric = pd.api.types.is_numeric_dtype(series) and not pd.api.types.is_bool_dtype(series)
-    if not numeric or series.isna().any():
-        return None
-    q = series.to_numpy(dtype=np.float64)
-    if not q.size or not np.isfinite(q).all() or q.min() < 0 or q.max() > 1:
-        return None
-    return q if ((q > 0) & (q < 1)).any() else None
