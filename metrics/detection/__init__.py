@@ -41,3 +41,7 @@ __all__ = [
     "read_coco_ground_truth",
     "read_yolo_labels",
 ]
+
+from metrics.detection.conventions import CONVENTIONS, detection_ap, matched_flags
+
+__all__ += ["CONVENTIONS", "detection_ap", "matched_flags"]

@@ -425,7 +425,7 @@ def coco_evaluate(ground_truth, detections, *, iou_type: str = "bbox") -> COCOEv
     ...       "annotations": [{"id": 1, "image_id": 1, "category_id": 1,
     ...                        "bbox": [0, 0, 40, 40], "area": 1600, "iscrowd": 0}]}
     >>> dt = [{"image_id": 1, "category_id": 1, "bbox": [0, 0, 40, 38], "score": 0.9}]
-    >>> [round(v, 3) for v in coco_evaluate(gt, dt).stats[:3]]
+    >>> [round(float(v), 3) for v in coco_evaluate(gt, dt).stats[:3]]
     [1.0, 1.0, 1.0]
     """
     from metrics.detection.io import load_detections, load_ground_truth
