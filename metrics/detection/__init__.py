@@ -45,3 +45,11 @@ __all__ = [
 from metrics.detection.conventions import CONVENTIONS, detection_ap, matched_flags
 
 __all__ += ["CONVENTIONS", "detection_ap", "matched_flags"]
+
+from metrics.detection.compare import (  # noqa: E402
+    DETECTION_METRICS,
+    DetectionComparison,
+    compare_detectors,
+)
+
+__all__ += ["DETECTION_METRICS", "DetectionComparison", "compare_detectors"]

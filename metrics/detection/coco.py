@@ -194,9 +194,10 @@ def coco_match(
     iou_ok = iou[:, None] >= thr[None, :]  # (P, T)
     crowd = gt.iscrowd[pair_gt]
 
-    match_gt = np.full((n_kept, n_a, n_t), -1, dtype=np.int64)
+    match_gt = np.full((n_kept, n_a, n_t), -1, dtype=np.int32 if len(gt) < 2**31 else np.int64)
     taken = np.zeros((len(gt), n_a, n_t), dtype=bool)
     bounds = np.searchsorted(rank[pair_det], np.arange(max_det + 1))
+    found: list[tuple[np.ndarray, ...]] = []
     for r in range(max_det):
         s, e = bounds[r], bounds[r + 1]
         if s == e:
@@ -212,18 +213,23 @@ def coco_match(
         chosen = best[d_i, a_i, t_i] % n_p
         g = pair_gt[chosen]
         taken[g, a_i, t_i] = True
-        match_gt[pd_[seg[d_i]], a_i, t_i] = g
+        found.append((pd_[seg[d_i]], a_i, t_i, g))
 
-    matched = match_gt >= 0
-    safe = np.where(matched, match_gt, 0)
+    # Only the matches are touched: a (n_kept, areas, thresholds) gather would cost more.
+    d_i, a_i, t_i, g = (
+        (np.concatenate(x) for x in zip(*found, strict=True))
+        if found
+        else (np.zeros(0, dtype=np.int64),) * 4
+    )
+    match_gt[d_i, a_i, t_i] = g
     # pycocotools keeps the matched annotation id and reads 0 as "no match".
-    ann_id = np.append(gt.ann_id, 1)  # a sentinel row, so an empty ground truth indexes
-    gt_ign = np.vstack([gt_ignored, np.zeros((1, n_a), dtype=bool)])
-    dtm = matched & (ann_id[safe] != 0)
-    gig = gt_ign[safe, np.arange(n_a)[None, :, None]]
+    dtm = np.zeros(match_gt.shape, dtype=bool)
+    dtm[d_i, a_i, t_i] = gt.ann_id[g] != 0
+    ignored = np.zeros(match_gt.shape, dtype=bool)
+    ignored[d_i, a_i, t_i] = gt_ignored[g, a_i]
     dt_area = dt.area[kept]
     out_of_range = (dt_area[:, None] < lo) | (dt_area[:, None] > hi)
-    ignored = (matched & gig) | (~dtm & out_of_range[:, :, None])
+    ignored |= ~dtm & out_of_range[:, :, None]
     return MatchResult(
         kept=kept, rank=rank, gt=match_gt, tp=dtm & ~ignored, ignored=ignored, gt_ignored=gt_ignored
     )
@@ -236,8 +242,13 @@ def _accumulate(
     *,
     max_dets=MAX_DETS,
     recall_thresholds: np.ndarray = RECALL_THRESHOLDS,
+    image_counts: np.ndarray | None = None,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """pycocotools' ``accumulate``: precision (T, R, K, A, M), recall (T, K, A, M), scores."""
+    """pycocotools' ``accumulate``: precision (T, R, K, A, M), recall (T, K, A, M), scores.
+
+    ``image_counts`` (one count an image, a bootstrap resample) repeats each image's
+    detections and ground truths that many times, copies side by side in the score order.
+    """
     n_cat = gt.n_categories
     _, n_a, n_t = match.tp.shape
     n_r, n_m = recall_thresholds.size, len(max_dets)
@@ -246,7 +257,8 @@ def _accumulate(
     scores = -np.ones((n_t, n_r, n_cat, n_a, n_m))
     # Non-ignored ground truths per category and area range.
     npig = np.zeros((n_cat, n_a), dtype=np.int64)
-    np.add.at(npig, gt.category, (~match.gt_ignored).astype(np.int64))
+    gt_w = 1 if image_counts is None else image_counts[gt.image][:, None]
+    np.add.at(npig, gt.category, (~match.gt_ignored).astype(np.int64) * gt_w)
 
     kept = match.kept
     cat = dt.category[kept]
@@ -257,40 +269,51 @@ def _accumulate(
     cat_sorted = cat[order]
     bounds = np.searchsorted(cat_sorted, np.arange(n_cat + 1))
     eps = np.spacing(1)
-    cols = n_a * n_t
+    n_col = n_a * n_t
+    r_thr = np.asarray(recall_thresholds, dtype=np.float64)
     for k in range(n_cat):
+        has = npig[k] > 0  # areas with ground truth: the others stay -1
+        if not has.any():
+            continue
+        npos = np.maximum(npig[k], 1)
+        # tmin[a, r]: the fewest TPs whose recall tp / npos reaches r (float division, as
+        # pycocotools compares), so searchsorted can run on integer counts, one call for all.
+        j = np.ceil(r_thr[None, :] * npos[:, None]).astype(np.int64)
+        j = np.where((j - 1) / npos[:, None] >= r_thr, j - 1, j)
+        tmin = np.where(j / npos[:, None] < r_thr, j + 1, j)
         rows = order[bounds[k] : bounds[k + 1]]
         for m, max_det in enumerate(max_dets):
             sel = rows[match.rank[rows] < max_det]
+            if image_counts is not None:
+                sel = np.repeat(sel, image_counts[dt.image[kept[sel]]])
             nd = sel.size
-            tps = match.tp[sel].reshape(nd, cols)
-            fps = (~match.tp[sel] & ~match.ignored[sel]).reshape(nd, cols)
-            tp = np.cumsum(tps, axis=0, dtype=np.float64)
-            fp = np.cumsum(fps, axis=0, dtype=np.float64)
-            s_sorted = score[sel]
-            for a in range(n_a):
-                n_pos = npig[k, a]
-                if n_pos == 0:
-                    continue
-                cs = slice(a * n_t, (a + 1) * n_t)
-                if nd == 0:
-                    recall[:, k, a, m] = 0.0
-                    precision[:, :, k, a, m] = 0.0
-                    scores[:, :, k, a, m] = 0.0
-                    continue
-                rc = tp[:, cs] / n_pos
-                pr = tp[:, cs] / (fp[:, cs] + tp[:, cs] + eps)
-                pr = np.maximum.accumulate(pr[::-1], axis=0)[::-1]
-                recall[:, k, a, m] = rc[-1]
-                for t in range(n_t):
-                    idx = np.searchsorted(rc[:, t], recall_thresholds, side="left")
-                    inside = idx < nd
-                    q = np.zeros(n_r)
-                    ss = np.zeros(n_r)
-                    q[inside] = pr[idx[inside], t]
-                    ss[inside] = s_sorted[idx[inside]]
-                    precision[t, :, k, a, m] = q
-                    scores[t, :, k, a, m] = ss
+            if nd == 0:
+                recall[:, k, has, m] = 0.0
+                precision[:, :, k, has, m] = 0.0
+                scores[:, :, k, has, m] = 0.0
+                continue
+            tpb = match.tp[sel]
+            fpb = ~tpb & ~match.ignored[sel]
+            tp = np.cumsum(tpb, axis=0, dtype=np.int32)  # (nd, A, T)
+            fp = np.cumsum(fpb, axis=0, dtype=np.int32)
+            # (fp + tp) is an exact int, then + eps in float64: pycocotools' bits
+            pr = tp / ((fp + tp) + eps)
+            pr = np.maximum.accumulate(pr[::-1], axis=0)[::-1].reshape(nd, n_col)
+            rc_last = tp[-1] / npos[:, None]  # (A, T)
+            # Integer counts of each column, offset so all columns form one sorted array.
+            offs = np.arange(n_col, dtype=np.int64) * (nd + 1)
+            flat = (tp.reshape(nd, n_col) + offs).T.ravel()
+            want = np.minimum(np.repeat(tmin, n_t, axis=0), nd + 1) + offs[:, None]  # (C, R)
+            idx = np.searchsorted(flat, want, side="left") - (offs // (nd + 1) * nd)[:, None]
+            inside = idx < nd
+            safe = np.where(inside, idx, 0)
+            q = np.where(inside, pr[safe, np.arange(n_col)[:, None]], 0.0)
+            ss = np.where(inside, score[sel][safe], 0.0)
+            q = q.reshape(n_a, n_t, n_r).transpose(1, 2, 0)  # (T, R, A)
+            ss = ss.reshape(n_a, n_t, n_r).transpose(1, 2, 0)
+            precision[:, :, k, has, m] = q[:, :, has]
+            scores[:, :, k, has, m] = ss[:, :, has]
+            recall[:, k, has, m] = rc_last.T[:, has]
     return precision, recall, scores
 
 
