@@ -53,3 +53,7 @@ from metrics.detection.compare import (  # noqa: E402
 )
 
 __all__ += ["DETECTION_METRICS", "DetectionComparison", "compare_detectors"]
+
+from metrics.detection.curves import DetectionPRCurve, detection_pr_curve  # noqa: E402
+
+__all__ += ["DetectionPRCurve", "detection_pr_curve"]
