@@ -21,7 +21,7 @@ from pycocotools.cocoeval import COCOeval
 
 def _data(seed=3):
     """A small COCO-shaped set from the bench's generator (crowds, area spread, ties)."""
-    from bench.bench_detection import synthetic_coco
+    from metrics.detection.synthetic import synthetic_coco
 
     return synthetic_coco(n_images=12, n_cats=6, dets_per_image=30, seed=seed)
 

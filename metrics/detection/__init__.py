@@ -57,3 +57,7 @@ __all__ += ["DETECTION_METRICS", "DetectionComparison", "compare_detectors"]
 from metrics.detection.curves import DetectionPRCurve, detection_pr_curve  # noqa: E402
 
 __all__ += ["DetectionPRCurve", "detection_pr_curve"]
+
+from metrics.detection.synthetic import synthetic_coco  # noqa: E402
+
+__all__ += ["synthetic_coco"]
