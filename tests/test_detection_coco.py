@@ -50,7 +50,7 @@ def assert_equal_to_pycocotools(gt, dt):
     return ours, ev
 
 
-@settings(max_examples=examples(60), deadline=None)
+@settings(max_examples=examples(40), deadline=None)
 @given(detection_datasets())
 def test_equal_to_pycocotools_on_generated_datasets(data):
     assert_equal_to_pycocotools(*data)
