@@ -176,3 +176,16 @@ def test_equal_iou_goes_to_the_later_ground_truth():
     m = coco_match(g, load_detections(dt, g))
     assert m.gt[0, 0, 0] == 1
     assert m.gt[1, 0, 0] == 0
+
+
+def test_recall_threshold_read_where_float_rounding_crosses_an_integer():
+    # 25 objects: 0.28 * 25 is 7.000000000000001 in floating point, yet recall 7/25 == 0.28,
+    # so pycocotools reads precision at the 7th hit (1.0), not after the 3 misses (0.8).
+    boxes = [[(i % 5) * 60, (i // 5) * 60, 40, 40] for i in range(25)]
+    dets = [(boxes[i], 0.9) for i in range(7)]
+    dets += [([400 + i * 50, 400, 30, 30], 0.8) for i in range(3)]
+    dets += [(boxes[i], 0.5) for i in range(7, 17)]
+    gt, dt = _one_image(boxes, dets)
+    ours, _ = assert_equal_to_pycocotools(gt, dt)
+    r = int(np.flatnonzero(np.isclose(np.linspace(0, 1, 101), 0.28))[0])
+    assert ours.precision[0, r, 0, 0, 2] == pytest.approx(1.0)
