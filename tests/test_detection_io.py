@@ -158,3 +158,13 @@ def test_bad_tables_and_zips(tmp_path):
     (tmp_path / "broken.json").write_text("{")
     with pytest.raises(ValueError, match="is not valid JSON"):
         load_ground_truth(tmp_path / "broken.json")
+
+
+def test_several_unknown_categories_read_as_english():
+    d = json.loads(json.dumps(DT))
+    d[0]["category_id"], d[1]["category_id"] = 8, 9
+    with pytest.raises(ValueError, match=r"2 unknown categories \(8, 9\)"):
+        coco_evaluate(GT, d)
+    d[1]["image_id"], d[2]["image_id"] = 11, 12
+    with pytest.raises(ValueError, match=r"2 unknown image ids \(11, 12\)"):
+        coco_evaluate(GT, d)

@@ -133,6 +133,10 @@ def check_boxes(boxes, what: str) -> np.ndarray:
     return arr
 
 
+def _plural(kind: str) -> str:
+    return kind[:-1] + "ies" if kind.endswith("y") else kind + "s"
+
+
 def _index_of(values: np.ndarray, known: np.ndarray, what: str, kind: str, fix: str) -> np.ndarray:
     """Positions of ``values`` in the sorted ``known``; unknown values named in the error."""
     values = np.asarray(values)
@@ -152,7 +156,7 @@ def _index_of(values: np.ndarray, known: np.ndarray, what: str, kind: str, fix: 
         else:
             missing = sorted(set(values[~ok].tolist()), key=str)
         raise ValueError(
-            f"{what}: {len(missing)} unknown {kind}{'s' if len(missing) != 1 else ''} "
+            f"{what}: {len(missing)} unknown {kind if len(missing) == 1 else _plural(kind)} "
             f"({_listed(missing)}) not in the ground truth; {fix}"
         )
     return pos.astype(np.int64)
