@@ -361,3 +361,8 @@ __all__ += [
 from metrics.decision_intervals import DecisionIntervals, decision_intervals  # noqa: E402
 
 __all__ += ["DecisionIntervals", "decision_intervals"]
+
+# Object-detection AP: COCO (pycocotools' arithmetic), VOC 2007/2012, Ultralytics (issue 53).
+from metrics.detection import coco_evaluate, detection_ap  # noqa: E402
+
+__all__ += ["coco_evaluate", "detection_ap"]
