@@ -389,3 +389,8 @@ __all__ += [
     "family_pair_verdict",
     "family_verdicts",
 ]
+
+# Object-detection AP: COCO (pycocotools' arithmetic), VOC 2007/2012, Ultralytics (issue 53).
+from metrics.detection import coco_evaluate, detection_ap  # noqa: E402
+
+__all__ += ["coco_evaluate", "detection_ap"]

@@ -301,7 +301,19 @@ def _parser() -> argparse.ArgumentParser:
         help="exact metrics of large tables (python -m metrics.sql); takes a glob",
         add_help=False,
     )
+    sub.add_parser(
+        "detection",
+        help="COCO box AP of detections (pycocotools' 12 numbers) and other conventions' AP; "
+        "check --gt GT BASELINE CANDIDATE gates two detectors",
+        add_help=False,
+    )
     return p
+
+
+def _detection_check(argv: list[str]) -> bool:
+    from metrics_lens.detection_cmd import wants_detection_check
+
+    return wants_detection_check(argv)
 
 
 def _version() -> str:
@@ -659,6 +671,12 @@ def main(argv: list[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     if argv and argv[0] == "sql":
         return _sql(argv[1:])
+    if (argv and argv[0] == "detection") or _detection_check(argv):
+        from metrics_lens import detection_cmd
+
+        if argv[0] == "detection":
+            return detection_cmd.detection_main(argv[1:])
+        return detection_cmd.check_main(argv[1:])
     args = _parser().parse_args(argv)
     if args.command is None:
         _parser().print_help()

@@ -284,3 +284,94 @@ def parquet_files(
         buf = io.BytesIO()
         pq.write_table(table, buf, **options)
     return ParquetCase(buf.getvalue(), kind, rows, options)
+# --- Object detection (issue 53): COCO-style ground truth and results, drawn where the
+# conventions part: crowd regions, every area range (sides around 32 and 96 pixels), tied
+# scores, more than 100 detections on an image, a category with no ground truth, image ids out
+# of order. ---
+
+_SIDES = (3.0, 20.0, 31.0, 33.0, 60.0, 95.0, 97.0, 150.0)
+
+
+@st.composite
+def detection_datasets(draw, max_images: int = 5, max_categories: int = 3, burst: bool = True):
+    """(ground-truth dict, results list) in COCO's layout."""
+    seed = draw(st.integers(0, 2**32 - 1))
+    rng = np.random.default_rng(seed)
+    n_img = draw(st.integers(1, max_images))
+    n_cat = draw(st.integers(1, max_categories))
+    crowd_rate = draw(st.sampled_from((0.0, 0.15, 0.5)))
+    tied = draw(st.sampled_from(("continuous", "coarse", "all")))
+    area_mode = draw(st.sampled_from(("box", "shrunk")))
+    # "grid": integer boxes on a 5-pixel grid, so IoUs land exactly on thresholds (0.5, 0.75)
+    # and duplicated annotations tie a detection between two ground truths.
+    grid = draw(st.booleans())
+    ids = rng.permutation(np.arange(1, n_img + 1) * 7)
+    images = [{"id": int(i), "width": 640, "height": 480} for i in ids]
+    # one more category than the boxes use: a category with no ground truth
+    cats = [{"id": int(c), "name": f"class {c}"} for c in range(1, n_cat + 2)]
+    anns: list[dict] = []
+    dets: list[dict] = []
+
+    def score():
+        if tied == "all":
+            return 0.5
+        if tied == "coarse":
+            return float(rng.integers(0, 4)) / 4
+        return float(rng.random())
+
+    for im in images:
+        for _ in range(int(rng.integers(0, 5))):
+            c = int(rng.integers(1, n_cat + 1))
+            w, h = (rng.choice(_SIDES, 2) * rng.uniform(0.9, 1.1, 2)).tolist()
+            x, y = rng.uniform(0, 300, 2).tolist()
+            if grid:
+                w, h = (float(v) for v in rng.choice((10, 20, 40, 100), 2))
+                x, y = (float(v) for v in rng.integers(0, 60, 2) * 5)
+            area = w * h if area_mode == "box" else w * h * float(rng.uniform(0.4, 1.0))
+            anns.append(
+                {
+                    "id": len(anns) + 1,
+                    "image_id": im["id"],
+                    "category_id": c,
+                    "bbox": [x, y, w, h],
+                    "area": area,
+                    "iscrowd": int(rng.random() < crowd_rate),
+                }
+            )
+            if grid and rng.random() < 0.3:
+                anns.append({**anns[-1], "id": len(anns) + 1})  # a duplicated annotation
+            for _ in range(int(rng.integers(0, 4))):
+                noise = rng.normal(0, 0.12, 4) * np.array([w, h, w, h])
+                if grid:
+                    noise = rng.integers(-1, 2, 4) * np.array([w, h, w, h]) / 4
+                b = np.array([x, y, w, h]) + noise
+                b[2:] = np.abs(b[2:])
+                dets.append(
+                    {"image_id": im["id"], "category_id": c, "bbox": b.tolist(), "score": score()}
+                )
+        for _ in range(int(rng.integers(0, 3))):
+            c = int(rng.integers(1, n_cat + 2))
+            b = rng.uniform(1, 200, 4).tolist()
+            dets.append({"image_id": im["id"], "category_id": c, "bbox": b, "score": score()})
+    if burst and draw(st.booleans()) and anns:
+        # more than 100 detections of one image and category, around one box
+        a = anns[int(rng.integers(0, len(anns)))]
+        base = np.array(a["bbox"])
+        for _ in range(int(rng.integers(101, 130))):
+            b = base + rng.normal(0, 0.1, 4) * base[[2, 3, 2, 3]]
+            b[2:] = np.abs(b[2:])
+            dets.append(
+                {
+                    "image_id": a["image_id"],
+                    "category_id": a["category_id"],
+                    "bbox": b.tolist(),
+                    "score": score(),
+                }
+            )
+    if not dets:
+        im = images[0]
+        dets.append(
+            {"image_id": im["id"], "category_id": 1, "bbox": [1.0, 1.0, 5.0, 5.0], "score": 0.3}
+        )
+    order = rng.permutation(len(dets))
+    return {"images": images, "annotations": anns, "categories": cats}, [dets[i] for i in order]

@@ -17,6 +17,7 @@ SECTIONS = {
         ("pages/gauc.py", "GAUC", ":material/group:"),
         ("pages/ranking.py", "Ranking", ":material/format_list_numbered:"),
         ("pages/multilabel.py", "Multi-class & multi-label", ":material/label:"),
+        ("pages/detection.py", "Detection", ":material/center_focus_strong:"),
     ],
     "Compare": [("pages/compare.py", "Compare models", ":material/leaderboard:")],
     "Learn": [
