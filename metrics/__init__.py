@@ -361,3 +361,14 @@ __all__ += [
 from metrics.decision_intervals import DecisionIntervals, decision_intervals  # noqa: E402
 
 __all__ += ["DecisionIntervals", "decision_intervals"]
+
+# TREC qrels and runs, trec_eval's measures, runs compared over queries (issue 52).
+from metrics.trec import (  # noqa: E402
+    read_qrels,
+    read_run,
+    read_trec_qrels,
+    read_trec_run,
+    trec_evaluate,
+)
+
+__all__ += ["read_qrels", "read_run", "read_trec_qrels", "read_trec_run", "trec_evaluate"]
