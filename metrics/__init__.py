@@ -364,6 +364,7 @@ __all__ += ["DecisionIntervals", "decision_intervals"]
 
 # TREC qrels and runs, trec_eval's measures, runs compared over queries (issue 52).
 from metrics.trec import (  # noqa: E402
+    compare_runs,
     read_qrels,
     read_run,
     read_trec_qrels,
@@ -371,4 +372,11 @@ from metrics.trec import (  # noqa: E402
     trec_evaluate,
 )
 
-__all__ += ["read_qrels", "read_run", "read_trec_qrels", "read_trec_run", "trec_evaluate"]
+__all__ += [
+    "compare_runs",
+    "read_qrels",
+    "read_run",
+    "read_trec_qrels",
+    "read_trec_run",
+    "trec_evaluate",
+]
