@@ -642,6 +642,11 @@ def main(argv: list[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     if argv and argv[0] == "sql":
         return _sql(argv[1:])
+    if argv and argv[0] == "check":  # qrels + runs: the retrieval gate (issue 52)
+        from metrics_lens.runs_cmd import check_main, wants_runs
+
+        if wants_runs(argv[1:]):
+            return check_main(argv[1:])
     args = _parser().parse_args(argv)
     if args.command is None:
         _parser().print_help()
