@@ -647,6 +647,11 @@ def main(argv: list[str] | None = None) -> int:
 
         if wants_runs(argv[1:]):
             return check_main(argv[1:])
+    if argv and argv[0] == "report":
+        from metrics_lens.runs_cmd import report_main, wants_runs
+
+        if wants_runs(argv[1:]):
+            return report_main(argv[1:])
     args = _parser().parse_args(argv)
     if args.command is None:
         _parser().print_help()

@@ -20,7 +20,7 @@ import argparse
 import json
 import sys
 
-__all__ = ["check_main", "wants_runs"]
+__all__ = ["check_main", "report_main", "wants_runs"]
 
 
 def wants_runs(argv: list[str]) -> bool:
@@ -171,3 +171,123 @@ def _check(args) -> int:
             f"queries: {v['reason']}"
         )
     return code
+
+
+# --- report --qrels QRELS RUN... ---------------------------------------------------------------
+
+
+def _report_parser() -> argparse.ArgumentParser:
+    p = _Parser(
+        prog="metrics-lens report",
+        description="Compare runs over the queries of a qrels file: trec_eval's means side by "
+        "side, each marked with the runs it is significantly better than (one family, Holm), "
+        "printed as a table and, with -o, written as a self-contained HTML file.",
+    )
+    p.add_argument("--qrels", required=True, metavar="QRELS", help="TREC qrels (or JSON/CSV)")
+    p.add_argument("runs", nargs="+", metavar="RUN", help="TREC runs (or Parquet/CSV/JSON)")
+    p.add_argument(
+        "--metric",
+        action="append",
+        metavar="M",
+        help="trec_eval's names (repeat; default ndcg_cut_10, map, recip_rank, recall_100)",
+    )
+    p.add_argument(
+        "--test", default="fisher", choices=["fisher", "student", "bootstrap", "wilcoxon"]
+    )
+    p.add_argument("--alpha", type=float, default=0.05, help="significance level (0.05)")
+    p.add_argument("--resamples", type=int, default=10_000, help="Fisher/bootstrap resamples")
+    p.add_argument("--seed", type=int, default=0, help="seed of the resamples (0)")
+    p.add_argument("-o", "--output", metavar="report.html", help="also write an HTML file")
+    return p
+
+
+def report_main(argv: list[str]) -> int:
+    """The runs report; ``argv`` is what follows ``report``."""
+    args = _report_parser().parse_args(argv)
+    try:
+        return _report(args)
+    except (ValueError, OSError) as exc:
+        message = " ".join(str(exc).split())
+        print(f"metrics-lens report: error: {message}", file=sys.stderr)
+        return 2
+
+
+def _report(args) -> int:
+    import html
+    from pathlib import Path
+
+    import metrics
+    from metrics.trec import runs_beaten
+
+    if len(args.runs) < 2:
+        raise ValueError("give at least two runs to compare.")
+    if not 0.0 < args.alpha < 1.0:
+        raise ValueError(f"--alpha must be between 0 and 1, got {args.alpha:g}.")
+    if not 100 <= args.resamples <= 100_000:
+        raise ValueError(f"--resamples must be between 100 and 100,000, got {args.resamples}.")
+    if args.output and any(Path(args.output).resolve() == Path(r).resolve() for r in args.runs):
+        raise ValueError("-o names one of the runs; write the report elsewhere.")
+    measures = list(
+        dict.fromkeys(args.metric or ["ndcg_cut_10", "map", "recip_rank", "recall_100"])
+    )
+    qrels = metrics.read_qrels(args.qrels)
+    runs: dict[str, object] = {}
+    for path in args.runs:
+        run = metrics.read_run(path)
+        name = str(run.attrs.get("run_tag") or Path(path).stem)
+        while name in runs:
+            name += "'"
+        runs[name] = run
+    table = metrics.compare_runs(
+        qrels,
+        runs,
+        measures,
+        test=args.test,
+        n_resamples=args.resamples,
+        seed=args.seed,
+        alpha=args.alpha,
+    )
+    beaten = runs_beaten(table)
+    names = list(runs)
+    letter = {n: chr(ord("a") + i) if i < 26 else str(i) for i, n in enumerate(names)}
+    means: dict[tuple[str, str], float] = {}
+    for row in table.itertuples(index=False):
+        means[(row.run, row.measure)] = row.mean
+        means[(row.baseline, row.measure)] = row.baseline_mean
+    width = max(len(n) for n in names) + 4
+    print(f"{'run':{width}}" + "".join(f"{m:>18}" for m in measures))
+    for n in names:
+        cells = []
+        for m in measures:
+            marks = "".join(sorted(letter[x] for x in beaten.get((n, m), [])))
+            cells.append(f"{means[(n, m)]:.4f}{('^' + marks) if marks else '':<6}")
+        print(f"({letter[n]}) {n:{width - 4}}" + "".join(f"{c:>18}" for c in cells))
+    print(f"^x: significantly better than run (x); {table.attrs['family']}.")
+    if args.output:
+        rows = "".join(
+            "<tr><td>({}) {}</td>{}</tr>".format(
+                letter[n],
+                html.escape(n),
+                "".join(
+                    "<td>{:.4f}<sup>{}</sup></td>".format(
+                        means[(n, m)],
+                        "".join(sorted(letter[x] for x in beaten.get((n, m), []))),
+                    )
+                    for m in measures
+                ),
+            )
+            for n in names
+        )
+        head = "".join(f"<th>{html.escape(m)}</th>" for m in measures)
+        tests = table.to_html(index=False, float_format=lambda v: f"{v:.4g}")
+        Path(args.output).write_text(
+            "<!doctype html><html><head><meta charset='utf-8'><title>Runs compared</title>"
+            "<style>body{font-family:sans-serif}td,th{padding:2px 8px;text-align:right}"
+            "</style></head><body><h1>Runs compared</h1>"
+            f"<table><tr><th>run</th>{head}</tr>{rows}</table>"
+            f"<p>A superscript names the runs this one is significantly better than; "
+            f"{html.escape(table.attrs['family'])}.</p><h2>Every test</h2>{tests}</body></html>",
+            encoding="utf-8",
+        )
+        print(f"wrote {args.output}")
+    return 0

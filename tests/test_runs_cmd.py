@@ -101,3 +101,37 @@ def test_the_table_form_of_check_is_untouched(capsys):
         main(["check", "--metric", "auc"])
     assert exc.value.code == 2
     assert "--baseline" in capsys.readouterr().err
+
+
+def test_report_marks_the_runs_each_run_significantly_beats(tmp_path, capsys):
+    qrels, base, worse_run = _files(tmp_path, candidate_good=False)
+    out_html = tmp_path / "runs.html"
+    code = main(
+        [
+            "report",
+            "--qrels",
+            qrels,
+            base,
+            worse_run,
+            "--metric",
+            "P_1",
+            "--test",
+            "student",
+            "-o",
+            str(out_html),
+        ]
+    )
+    out = capsys.readouterr().out
+    assert code == 0
+    lines = out.splitlines()
+    assert lines[1].startswith("(a) base")
+    assert "1.0000^b" in lines[1]
+    assert lines[2].startswith("(b) cand")
+    assert "^" not in lines[2].split("cand", 1)[1]
+    assert "<sup>b</sup>" in out_html.read_text()
+
+
+def test_report_with_one_run_exits_2(tmp_path, capsys):
+    qrels, base, _ = _files(tmp_path, candidate_good=True)
+    assert main(["report", "--qrels", qrels, base]) == 2
+    assert "at least two runs" in capsys.readouterr().err

@@ -6,7 +6,7 @@ compared over queries with paired tests.
 * :mod:`metrics.trec.compare`: :func:`compare_runs`, paired tests over the queries.
 """
 
-from metrics.trec.compare import adjust_p_values, compare_runs
+from metrics.trec.compare import adjust_p_values, compare_runs, runs_beaten
 from metrics.trec.measures import MEASURES, trec_evaluate
 from metrics.trec.readers import read_qrels, read_run, read_trec_qrels, read_trec_run
 
@@ -18,5 +18,6 @@ __all__ = [
     "read_run",
     "read_trec_qrels",
     "read_trec_run",
+    "runs_beaten",
     "trec_evaluate",
 ]

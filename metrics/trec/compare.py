@@ -35,7 +35,7 @@ import numpy as np
 from metrics._student_t import t_cdf, t_quantile
 from metrics.trec.measures import _prepare_qrels, evaluate_per_query, parse_measures
 
-__all__ = ["CORRECTIONS", "TESTS", "adjust_p_values", "compare_runs"]
+__all__ = ["CORRECTIONS", "TESTS", "adjust_p_values", "compare_runs", "runs_beaten"]
 
 TESTS = ("student", "fisher", "bootstrap", "wilcoxon")
 CORRECTIONS = ("holm", "bonferroni", "none")
@@ -336,3 +336,15 @@ def compare_runs(
             f"alpha {alpha:g}, {test} test; the other measures are exploratory"
         )
     return table
+
+
+def runs_beaten(table: Any) -> dict[tuple[str, str], list[str]]:
+    """{(run, measure): the runs it is significantly better than}, from :func:`compare_runs`'s
+    table: ranx's superscripts, computed here so a page or a report only shows them."""
+    out: dict[tuple[str, str], list[str]] = {}
+    for row in table.itertuples(index=False):
+        if not row.significant:
+            continue
+        winner, loser = (row.run, row.baseline) if row.difference > 0 else (row.baseline, row.run)
+        out.setdefault((winner, row.measure), []).append(loser)
+    return out
