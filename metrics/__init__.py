@@ -394,3 +394,22 @@ __all__ += [
 from metrics.detection import coco_evaluate, detection_ap  # noqa: E402
 
 __all__ += ["coco_evaluate", "detection_ap"]
+
+# TREC qrels and runs, trec_eval's measures, runs compared over queries (issue 52).
+from metrics.trec import (  # noqa: E402
+    compare_runs,
+    read_qrels,
+    read_run,
+    read_trec_qrels,
+    read_trec_run,
+    trec_evaluate,
+)
+
+__all__ += [
+    "compare_runs",
+    "read_qrels",
+    "read_run",
+    "read_trec_qrels",
+    "read_trec_run",
+    "trec_evaluate",
+]

@@ -677,6 +677,16 @@ def main(argv: list[str] | None = None) -> int:
         if argv[0] == "detection":
             return detection_cmd.detection_main(argv[1:])
         return detection_cmd.check_main(argv[1:])
+    if argv and argv[0] == "check":  # qrels + runs: the retrieval gate (issue 52)
+        from metrics_lens.runs_cmd import check_main, wants_runs
+
+        if wants_runs(argv[1:]):
+            return check_main(argv[1:])
+    if argv and argv[0] == "report":
+        from metrics_lens.runs_cmd import report_main, wants_runs
+
+        if wants_runs(argv[1:]):
+            return report_main(argv[1:])
     args = _parser().parse_args(argv)
     if args.command is None:
         _parser().print_help()

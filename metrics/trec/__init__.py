@@ -1,0 +1,23 @@
+"""Information retrieval's evaluation: TREC qrels and runs in, trec_eval's measures out, runs
+compared over queries with paired tests.
+
+* :mod:`metrics.trec.readers`: TREC files (gzip too), tables and ranx/ir_measures JSON.
+* :mod:`metrics.trec.measures`: :func:`trec_evaluate`, trec_eval's numbers query by query.
+* :mod:`metrics.trec.compare`: :func:`compare_runs`, paired tests over the queries.
+"""
+
+from metrics.trec.compare import adjust_p_values, compare_runs, runs_beaten
+from metrics.trec.measures import MEASURES, trec_evaluate
+from metrics.trec.readers import read_qrels, read_run, read_trec_qrels, read_trec_run
+
+__all__ = [
+    "MEASURES",
+    "adjust_p_values",
+    "compare_runs",
+    "read_qrels",
+    "read_run",
+    "read_trec_qrels",
+    "read_trec_run",
+    "runs_beaten",
+    "trec_evaluate",
+]
