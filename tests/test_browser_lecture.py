@@ -146,3 +146,24 @@ def test_threshold_outside_presentation_mode_fits_the_first_screen(server, tab):
         assert box is not None, name
         assert box["y"] >= 0, (name, box)
         assert box["y"] + box["height"] <= HEIGHT + 0.5, (name, box)
+
+
+def test_page_down_onto_gauc_opens_its_sample_not_a_notice(server, tab):  # noqa: F811
+    """Presenting the breast-cancer sample (no user ids), PageDown from Calibration lands on
+    GAUC drawn on its own sample: one keystroke, no notice pointing to the hidden sidebar."""
+    _open(tab, server, "calibration?dataset=breast_cancer", presenting=True)
+    tab.keyboard.press("PageDown")
+    tab.wait_for_function(
+        """() => { const h = document.querySelector('[data-testid="stMain"] [data-testid="stHeading"]');
+                   return h && h.innerText.startsWith('GAUC')
+                     && document.querySelector('[data-testid="stMain"] .js-plotly-plot .main-svg'); }""",
+        timeout=60_000,
+    )
+    settle(tab)
+    ARTIFACTS.mkdir(exist_ok=True)
+    tab.screenshot(path=ARTIFACTS / "lecture-present-gauc-after-page-down.png")
+    notices = tab.locator('[data-testid="stMain"] [data-testid="stAlert"]', has_text="needs")
+    assert notices.count() == 0
+    assert tab.get_by_role("button", name="Leave presentation mode").count() == 1
+    menu = tab.locator(".st-key-presentation_dataset input").first.input_value()
+    assert menu.startswith("Recommender clicks"), menu

@@ -89,6 +89,7 @@ def run_app() -> None:
     legacy.leave_legacy_pages_mode()
     st.set_page_config(page_title="Metrics Lens", page_icon=":material/insights:", layout="wide")
     links.read_query_params()
+    _open_pending_sample()
     ds = sidebar.sidebar()
     links.write_link(ds)
     _inside.dataset = ds
@@ -171,9 +172,37 @@ def use_sample(key: str) -> None:
     st.session_state["dataset"] = key
 
 
+# In presentation mode a page whose bundled sample lacks what it needs opens its own sample at
+# once (the next run, before the sidebar's widgets are drawn, sets it): a projector never
+# stays on a notice. The key holds (the sample's key, the page, the dataset it replaced).
+_OPEN_NEXT = "_presentation_open_sample"
+
+
+def _open_pending_sample() -> None:
+    pending = st.session_state.pop(_OPEN_NEXT, None)
+    if pending is None:
+        return
+    key, page, _before = pending
+    use_sample(key)
+    # short (a toast shows three lines); the dataset it replaced is one pick away in the bar
+    st.toast(f"{page} needs other data: '{BUNDLED[key].title}' opened.", icon=":material/dataset:")
+
+
 def offer_samples(*keys: str) -> None:
     """A button per bundled sample that opens it in one click (in presentation mode too, where
-    the sidebar is hidden): for a page whose data lacks what it needs."""
+    the sidebar is hidden): for a page whose data lacks what it needs. In presentation mode on
+    another bundled sample, the first of ``keys`` opens at once instead (no notice on the
+    projector); an upload or a typed example stays, with the buttons."""
+    ds = getattr(_inside, "dataset", None)
+    if (
+        presentation.on()
+        and ds is not None
+        and sources.of(ds).prefix == SAMPLE
+        and st.session_state.get("dataset") not in keys
+    ):
+        page = getattr(_inside, "page_title", None) or "This page"
+        st.session_state[_OPEN_NEXT] = (keys[0], page, ds.name)
+        st.rerun()
     row = st.container(horizontal=True)
     for key in keys:
         row.button(
