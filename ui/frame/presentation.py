@@ -20,7 +20,7 @@ from collections.abc import Mapping
 
 import streamlit as st
 
-from ui.frame import presentation_bar
+from ui.frame import plan_panel, presentation_bar
 from ui.views.show import FIGURE_FORMATS
 
 __all__ = [
@@ -190,6 +190,7 @@ def link() -> dict:
 
 def _leave() -> None:
     st.session_state[KEY] = st.session_state[_KEPT] = False
+    st.session_state[plan_panel.PLAYING] = False  # Esc ends the plan's play too
 
 
 def _toggled() -> None:
@@ -245,6 +246,9 @@ def apply(
         type="tertiary",
         help="Esc",
     )
+    if plan_panel.playing():  # PageDown / PageUp walk the lecture plan's views
+        presentation_bar.plan_bar(bar, plan_panel.bar_line(), plan_panel.walk)
+        return True
     if pages:
         presentation_bar.page_bar(bar, pages, current)
     if datasets:

@@ -13,7 +13,7 @@ from collections.abc import Mapping
 
 import streamlit as st
 
-__all__ = ["data_menu", "go", "page_bar"]
+__all__ = ["data_menu", "go", "page_bar", "plan_bar"]
 
 
 def _pick_data(key: str, datasets: Mapping[str, Mapping]) -> None:
@@ -97,3 +97,21 @@ _GO = """<script>
 
 def go(at: int, title: str) -> None:
     st.html(_GO % json.dumps([at, title]), unsafe_allow_javascript=True)
+
+
+def plan_bar(bar, line: str, walk) -> None:
+    """While a lecture plan plays: previous / next view (PageUp / PageDown) and the line that
+    names the view ("View 4 of 12" and its note), instead of the page and dataset menus."""
+    if bar.button(
+        "Previous view", key="presentation_prev", icon=":material/navigate_before:",
+        shortcut="PageUp", type="tertiary", help="The plan's previous view (PageUp)",
+    ):  # fmt: skip
+        walk(-1)
+    if bar.button(
+        "Next view", key="presentation_next", icon=":material/navigate_next:",
+        shortcut="PageDown", type="tertiary", help="The plan's next view (PageDown)",
+    ):  # fmt: skip
+        walk(1)
+    bar.container(key="presentation_plan_line", width="stretch").markdown(
+        line, unsafe_allow_html=True
+    )

@@ -23,7 +23,17 @@ import streamlit as st
 
 from ui import sources
 from ui.compute import budget, thresholds
-from ui.frame import last_good, legacy, links, navigation, notes, presentation, sidebar, touch
+from ui.frame import (
+    last_good,
+    legacy,
+    links,
+    navigation,
+    notes,
+    plan_panel,
+    presentation,
+    sidebar,
+    touch,
+)
 from ui.frame.data_menu import SAMPLE, data_menu, source_label
 from ui.frame.last_good import shown_dataset
 from ui.frame.navigation import PAGES, SECTIONS
@@ -90,6 +100,7 @@ def run_app() -> None:
     st.set_page_config(page_title="Metrics Lens", page_icon=":material/insights:", layout="wide")
     links.read_query_params()
     _open_pending_sample()
+    plan_panel.open_pending()  # a lecture plan's view: its data and settings, before the sidebar
     ds = sidebar.sidebar()
     links.write_link(ds)
     _inside.dataset = ds
@@ -117,6 +128,9 @@ def _run_page(pages: dict[str, list[st.Page]], ds: Dataset) -> None:
         datasets=menu,
         shown=shown_name,
     )
+    plan_panel.panel(ds, current.url_path)
+    if plan_panel.go_to(current.url_path):  # a plan's view on another page: click its link
+        st.stop()
     current.run()
 
 
