@@ -15,7 +15,7 @@ import streamlit as st
 
 from ui.frame import presentation, shell
 from ui.teaching import lessons, stepper
-from ui.teaching.exercise import check_answer
+from ui.teaching.exercise import attempt_key, check_answer
 from ui.views import callbacks
 from ui.views.explain import explain
 from ui.views.show import chart
@@ -62,15 +62,18 @@ presenting = presentation.on()
 PAIR_HEIGHT, ONE_HEIGHT = 330, 420  # presentation: two charts side by side, or one alone
 
 titles = {lesson.key: f"{lesson.topic} · {lesson.title}" for lesson in lessons.LESSONS}
-if presenting:  # the title joins the lesson's row
+# The title joins the lesson's row (the intro in its help), in both modes: at 1280x720 the
+# table, the answer box and the hint after a miss then share the first screen. Outside the
+# mode the example's buttons go on the example's line, so the lesson's name shows whole.
+if presenting:
     head_col, pick_col, new_col, first_col = st.columns(
         [2, 5, 1.6, 1.6], vertical_alignment="bottom"
     )
-    head_col.subheader("Lessons", anchor=False, help=INTRO)
+    line_col = st.container()
 else:
-    st.header("Lessons", anchor=False)
-    st.caption(INTRO)
-    pick_col, new_col, first_col = st.columns([5, 1.6, 1.6], vertical_alignment="bottom")
+    head_col, pick_col = st.columns([1.4, 6], vertical_alignment="bottom")
+    line_col, new_col, first_col = st.columns([3.4, 1.3, 1.3], vertical_alignment="center")
+head_col.subheader("Lessons", anchor=False, help=INTRO)
 key = pick_col.selectbox(
     "Lesson", list(titles), format_func=titles.get, key="lessons_pick",
     help="Worked examples from public sources are named by what they show.",
@@ -90,7 +93,7 @@ first_col.button(
 seed = int(st.session_state[SEED])
 exercise = lessons.BY_KEY[key].make(seed)
 
-line = st.container(key="lessons_example_line")
+line = line_col.container(key="lessons_example_line")
 if lesson.worked and seed == 0:
     line.caption(f":material/menu_book: Worked example · {md(lesson.source, limit=400)}")
 else:
@@ -105,7 +108,7 @@ else:
 if presenting:  # a third column keeps the charts' place, so revealing moves nothing
     table_col, question_col, charts_col = st.columns([1, 1.15, 1.6])
 else:
-    table_col, question_col = st.columns([1, 1])
+    table_col, question_col = st.columns([1, 1.4])  # a wide answer column: the hint is short
     charts_col = None
 with table_col:
     if presenting and len(exercise.table) <= 10:  # a plain table's text grows with the mode
@@ -125,18 +128,26 @@ with question_col:
     st.markdown(exercise.context)
     answer_key = f"lessons_answer_{key}_{seed}"
     checked_key = f"lessons_checked_{key}_{seed}"
-    misses_key = f"lessons_misses_{key}_{seed}"  # wrong checks of this table so far
+    misses_key = f"lessons_misses_{key}_{seed}"  # distinct wrong answers to this table so far
+    tried_key = f"lessons_tried_{key}_{seed}"  # those answers (attempt_key), each counted once
     known_key = f"lessons_known_{key}_{seed}"  # the answer was shown (right, or 'Show me')
     with st.form(f"lessons_form_{key}_{seed}", border=True):
         st.markdown(f"**{exercise.question}**")
+        if presenting:  # a narrow column: the buttons under the answer box
+            answer_col = st.container()
+            check_col, reveal_col = st.columns(2)
+        else:  # the buttons beside the answer box: the verdict and the hint sit higher up
+            answer_col, check_col, reveal_col = st.columns(
+                [2, 1, 1] if exercise.kind == "number" else [1.2, 1, 1],
+                vertical_alignment="bottom",
+            )
         if exercise.kind == "choice":
-            st.radio("Your answer", exercise.options, index=None, key=answer_key)
+            answer_col.radio("Your answer", exercise.options, index=None, key=answer_key)
         else:
-            st.text_input(
+            answer_col.text_input(
                 "Your answer", key=answer_key, placeholder="e.g. 0.75, 3/4 or 75%",
                 help=f"Answers within {exercise.tolerance:g} of the exact value count as right.",
             )  # fmt: skip
-        check_col, reveal_col = st.columns(2)
         checked = check_col.form_submit_button(
             "Check", type="primary", width="stretch", key="lessons_check"
         )
@@ -145,9 +156,13 @@ with question_col:
     reveal_first = st.session_state.get("lessons_reveal_first", False)
     if checked:
         st.session_state[checked_key] = "checked"
-        verdict = check_answer(exercise, st.session_state.get(answer_key))
-        if verdict.correct is False:
-            st.session_state[misses_key] = st.session_state.get(misses_key, 0) + 1
+        given = st.session_state.get(answer_key)
+        verdict = check_answer(exercise, given)
+        tried = st.session_state.setdefault(tried_key, [])
+        attempt = attempt_key(exercise, given)
+        if verdict.correct is False and attempt not in tried:  # one answer, one attempt
+            tried.append(attempt)
+            st.session_state[misses_key] = len(tried)
     elif revealed:
         st.session_state[checked_key] = "revealed"
         st.session_state[known_key] = True
@@ -162,14 +177,21 @@ with question_col:
         elif verdict.correct:
             st.session_state[known_key] = True
             st.success(verdict.message, icon=":material/check_circle:")
-        else:
-            st.error(verdict.message, icon=":material/cancel:")
-            st.info(f"**Hint:** {md(verdict.hint, limit=600)}", icon=":material/tips_and_updates:")
+        else:  # the verdict and the hint next to the answer box, on the first screen: under
+            # it, or in presentation mode in the charts' column while it has no charts
+            where = charts_col if presenting and not reveal else st.container()
+            where.error(verdict.message, icon=":material/cancel:")
+            again = (
+                ""
+                if reveal
+                else "  \nChange your answer and check again: the answer comes after a second "
+                "miss, or now with 'Show me'."
+            )
+            where.info(
+                f"**Hint:** {md(verdict.hint, limit=600)}{again}",
+                icon=":material/tips_and_updates:",
+            )
             if not reveal:
-                st.caption(
-                    "Try again: change your answer and check it. The answer comes after a "
-                    "second miss, or now with 'Show me'."
-                )
                 state = "hinted"  # no answer, no derivation, no charts that show it
     st.toggle(
         "Reveal on first miss", key="lessons_reveal_first",
@@ -226,7 +248,7 @@ if state in ("checked", "revealed"):
                 column_config={"value": st.column_config.NumberColumn(format="%.4f")},
             )
             st.caption("Every number here is computed by the metrics library on this table.")
-else:
+elif state != "hinted":
     with charts_col or st.container():
         st.caption(
             "The derivation appears once you check an answer (or press 'Show me')"

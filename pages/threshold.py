@@ -22,6 +22,12 @@ from ui.views.show import chart, csv_download
 from ui.words import threshold_text as words
 from ui.words.safe import md
 
+# At 1280x720 outside presentation mode the slider, the strip, the matrix and the curves fit
+# the first screen only with less of Streamlit's 6rem over the page.
+COMPACT_TOP = (
+    '<style>[data-testid="stMain"] .stMainBlockContainer { padding-top: 4rem; }</style>'
+)
+
 ds, model = shell.page_context()
 counts = data.threshold_counts(ds.key, model, ds)  # one sort per (data, model), cached
 low, high, step = thresholds.slider_range(ds, model)
@@ -29,10 +35,12 @@ scale = thresholds.scale(ds, model)
 default_value, default_rule = thresholds.default(ds, model)
 presenting = presentation.on()
 
+if not presenting:  # a laptop on a projector: the page starts just under the header bar
+    st.html(COMPACT_TOP)
 rule = words.rule(ds.positive_name, scale.title)
-st.subheader(f"Threshold · {md(model)}", anchor=False, help=rule if presenting else None)
-if not presenting:
-    st.caption(rule)
+# The rule in the title's help, in both modes: the flagged count below says it with numbers,
+# and at 1280x720 the strip, the matrix and the curves need the line.
+st.subheader(f"Threshold · {md(model)}", anchor=False, help=rule)
 if counts.thresholds[0] == counts.thresholds[-1]:
     st.warning(
         f"Every score of {md(model)} is {counts.thresholds[0]:g}: a threshold can only predict "
@@ -74,10 +82,8 @@ if presenting:  # the matrix's control joins the row: the four charts below shar
     mode_col, slider_col, reset_col, normalize_col = st.columns(
         [2.35, 3.35, 1, 3.3], vertical_alignment="bottom"
     )
-else:  # the prevalence control joins the row (a projector has it beside the flagged count)
-    mode_col, slider_col, reset_col, row_prevalence_col = st.columns(
-        [2, 3.9, 1, 1.8], vertical_alignment="bottom"
-    )
+else:  # the prevalence control sits beside the flagged count, as on a projector
+    mode_col, slider_col, reset_col = st.columns([2.3, 4.2, 1], vertical_alignment="bottom")
     normalize_col = None
 if weighted and st.session_state.get("threshold_mode") == "top k":  # no "k rows" of weight
     st.session_state["threshold_mode"] = "top %"
@@ -132,9 +138,7 @@ threshold = min(max(thresholds.current(ds, model), low), high)
 shown_threshold = thresholds.label(ds, model, threshold)  # digits that keep the count true
 c = counts.at(threshold)  # a lookup in the precomputed counts, never a recount
 beta = float(st.session_state.get("threshold_beta", 1.0))
-view.flagged(
-    setting, c, shown_threshold, n_total, can_reweight, None if presenting else row_prevalence_col
-)
+view.flagged(setting, c, shown_threshold, n_total, can_reweight)
 strip = (not state.weighted, 12 * presentation.SCALE if presenting else 12)  # whole rows, font
 figures, rates_col = view.charts(
     setting, counts, rows_counts, threshold, beta, strip, normalize_col
@@ -149,7 +153,9 @@ for row in range(0, len(rate_cards), per_row):
         cards.columns(per_row), rate_cards[row : row + per_row], strict=False
     ):
         short = words.SHORT.get(name) if presenting else None
-        col.metric(short or name, value, help=f"{name}: {formula}" if short else formula)
+        # no help icon on a projector: at 18 px a tenth of the row holds the name, not both
+        # (the formulas are in the Explain below)
+        col.metric(short or name, value, help=None if presenting else formula)
 explain(
     "these numbers",
     words.explain_lines(c, beta, n_total),

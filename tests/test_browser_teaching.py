@@ -230,3 +230,30 @@ def test_lessons_reveal_and_check_answers_in_the_browser(server, browser):  # no
 def _metric(page, label: str) -> str:
     card = page.locator('[data-testid="stMetric"]', has_text=label).first
     return card.locator('[data-testid="stMetricValue"]').inner_text().strip()
+
+
+def test_enter_then_check_is_one_attempt_and_the_hint_is_on_the_first_screen(server, projector):  # noqa: F811
+    """At 1280x720, outside presentation mode: Enter in the answer box and then Check on the
+    same wrong answer are one miss (the hint, not the answer or its derivation), and the hint
+    sits on the first screen next to the answer box."""
+    lesson = lessons.BY_KEY["auc_tie"]
+    projector.goto(f"{server}/lessons")
+    _wait_for_app(projector)
+    _choose(projector, "Lesson", f"{lesson.topic} · {lesson.title}")
+    box = projector.get_by_role("textbox", name="Your answer")
+    box.fill("0.75")
+    box.press("Enter")
+    projector.get_by_text("Not quite: you said 0.75").wait_for(timeout=20_000)
+    settle(projector)
+    projector.get_by_role("button", name="Check").click()
+    settle(projector)
+    ARTIFACTS.mkdir(exist_ok=True)
+    projector.screenshot(path=ARTIFACTS / "lessons-enter-then-check-1280x720.png")
+    main = projector.locator('[data-testid="stMain"]').inner_text()
+    assert "the answer is" not in main, main
+    assert "0.875" not in main, main
+    assert projector.get_by_text("Explain: how the answer is derived").count() == 0
+    hint = projector.locator('[data-testid="stAlert"]', has_text="Hint:").bounding_box()
+    answer = projector.get_by_role("textbox", name="Your answer").bounding_box()
+    assert hint["y"] + hint["height"] <= 720, hint
+    assert hint["y"] - (answer["y"] + answer["height"]) < 200, (hint, answer)

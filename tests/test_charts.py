@@ -184,7 +184,8 @@ def test_threshold_pages_matrix_draws_what_it_drew():
     assert shown_matrix(fig) == expected
     presenting = shown_matrix(fig, presentation=True)
     assert (presenting["text_size"], presenting["font_size"]) == (22.2, 18)  # 16 x 18/13
-    assert presenting["tick_sizes"] == (None, None)  # (they follow the layout font)
+    # named, at the mode's size: Streamlit's chart theme drew unnamed ones at 15.75 px
+    assert presenting["tick_sizes"] == (18, 18)
     by_row = shown_matrix(charts.confusion_matrix_figure(c, normalize="true"))
     assert [cell[3] for cell in by_row["cells"]] == [
         "TN<br>99.2%<br>(354)",

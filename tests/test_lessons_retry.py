@@ -151,3 +151,47 @@ def test_a_choice_lesson_hides_the_answer_on_the_first_miss():
     assert at.error[0].value == f"Not this time: not {wrong}."
     assert "never compares two users" in _texts(at.info)
     assert not at.main.expander
+
+
+def test_one_answer_is_one_attempt_however_often_it_is_submitted():
+    """Enter in the answer box submits the form, and a click on Check then submits the same
+    wrong answer again: one answer is one attempt, so the class still gets its second try and
+    the derivation stays hidden. The same value written another way (3/4 for 0.75) is the
+    same answer."""
+    at = open_page(PAGE)
+    at.selectbox(key="lessons_pick").set_value("auc_tie").run()
+    _answer(at, "auc_tie", "0.75")  # Enter ...
+    at.button(key="lessons_check").click().run()  # ... then Check, on the same answer
+    assert not at.exception
+    _answer(at, "auc_tie", "3/4")  # the same value, written as a fraction
+    assert "Not quite: you said 0.75" in at.error[0].value
+    assert "0.875" not in _texts(at.error) + _texts(at.info) + _texts(at.caption)
+    assert not at.main.expander
+    assert not at.latex
+    _answer(at, "auc_tie", "0.8")  # a second, different wrong answer: now the answer
+    assert "the answer is 0.875 = 7/8" in at.error[0].value
+    assert at.main.expander
+
+
+def test_one_choice_is_one_attempt():
+    at = open_page(PAGE)
+    at.selectbox(key="lessons_pick").set_value("gauc_reversal").run()
+    ex = BY_KEY["gauc_reversal"].make(0)
+    wrong = next(o for o in ex.options if o != ex.answer)
+    at.radio(key="lessons_answer_gauc_reversal_0").set_value(wrong)
+    at.button(key="lessons_check").click().run()
+    at.button(key="lessons_check").click().run()
+    assert not at.exception
+    assert at.error[0].value == f"Not this time: not {wrong}."
+    assert not at.main.expander
+
+
+def test_attempt_keys_name_one_answer_however_written():
+    ex = BY_KEY["auc_tie"].make(0)
+    assert exercise.attempt_key(ex, "0.75") == exercise.attempt_key(ex, "3/4")
+    assert exercise.attempt_key(ex, "75 %") == exercise.attempt_key(ex, " .75")
+    assert exercise.attempt_key(ex, "0.75") != exercise.attempt_key(ex, "0.8")
+    assert exercise.attempt_key(ex, "zero") is None
+    choice = BY_KEY["gauc_reversal"].make(0)
+    assert exercise.attempt_key(choice, choice.options[0]) == choice.options[0]
+    assert exercise.attempt_key(choice, None) is None

@@ -90,7 +90,11 @@ def test_presentation_grows_the_text_sizes_a_figure_sets_itself_once():
     assert sizes(finish(figure(), False)) == (13, 13, 10, 12, 13, 16)
     grown = finish(figure(), True)
     factor = PRESENTATION_FONT / 13
-    want = (PRESENTATION_FONT, *(round(s * factor, 1) for s in (13, 10, 12, 13, 16)))
+    # and none below the mode's size (an iso-F1 label's 10 grew to 13.8 px only)
+    want = (
+        PRESENTATION_FONT,
+        *(max(round(s * factor, 1), PRESENTATION_FONT) for s in (13, 10, 12, 13, 16)),
+    )
     assert sizes(grown) == want
     assert sizes(finish(grown, True)) == want  # done once: a shared figure is not grown again
 
@@ -159,16 +163,39 @@ def test_the_bar_offers_the_last_upload():
      ("pages/multilabel.py", "digits_multilabel", "one score column per model"),
      ("pages/ranking.py", "query_ranking", None)],
 )  # fmt: skip
-def test_a_page_that_needs_other_data_opens_the_right_sample_in_one_click(page, sample, gone):
-    at = _presenting(page)  # on breast cancer: no groups, no classes, no graded relevance
-    button = at.button(key=f"offer_sample_{sample}")
-    button.click().run()
+def test_a_page_that_needs_other_data_opens_the_right_sample_by_itself(page, sample, gone):
+    """Presenting on a bundled sample that lacks what the page needs (breast cancer: no
+    groups, no classes, no graded relevance), the page opens its own sample on arrival (a
+    PageDown from the bar): no notice on the projector, a toast says what changed."""
+    at = _presenting(page)
     assert not at.exception
     assert at.session_state["dataset"] == sample
     assert at.toggle(key="presentation").value
     assert not [b for b in at.button if b.key and b.key.startswith("offer_sample_")]
     if gone:
         assert not any(gone in e.value for e in at.info)
+    assert any(BUNDLED[sample].title in t.value for t in at.toast)
+    assert at.get("plotly_chart")  # the page's charts, not a notice
+
+
+def test_an_upload_that_lacks_the_layout_keeps_a_one_click_button_in_the_page():
+    """The user's own upload is never replaced unasked: the page says what it needs and offers
+    the sample in a button in the page (the sidebar is hidden), which opens it in one click."""
+    from tests.apptest_utils import upload
+
+    at = _presenting()
+    at.toggle(key="presentation").set_value(False).run()
+    upload(
+        at, "lecture.csv", b"y,model_x\n" + b"".join(b"%d,0.%d\n" % (i % 2, i) for i in range(40))
+    )
+    at.toggle(key="presentation").set_value(True).run()
+    at.switch_page("pages/gauc.py").run()
+    assert not at.exception
+    assert at.session_state["source"] == "Upload"
+    at.button(key="offer_sample_user_impressions").click().run()
+    assert not at.exception
+    assert at.session_state["dataset"] == "user_impressions"
+    assert at.toggle(key="presentation").value
 
 
 def test_the_mode_is_in_the_url_and_a_reload_keeps_it():

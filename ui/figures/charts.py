@@ -615,15 +615,16 @@ def cost_figure(curves: dict[str, tuple[np.ndarray, np.ndarray, int]]) -> go.Fig
     return fig
 
 
-def scale_chart_text(fig, factor: float) -> None:
-    """Multiply every font size set on ``fig`` by ``factor``: plotly's layout font is only a
-    default, and a size set on a title, an annotation (iso-F1 labels, say), an axis, a legend
-    or a trace's text (a confusion matrix's counts) ignores it. Sizes not set follow the layout
-    font, which :func:`ui.views.show.finish` sets."""
+def scale_chart_text(fig, factor: float, floor: float = 0.0) -> None:
+    """Multiply every font size set on ``fig`` by ``factor``, and raise any still below
+    ``floor`` to it: plotly's layout font is only a default, and a size set on a title, an
+    annotation (iso-F1 labels, say), an axis, a legend or a trace's text (a confusion matrix's
+    counts) ignores it. Sizes not set follow the layout font, which
+    :func:`ui.views.show.finish` sets."""
 
     def grow(font) -> None:
         if font is not None and isinstance(font.size, int | float):
-            font.size = round(font.size * factor, 1)
+            font.size = max(round(font.size * factor, 1), floor)
 
     layout = fig.layout
     grow(layout.title.font)

@@ -6,7 +6,7 @@ from __future__ import annotations
 import streamlit as st
 
 from ui import sources
-from ui.frame import presentation
+from ui.frame import plan_panel, presentation
 from ui.tables.dataset import Dataset
 
 
@@ -17,6 +17,7 @@ def read_query_params() -> None:
     st.session_state["_query_read"] = True
     q = st.query_params
     presentation.read_link(q)  # ?present=1: a reload keeps presentation mode
+    plan_panel.read_link(q)  # ?plan=: a lecture plan, opened on its first view
     any(source.read_link(q) for source in sources.REGISTRY.values())
 
 

@@ -15,19 +15,19 @@ The mode is in the page's URL (``?present=1``), so a reload keeps it.
 from __future__ import annotations
 
 import html
-import json
 import re
-import zlib
 from collections.abc import Mapping
 
 import streamlit as st
 
+from ui.frame import plan_panel, presentation_bar
 from ui.views.show import FIGURE_FORMATS
 
 __all__ = [
     "CARDS",
     "CSS",
     "KEY",
+    "MIN_PX",
     "QUERY",
     "PageHead",
     "apply",
@@ -40,6 +40,7 @@ KEY = "presentation"
 CARDS = "presentation_cards"  # a container of st.metric cards drawn smaller, in one row
 LINE = "presentation_dataset"  # the bar's dataset line: one line, cut with "…" if too long
 SCALE = 1.3  # how much larger every font (and the spacing with it) gets
+MIN_PX = 18  # no text smaller on a projector: a lecture hall reads 18 px at best from the back
 QUERY = "present"  # the URL's query parameter that keeps the mode over a reload
 _KEYS_BOX = "presentation_keys"  # the (hidden) container of the ↓ / ↑ key script
 
@@ -48,7 +49,10 @@ _KEYS_BOX = "presentation_keys"  # the (hidden) container of the ↓ / ↑ key s
 # control are hidden.
 # A projector is short (720 px): the page starts just under the header bar, which turns
 # transparent so the page bar can sit beside its menu, and the gaps between elements shrink,
-# so that the pages' presentation layouts fit one screen. A caption's container keeps no negative
+# so that the pages' presentation layouts fit one screen. The bar's buttons are short, so its
+# page and dataset menus show their names whole: "Leave presentation mode" without its key (in
+# its help), previous / next as an arrow and their key (the names stay for screen readers, the
+# target page is in the help). A caption's container keeps no negative
 # margin (Streamlit's makes room for the paragraph margin removed here: without it a caption ran
 # into the element under it, a table's border or the next heading).
 CSS = f"""
@@ -67,13 +71,20 @@ html {{ font-size: {16 * SCALE:.0f}px; }}
 [data-testid="stMain"] [data-testid="stCaptionContainer"] p {{ margin-bottom: 0; }}
 [data-testid="stMain"] [data-testid="stCaptionContainer"] {{ margin-bottom: 0; }}
 .st-key-{CARDS} [data-testid="stMetricLabel"] {{ min-height: 0; line-height: 1.2; }}
-.st-key-{CARDS} [data-testid="stMetricLabel"] p {{ font-size: 0.7rem; }}
+.st-key-{CARDS} [data-testid="stMetricLabel"] p {{ font-size: {MIN_PX}px; }}
+[data-testid="stMain"] .ml-steps, [data-testid="stMain"] .ml-steps td,
+[data-testid="stMain"] .ml-steps th, [data-testid="stMain"] .ml-note {{
+  font-size: {MIN_PX}px !important; }}
 .st-key-{CARDS} [data-testid="stMetricValue"] {{ font-size: 1.35rem; line-height: 1.3; }}
 .st-key-{LINE} [data-testid="stCaptionContainer"],
 .st-key-{LINE} [data-testid="stCaptionContainer"] p {{
   white-space: nowrap; overflow: hidden; text-overflow: ellipsis; }}
 .st-key-{LINE} [data-baseweb="select"] > div {{ min-height: 0; }}
 .st-key-{_KEYS_BOX}, [data-testid="stLayoutWrapper"]:has(> .st-key-{_KEYS_BOX}) {{ display: none; }}
+.st-key-presentation_exit kbd {{ display: none; }}
+.st-key-presentation_prev [data-testid="stMarkdownContainer"],
+.st-key-presentation_next [data-testid="stMarkdownContainer"] {{
+  position: absolute; width: 1px; height: 1px; overflow: hidden; clip-path: inset(50%); }}
 </style>
 """
 
@@ -179,6 +190,7 @@ def link() -> dict:
 
 def _leave() -> None:
     st.session_state[KEY] = st.session_state[_KEPT] = False
+    st.session_state[plan_panel.PLAYING] = False  # Esc ends the plan's play too
 
 
 def _toggled() -> None:
@@ -232,11 +244,15 @@ def apply(
         on_click=_leave,
         shortcut="Esc",
         type="tertiary",
+        help="Esc",
     )
+    if plan_panel.playing():  # PageDown / PageUp walk the lecture plan's views
+        presentation_bar.plan_bar(bar, plan_panel.bar_line(), plan_panel.walk)
+        return True
     if pages:
-        _page_bar(bar, pages, current)
+        presentation_bar.page_bar(bar, pages, current)
     if datasets:
-        _data_menu(bar.container(key=LINE, width="stretch"), datasets, shown, label)
+        presentation_bar.data_menu(bar.container(key=LINE, width="stretch"), datasets, shown, label)
     elif label:
         # The rest of the bar's row, never a row of its own under it: one line, a long name
         # cut with "…" and whole in the tooltip (the line's text, without the markdown).
@@ -246,86 +262,3 @@ def apply(
             unsafe_allow_html=True,
         )
     return True
-
-
-def _pick_data(key: str, datasets: Mapping[str, Mapping]) -> None:
-    st.session_state.update(datasets[st.session_state[key]])
-
-
-def _data_menu(where, datasets: Mapping[str, Mapping], shown: str, label: str) -> None:
-    """The dataset menu in the bar's row: picking an entry sets the session state its value
-    holds (the sidebar's source and sample), as the hidden sidebar would."""
-    names = list(datasets)
-    at = names.index(shown) if shown in names else 0
-    plain = re.sub(r"\\(.)", r"\1", re.sub(r":material/\w+:\s*", "", label).replace("**", ""))
-    key = f"presentation_data_{zlib.crc32(shown.encode())}"  # afresh when the data changes
-    where.selectbox(
-        "Dataset",
-        names,
-        index=at,
-        key=key,
-        label_visibility="collapsed",
-        on_change=_pick_data,
-        args=(key, datasets),
-        help=f"Shown: {plain}. Pick another dataset without leaving presentation mode.",
-    )
-
-
-def _page_bar(bar, pages: list, current) -> None:
-    """Previous / next page buttons with keys, and a list of every page to jump to."""
-    paths = [p.url_path for p in pages]
-    at = paths.index(current.url_path) if current is not None and current.url_path in paths else 0
-    target = None
-    if bar.button(
-        "Previous page",
-        key="presentation_prev",
-        icon=":material/navigate_before:",
-        shortcut="PageUp",
-        type="tertiary",
-        disabled=at == 0,
-        help=f"{pages[at - 1].title} (PageUp)" if at > 0 else None,
-    ):
-        target = pages[at - 1]
-    if bar.button(
-        "Next page",
-        key="presentation_next",
-        icon=":material/navigate_next:",
-        shortcut="PageDown",
-        type="tertiary",
-        disabled=at == len(pages) - 1,
-        help=f"{pages[at + 1].title} (PageDown)" if at < len(pages) - 1 else None,
-    ):
-        target = pages[at + 1]
-    titles = [page.title for page in pages]
-    choice = bar.selectbox(
-        "Go to page",
-        titles,
-        index=at,
-        key=f"presentation_goto_{at}",  # one per page: a page change starts it afresh
-        label_visibility="collapsed",
-        width=220,
-    )
-    if choice != titles[at]:
-        target = pages[titles.index(choice)]
-    if target is not None:
-        _go(pages.index(target), target.title)
-
-
-# Changes page as a click on the (hidden) sidebar link to it would. st.switch_page sends no
-# widget values with its request, so Streamlit resets every widget on the new page: the data
-# source, the uploaded file, the server dataset's columns, and the page would fall back to the
-# sample dataset. A link's click sends them, as the sidebar's navigation does.
-_GO = """<script>
-(() => {
-  const [at, title] = %s;
-  const links = [...document.querySelectorAll('[data-testid="stSidebarNavLink"]')];
-  // The sidebar lists the pages in the bar's order; its text starts with the icon's name.
-  const link = links[at] && links[at].textContent.trim().endsWith(title) ? links[at]
-    : links.find((a) => a.textContent.trim().endsWith(title));
-  if (link) link.click();
-})();
-</script>"""
-
-
-def _go(at: int, title: str) -> None:
-    st.html(_GO % json.dumps([at, title]), unsafe_allow_javascript=True)

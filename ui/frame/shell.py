@@ -23,7 +23,17 @@ import streamlit as st
 
 from ui import sources
 from ui.compute import budget, thresholds
-from ui.frame import last_good, legacy, links, navigation, notes, presentation, sidebar, touch
+from ui.frame import (
+    last_good,
+    legacy,
+    links,
+    navigation,
+    notes,
+    plan_panel,
+    presentation,
+    sidebar,
+    touch,
+)
 from ui.frame.data_menu import SAMPLE, data_menu, source_label
 from ui.frame.last_good import shown_dataset
 from ui.frame.navigation import PAGES, SECTIONS
@@ -89,6 +99,8 @@ def run_app() -> None:
     legacy.leave_legacy_pages_mode()
     st.set_page_config(page_title="Metrics Lens", page_icon=":material/insights:", layout="wide")
     links.read_query_params()
+    _open_pending_sample()
+    plan_panel.open_pending()  # a lecture plan's view: its data and settings, before the sidebar
     ds = sidebar.sidebar()
     links.write_link(ds)
     _inside.dataset = ds
@@ -116,6 +128,9 @@ def _run_page(pages: dict[str, list[st.Page]], ds: Dataset) -> None:
         datasets=menu,
         shown=shown_name,
     )
+    plan_panel.panel(ds, current.url_path)
+    if plan_panel.go_to(current.url_path):  # a plan's view on another page: click its link
+        st.stop()
     current.run()
 
 
@@ -171,9 +186,37 @@ def use_sample(key: str) -> None:
     st.session_state["dataset"] = key
 
 
+# In presentation mode a page whose bundled sample lacks what it needs opens its own sample at
+# once (the next run, before the sidebar's widgets are drawn, sets it): a projector never
+# stays on a notice. The key holds (the sample's key, the page, the dataset it replaced).
+_OPEN_NEXT = "_presentation_open_sample"
+
+
+def _open_pending_sample() -> None:
+    pending = st.session_state.pop(_OPEN_NEXT, None)
+    if pending is None:
+        return
+    key, page, _before = pending
+    use_sample(key)
+    # short (a toast shows three lines); the dataset it replaced is one pick away in the bar
+    st.toast(f"{page} needs other data: '{BUNDLED[key].title}' opened.", icon=":material/dataset:")
+
+
 def offer_samples(*keys: str) -> None:
     """A button per bundled sample that opens it in one click (in presentation mode too, where
-    the sidebar is hidden): for a page whose data lacks what it needs."""
+    the sidebar is hidden): for a page whose data lacks what it needs. In presentation mode on
+    another bundled sample, the first of ``keys`` opens at once instead (no notice on the
+    projector); an upload or a typed example stays, with the buttons."""
+    ds = getattr(_inside, "dataset", None)
+    if (
+        presentation.on()
+        and ds is not None
+        and sources.of(ds).prefix == SAMPLE
+        and st.session_state.get("dataset") not in keys
+    ):
+        page = getattr(_inside, "page_title", None) or "This page"
+        st.session_state[_OPEN_NEXT] = (keys[0], page, ds.name)
+        st.rerun()
     row = st.container(horizontal=True)
     for key in keys:
         row.button(

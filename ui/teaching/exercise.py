@@ -27,6 +27,7 @@ __all__ = [
     "Exercise",
     "Lesson",
     "Verdict",
+    "attempt_key",
     "binary_draw",
     "check_answer",
     "distinct_traps",
@@ -128,6 +129,17 @@ def check_answer(ex: Exercise, given: str | float | None, *, reveal: bool = True
             hint,
         )
     return Verdict(False, f"Not quite: you said {_show(value)} ({within}).", hint)
+
+
+def attempt_key(ex: Exercise, given: str | float | None) -> str | None:
+    """What makes two submissions one attempt: the option picked, or the number read (0.75,
+    3/4 and 75% are one answer). None for an answer that cannot be read (it counts as no
+    attempt). Enter in the answer box and a click on Check send the same answer twice; a class
+    must not lose its second try, or see the derivation, to that."""
+    if ex.kind == "choice":
+        return None if given is None or given == "" else str(given)
+    value = parse_number(given) if given is not None else None
+    return None if value is None else f"{value:.12g}"
 
 
 def distinct_traps(answer: float, tolerance: float, *pairs: tuple[float, str]) -> tuple:

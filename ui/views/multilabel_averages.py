@@ -75,7 +75,7 @@ def averaging(page: MultilabelPage, cards_key: str) -> None:
     """The averaging mode, its cards and notes, and an Explain per mode (in presentation mode
     the per-class bars sit beside them, in the container named ``cards_key`` the cards)."""
     if page.presenting:
-        average_col, bar_col = st.columns([1, 1.9])
+        average_col, bar_col = st.columns([1.45, 1.8])  # "per class" whole at the mode's size
     else:
         st.subheader("Averaging")
         average_col = bar_col = st.container()

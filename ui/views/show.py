@@ -101,11 +101,26 @@ def finish(fig: go.Figure, presentation: bool) -> go.Figure:
     if presentation and layout.font.size != PRESENTATION_FONT:
         # Sizes set on a title, an annotation or a heatmap's text ignore the layout font:
         # grow them by as much as the layout font grows (plotly's default is 12).
-        charts.scale_chart_text(fig, PRESENTATION_FONT / (layout.font.size or 12))
+        # A small size (tick labels, iso-F1 labels) grows to the mode's size at least.
+        charts.scale_chart_text(
+            fig, PRESENTATION_FONT / (layout.font.size or 12), floor=PRESENTATION_FONT
+        )
         updates["font_size"] = PRESENTATION_FONT
+        # Streamlit's chart theme draws tick labels and the legend smaller than the layout
+        # font (15.75 px at 18) unless the figure names their size.
+        if layout.legend.font.size is None:
+            updates["legend_font_size"] = PRESENTATION_FONT
+        if layout.legend.title.font.size is None:
+            updates["legend_title_font_size"] = PRESENTATION_FONT
+        for each in (fig.for_each_xaxis, fig.for_each_yaxis):
+            each(_tick_size, selector=lambda axis: axis.tickfont.size is None)
     if updates:
         fig.update_layout(**updates)
     return fig
+
+
+def _tick_size(axis) -> None:
+    axis.tickfont.size = PRESENTATION_FONT
 
 
 def _draws_markers(trace) -> bool:
@@ -299,13 +314,14 @@ def threshold_figures(
         "matrix": charts.confusion_matrix_figure(
             _counts.at(threshold),
             normalize={"by actual": "true", "by predicted": "pred"}.get(normalize or ""),
-            positive_name=positive_name, negative_name=negative_name, height=270,
+            positive_name=positive_name, negative_name=negative_name, height=245,
         ),
-        "roc": charts.roc_figure(curve, threshold=threshold, height=300).update_layout(
+        # heights for 1280x720: the strip above and these whole on the first screen
+        "roc": charts.roc_figure(curve, threshold=threshold, height=275).update_layout(
             showlegend=False, title=dict(text=f"ROC · AUC {_auc_text(_areas['auc'], 3)}", x=0)
         ),
         "pr": charts.pr_figure(
-            curve, prevalence=_counts.n_pos / n if n else 0.0, threshold=threshold, height=300
+            curve, prevalence=_counts.n_pos / n if n else 0.0, threshold=threshold, height=275
         ).update_layout(showlegend=False, title=dict(text=f"PR · AP {_areas['ap']:.3f}", x=0)),
         "rates": charts.rates_vs_threshold_figure(_counts, threshold=threshold, beta=beta),
     }  # fmt: skip

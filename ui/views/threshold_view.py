@@ -43,21 +43,20 @@ class Setting:
     presenting: bool
 
 
-def flagged(
-    s: Setting, c: Confusion, shown: str, n_total: float, can_reweight: bool, where: Column | None
-) -> None:
-    """The prevalence control (in ``where``, off a projector) and the sentence of what the
-    threshold ``shown`` flags; off a projector, the reweighting's caption under it."""
-    prevalence, data_prevalence, prevalence_col = s.prevalence, s.data_prevalence, where
-    if s.presenting:
-        line_col, prevalence_col = st.columns([4, 1.2], vertical_alignment="center")
-    else:
-        line_col = st.container()
+def flagged(s: Setting, c: Confusion, shown: str, n_total: float, can_reweight: bool) -> None:
+    """The sentence of what the threshold ``shown`` flags with the prevalence control beside
+    it; off a projector, the reweighting's caption under them."""
+    prevalence, data_prevalence = s.prevalence, s.data_prevalence
+    # The box and its name share the sentence's row (a label above it made the row taller,
+    # and a box without one read "0.373 (the data's)" with nothing to say what it sets).
+    line_col, name_col, prevalence_col = st.columns(
+        [3.4, 1, 1.6] if s.presenting else [3, 0.9, 1.7], vertical_alignment="center"
+    )
+    name_col.markdown("Prevalence", help=words.PREVALENCE_HELP, width="stretch")
     prevalence_col.number_input(
         "Prevalence", min_value=0.001, max_value=0.999, value=None, step=0.01, format="%.3f",
         key="threshold_prevalence", placeholder=f"{data_prevalence:.3f} (the data's)",
-        disabled=not can_reweight, help=words.PREVALENCE_HELP,
-        label_visibility="collapsed" if s.presenting else "visible",
+        disabled=not can_reweight, help=words.PREVALENCE_HELP, label_visibility="collapsed",
     )  # fmt: skip
     line_col.markdown(
         words.flagged_line(
@@ -81,7 +80,7 @@ def _strip(
     threshold_drag.class_strip(
         rows_counts, model=s.model, low=s.low, high=s.high, step=s.step, threshold=threshold,
         positive_name=s.ds.positive_name, negative_name=s.ds.negative_name,
-        whole=whole, height=96 if s.presenting else 130, font=font,
+        whole=whole, height=96 if s.presenting else 100, font=font,
     )  # fmt: skip
 
 
@@ -93,12 +92,11 @@ def charts(
     they are (``rows_counts``; ``strip``: whether they are whole rows, the font size): above
     the charts on a projector, where the rates chart joins their row, else below them. Returns
     the figures and the rates' column (None: the page draws the rates chart further down)."""
-    # On a projector the strip comes above the charts (the screen holds both); otherwise below
-    # them, so that at 1280x720 the slider, the matrix and the operating points stay on one
-    # screen.
-    if s.presenting:
-        _strip(s, rows_counts, threshold, *strip)
-        matrix_col, roc_col, pr_col, rates_col = st.columns(4)
+    # The strip comes above the charts, under the slider it mirrors: at 1280x720 the slider,
+    # the strip, the matrix and the operating points are on one screen in both modes.
+    _strip(s, rows_counts, threshold, *strip)
+    if s.presenting:  # the matrix a little wider: its class names at 18 px under the cells
+        matrix_col, roc_col, pr_col, rates_col = st.columns([1.25, 1, 1, 1])
     else:
         matrix_col, roc_col, pr_col = st.columns([4, 3, 3])
         rates_col = None
@@ -124,8 +122,6 @@ def charts(
         chart(figures["roc"], key="threshold_roc", name=f"roc-{model}")
     with pr_col:
         chart(figures["pr"], key="threshold_pr", name=f"precision-recall-{model}")
-    if not s.presenting:
-        _strip(s, rows_counts, threshold, *strip)
     if rates_col is not None:
         with rates_col:
             chart(figures["rates"], key="threshold_rates", name=f"rates-vs-threshold-{model}")
