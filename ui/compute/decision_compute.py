@@ -4,9 +4,8 @@
 reliability bins' observed rates, the Brier score and its uncertainty term, each with a
 percentile interval from the same resamples (rows drawn a Poisson(1) number of times, or whole
 groups when ``groups`` is given), the debiased RMS calibration error with its own interval, and
-ECE, MCE, reliability and resolution without one (``BIASED``). The cached wrappers below key on the dataset's ``key`` as
-:mod:`ui.compute.data`
-does; the dataset itself is passed unhashed.
+ECE, MCE, reliability and resolution without one (``BIASED``). The cached wrappers below key
+on the dataset's ``key`` as :mod:`ui.compute.data` does; the dataset itself is passed unhashed.
 """
 
 from __future__ import annotations

@@ -133,8 +133,10 @@ def band_words(kind: str) -> str:
             "deviation along the curve)"
         )
     return (
-        "95% pointwise band: at each point, the middle 95% of the resampled values; the true "
-        "curve leaves it somewhere far more often than 5% of the time"
+        "95% pointwise band: at each point, the middle 95% of the resampled values (on the "
+        "ROC curve at least the Wilson interval of the TPR over the positives, which the "
+        "resamples lose where every resampled TPR is 1); the true curve leaves it somewhere "
+        "far more often than 5% of the time"
     )
 
 
