@@ -148,7 +148,9 @@ if preset is None and ds.mapping.per_class:
         )
         st.caption(notes.PER_CLASS)
 st.markdown(notes.when_they_differ())
-st.markdown(voc_tie_sentence(y, scores, weight))
+st.markdown(
+    labs.voc_tie_words(ds.key, model, ds) if preset is None else voc_tie_sentence(y, scores, weight)
+)
 for m in AP_METHODS:
     explain(
         f"{METHOD_LABELS[m]} AP with your numbers",

@@ -20,6 +20,15 @@ def ap_lab(key: tuple, model: str, _ds) -> ap_charts.APLab:
     return ap_charts.ap_lab(*data.binary_rows(_ds, model))
 
 
+@st.cache_data(max_entries=16, show_spinner=False)
+def voc_tie_words(key: tuple, model: str, _ds) -> str:
+    """The VOC devkit's AP on these rows in their order, and its range over the orders of tied
+    rows (four sorts: cached, so a rerun of the page does not sort the rows again)."""
+    from ui.words.conventions import voc_tie_sentence
+
+    return voc_tie_sentence(*data.binary_rows(_ds, model))
+
+
 @st.cache_data(max_entries=8, show_spinner=False)
 def ap_per_class(key: tuple, class_model: str | None, _ds):
     """Each class's AP by every method, for a per-class table."""
