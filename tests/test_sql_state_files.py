@@ -194,6 +194,17 @@ def test_every_state_written_honestly_still_loads_and_merges(states, tmp_path):
             assert merge([s, good]).rows == 2 * s.rows
 
 
+def test_states_whose_rows_together_pass_2_62_are_not_merged(states, tmp_path):
+    header, arrays = states["plain"]
+    s = load_summary(_write(tmp_path / "s.npz", header, arrays))
+    big = [load_summary(_write(tmp_path / "s.npz", header, arrays)) for _ in range(2)]
+    for b in big:
+        b.rows = 2**61  # as two honest states of 2^61 rows each would say
+    with pytest.raises(ValueError, match="would overflow"):
+        merge(big)
+    assert merge([s, s]).rows == 2 * s.rows
+
+
 def test_a_state_that_declares_a_terabyte_is_refused_without_allocating(states, tmp_path):
     header, arrays = states["pairs"]
     a = arrays["0_table_pos"]
