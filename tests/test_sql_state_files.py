@@ -13,9 +13,6 @@ from __future__ import annotations
 
 import io
 import json
-import os
-import subprocess
-import sys
 import zipfile
 from pathlib import Path
 
@@ -27,6 +24,7 @@ from hypothesis import strategies as st
 from numpy.lib import format as npy
 
 from metrics.sql import load_summary, merge, summarize
+from metrics.sql.__main__ import main as sql_main
 from metrics.sql._files import MAX_HEADER_DEPTH
 from tests.strategies import examples
 
@@ -172,7 +170,6 @@ def corruptions(draw, states):
     return kind, how, header, arrays, raw, text, words
 
 
-@pytest.mark.slow
 @settings(
     max_examples=examples(120),
     deadline=None,
@@ -197,6 +194,17 @@ def test_every_state_written_honestly_still_loads_and_merges(states, tmp_path):
             assert merge([s, good]).rows == 2 * s.rows
 
 
+def test_states_whose_rows_together_pass_2_62_are_not_merged(states, tmp_path):
+    header, arrays = states["plain"]
+    s = load_summary(_write(tmp_path / "s.npz", header, arrays))
+    big = [load_summary(_write(tmp_path / "s.npz", header, arrays)) for _ in range(2)]
+    for b in big:
+        b.rows = 2**61  # as two honest states of 2^61 rows each would say
+    with pytest.raises(ValueError, match="would overflow"):
+        merge(big)
+    assert merge([s, s]).rows == 2 * s.rows
+
+
 def test_a_state_that_declares_a_terabyte_is_refused_without_allocating(states, tmp_path):
     header, arrays = states["pairs"]
     a = arrays["0_table_pos"]
@@ -212,16 +220,8 @@ def test_a_header_too_long_is_refused_before_parsing(states, tmp_path):
         load_summary(_write(tmp_path / "long.npz", header, arrays, text=text))
 
 
-def _cli(*args: str) -> subprocess.CompletedProcess:
-    return subprocess.run(
-        [sys.executable, "-m", "metrics.sql", "merge", *args],
-        cwd=ROOT, capture_output=True, text=True, timeout=120,
-        env={**os.environ, "PYTHONPATH": str(ROOT)},
-    )  # fmt: skip
-
-
-@pytest.mark.slow
-def test_merge_refuses_each_lie_in_one_line_with_exit_2(states, tmp_path):
+def test_merge_refuses_each_lie_in_one_line_with_exit_2(states, tmp_path, capsys):
+    """``python -m metrics.sql merge``'s main, in process (test_sql_hostile runs the module)."""
     header, arrays = states["plain"]
     good = _write(tmp_path / "good.npz", header, arrays)
     negative = dict(arrays, **{"0_table_pos": -arrays["0_table_pos"]})
@@ -236,11 +236,12 @@ def test_merge_refuses_each_lie_in_one_line_with_exit_2(states, tmp_path):
     orders = ([0], [0, 1], [1, 0])  # the lie alone, first, and after a good state
     for (name, (kwargs, words)), order in zip(cases.items(), orders, strict=True):
         bad = _write(tmp_path / name, header, **kwargs)
-        r = _cli(*(str((bad, good)[k]) for k in order))
-        assert r.returncode == 2, (name, r.stderr)
-        lines = [x for x in r.stderr.splitlines() if not x.startswith("[metrics.sql] ")]
-        assert len(lines) == 1, r.stderr
-        assert words in lines[0], r.stderr
-        assert name in lines[0], r.stderr
-        assert "Traceback" not in r.stderr
-        assert r.stdout == ""
+        code = sql_main(["merge", *(str((bad, good)[k]) for k in order)])
+        out, err = capsys.readouterr()
+        assert code == 2, (name, err)
+        lines = [x for x in err.splitlines() if not x.startswith("[metrics.sql] ")]
+        assert len(lines) == 1, err
+        assert words in lines[0], err
+        assert name in lines[0], err
+        assert "Traceback" not in err
+        assert out == ""

@@ -505,6 +505,11 @@ def merge(states: Sequence) -> Summary:
     named = [_as_state(x, i) for i, x in enumerate(states)]
     if not named:
         raise StateError("give at least one state to merge.")
+    if sum(s.rows for _, s in named) >= _BIG:  # each state's counts are at most its rows
+        raise StateError(
+            "these states count 2^62 rows or more together: their merged counts would overflow "
+            "the 64-bit integers a state holds, so they are not merged."
+        )
     first_name, first = named[0]
     for name, s in named[1:]:
         for what in ("label", "positive", "group", "weight"):

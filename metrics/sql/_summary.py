@@ -278,9 +278,13 @@ MAX_SUMMARY_BYTES = 1 << 30  # uncompressed; 2e6 distinct scores cost 48 MB a mo
 def load_summary(path: str | Path, *, max_bytes: int = MAX_SUMMARY_BYTES) -> Summary:
     """Open a summary written by ``python -m metrics.sql ... --out PATH``.
 
-    The file is checked before use: at most ``max_bytes`` once uncompressed, no pickled object,
-    the header's keys and value types exactly those :meth:`Summary.save` writes, and every array
-    named, shaped and typed as it writes them. Anything else raises ValueError with a sentence.
+    The file is checked before use (:mod:`metrics.sql._files`): at most ``max_bytes`` once
+    uncompressed, every array's declared shape the bytes it holds before it is allocated, a
+    plain dtype (no pickled object), a JSON header bounded in size and depth whose keys and
+    value types are exactly those :meth:`Summary.save` writes, every array named, shaped and
+    typed as it writes them, non-negative whole counts (finite weight sums) whose totals are
+    the header's, and one row per descending score. Anything else raises ValueError with a
+    sentence.
     """
     name = Path(path).name
     header, arrays = read_npz(path, max_bytes)
