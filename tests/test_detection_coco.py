@@ -189,3 +189,18 @@ def test_recall_threshold_read_where_float_rounding_crosses_an_integer():
     ours, _ = assert_equal_to_pycocotools(gt, dt)
     r = int(np.flatnonzero(np.isclose(np.linspace(0, 1, 101), 0.28))[0])
     assert ours.precision[0, r, 0, 0, 2] == pytest.approx(1.0)
+
+
+@settings(max_examples=examples(15), deadline=None)
+@given(detection_datasets(max_images=4))
+def test_equal_to_faster_coco_eval(data):
+    fce = pytest.importorskip("faster_coco_eval")
+    gt, dt = data
+    coco_gt = fce.COCO(copy.deepcopy(gt))
+    coco_dt = coco_gt.loadRes(copy.deepcopy(dt))
+    ev = fce.COCOeval_faster(coco_gt, coco_dt, "bbox", print_function=lambda *a, **k: None)
+    with contextlib.redirect_stdout(io.StringIO()):
+        ev.evaluate()
+        ev.accumulate()
+        ev.summarize()
+    np.testing.assert_allclose(coco_evaluate(gt, dt).stats, ev.stats[:12], rtol=0, atol=1e-9)
