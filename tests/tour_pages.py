@@ -8,6 +8,7 @@ TOUR = {
     "gauc": "user_impressions",
     "ranking": "query_ranking",
     "multilabel": "digits_multilabel",
+    "detection": "breast_cancer",  # boxes come from its own uploaders, else a seeded example
     "compare": "breast_cancer",
     "ap_lab": "breast_cancer",
     "auc_lab": "breast_cancer",
