@@ -93,3 +93,15 @@ def test_a_plans_link_opens_it():
     broken.run()
     assert not broken.exception
     assert any("damaged" in e.value for e in broken.error)
+
+
+def test_a_views_threshold_is_set_on_the_same_table():
+    """View 2 of the 50-minute plan raises the threshold to 0.9 on the table view 1 shows."""
+    at = open_page("pages/threshold.py", dataset="breast_cancer")
+    at.button(key="plan_load_sample").click().run()  # the first sample plan
+    at.button(key="plan_play").click().run()
+    at.button(key="presentation_next").click().run()
+    assert not at.exception
+    assert at.session_state[plan_panel.AT] == 1
+    assert at.session_state["thresholds"]["logistic_regression"] == 0.9
+    assert at.slider(key="threshold_slider").value == 0.9
