@@ -97,7 +97,7 @@ with table_col:
     st.html(
         stepper.table_html(
             w, k, positive_name=pos_name, negative_name=neg_name,
-            size=9 if presenting else stepper.MAX_TABLE_ROWS,
+            size=7 if presenting else stepper.MAX_TABLE_ROWS,  # 18 px rows on a projector
         ),
         width="stretch",
     )  # fmt: skip

@@ -167,3 +167,32 @@ def test_page_down_onto_gauc_opens_its_sample_not_a_notice(server, tab):  # noqa
     assert tab.get_by_role("button", name="Leave presentation mode").count() == 1
     menu = tab.locator(".st-key-presentation_dataset input").first.input_value()
     assert menu.startswith("Recommender clicks"), menu
+
+
+def test_a_plan_link_plays_with_page_down(server, tab):  # noqa: F811
+    """The sample plan "Why GAUC" opened from its link in presentation mode: PageDown walks
+    its views across pages and data, and the bar names the view and its note."""
+    from ui.teaching import lecture_plan as lp
+
+    link = lp.to_link(lp.SAMPLE_PLANS["Why GAUC"])
+    _open(tab, server, f"?plan={link}", presenting=True)
+    line = tab.locator(".st-key-presentation_plan_line")
+    line.get_by_text("View 1 of 4").wait_for(timeout=60_000)
+    for n in (2, 3):
+        tab.keyboard.press("PageDown")
+        line.get_by_text(f"View {n} of 4").wait_for(timeout=60_000)
+        settle(tab)
+    tab.wait_for_function(
+        """() => { const h = document.querySelector('[data-testid="stMain"] [data-testid="stHeading"]');
+                   return h && h.innerText.startsWith('GAUC'); }""",
+        timeout=60_000,
+    )
+    settle(tab)
+    ARTIFACTS.mkdir(exist_ok=True)
+    tab.screenshot(path=ARTIFACTS / "lecture-plan-view-3.png")
+    assert "Per-user AUC, weighted by impressions" in line.inner_text()
+    assert tab.locator('[data-testid="stMain"] .js-plotly-plot').count() > 0
+    tab.keyboard.press("PageUp")
+    line.get_by_text("View 2 of 4").wait_for(timeout=60_000)
+    tab.keyboard.press("Escape")
+    tab.locator('[data-testid="stSidebar"]').wait_for(state="visible", timeout=30_000)

@@ -160,7 +160,7 @@ def test_matrix_figure_draws_what_it_drew():
     assert shown_matrix(fig) == expected
     presenting = shown_matrix(fig, presentation=True)
     assert (presenting["text_size"], presenting["font_size"]) == (25.5, 18)
-    assert presenting["tick_sizes"] == (None, None)  # (they follow the layout font)
+    assert presenting["tick_sizes"] == (18, 18)  # named: the chart theme drew them smaller
     # Counts with thousands commas; the default height.
     many = stepper.walk(np.r_[np.ones(3), np.zeros(1234)], np.arange(1237.0)[::-1])
     fig = stepper.matrix_figure(many, 0)

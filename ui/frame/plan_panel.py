@@ -71,6 +71,8 @@ def read_link(query: Mapping) -> None:
         st.session_state["_plan_error"] = str(exc)
         return
     st.session_state[_PENDING] = 0
+    # with ?present=1 the link plays the plan: the lecture opens on its first slide
+    st.session_state[PLAYING] = query.get("present") in ("1", "true", "on")
 
 
 # --- capturing and opening a view ------------------------------------------------------------
