@@ -68,6 +68,14 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--resamples", type=int, default=10_000, help="Fisher/bootstrap resamples")
     p.add_argument("--seed", type=int, default=0, help="seed of the resamples (0)")
     p.add_argument("--relevance-level", type=int, default=1, help="trec_eval's -l (1)")
+    p.add_argument(
+        "--complete",
+        action="store_true",
+        help="trec_eval's -c: every qrels query counts; one a run lacks scores 0",
+    )
+    p.add_argument(
+        "--judged-only", action="store_true", help="trec_eval's -J: drop unjudged documents"
+    )
     p.add_argument("--json", action="store_true", help="print one JSON object on stdout")
     return p
 
@@ -144,6 +152,8 @@ def _check(args) -> int:
         baseline="baseline",
         alpha=args.alpha,
         relevance_level=args.relevance_level,
+        complete=args.complete,
+        judged_only=args.judged_only,
     )
     verdicts = _verdicts(table, args.max_drop)
     passed = all(v["passed"] for v in verdicts)

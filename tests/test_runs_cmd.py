@@ -135,3 +135,16 @@ def test_report_with_one_run_exits_2(tmp_path, capsys):
     qrels, base, _ = _files(tmp_path, candidate_good=True)
     assert main(["report", "--qrels", qrels, base]) == 2
     assert "at least two runs" in capsys.readouterr().err
+
+
+def test_complete_counts_the_queries_a_run_lacks(tmp_path, capsys):
+    qrels, base, cand = _files(tmp_path, candidate_good=True)
+    # The candidate answers only the first 10 queries; with -c the other 30 score 0 there.
+    path = tmp_path / "cand.txt"
+    lines = [ln for ln in path.read_text().splitlines() if int(ln.split()[0]) < 10]
+    path.write_text("\n".join(lines) + "\n")
+    argv = ["check", "--qrels", qrels, base, cand, "--metric", "recip_rank", "--json"]
+    assert main(argv) == 0
+    assert json.loads(capsys.readouterr().out)["metrics"][0]["queries"] == 10
+    assert main([*argv, "--complete"]) == 1
+    assert json.loads(capsys.readouterr().out)["metrics"][0]["queries"] == N

@@ -309,3 +309,12 @@ def test_runs_as_tables_and_json(tmp_path):
 def test_public_api():
     assert metrics.trec_evaluate is trec_evaluate
     assert metrics.read_trec_run is read_trec_run
+
+
+def test_integer_ids_in_a_dataframe_are_their_text():
+    qrels = pd.DataFrame({"query_id": [1, 1], "doc_id": [9, 10], "relevance": [0, 1]})
+    run = pd.DataFrame({"query_id": [1, 1], "doc_id": [9, 10], "score": [1.0, 1.0]})
+    # As text "9" > "10": the tie puts 9 first, so the relevant 10 is at rank 2.
+    assert trec_evaluate(qrels, run, ["recip_rank"]) == {"recip_rank": 0.5}
+    got = trec_evaluate(qrels, run, ["recip_rank"], per_query=True)
+    assert got["query_id"].tolist() == ["1"]

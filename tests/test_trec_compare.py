@@ -170,3 +170,23 @@ def test_runs_without_common_queries_and_a_single_run_are_refused():
         compare_runs(qrels, {"x": {"1": {"a": 1.0}}, "y": {"2": {"a": 1.0}}}, ["map"])
     with pytest.raises(ValueError, match="at least two"):
         compare_runs(qrels, {"x": {"1": {"a": 1.0}}}, ["map"])
+
+
+@pytest.mark.statistical
+def test_fisher_and_t_reject_about_alpha_when_the_runs_are_exchangeable():
+    """400 experiments where the two runs are equal by construction (each query's pair of values
+    drawn from one distribution, skewed and tied like per-query AP): each test at 5% rejects
+    within the binomial range around 5%."""
+    from metrics.trec.compare import _t_interval
+
+    rng = np.random.default_rng(2024)
+    reject_fisher = reject_t = 0
+    reps = 400
+    for _ in range(reps):
+        pair = np.round(rng.beta(0.5, 2.0, size=(30, 2)), 2)
+        d = (pair[:, 0] - pair[:, 1])[:, None]
+        reject_fisher += _fisher(d, 500, rng)[0] < 0.05
+        reject_t += _t_interval(d[:, 0], 0.95)[0] < 0.05
+    # 400 draws at 5%: 99.9% of rejection counts fall in 8..35.
+    assert 8 <= reject_fisher <= 35
+    assert 8 <= reject_t <= 35

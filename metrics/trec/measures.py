@@ -160,8 +160,6 @@ def _text_ids(values: Any, what: str) -> Any:
         arr = pa.array(values, from_pandas=True)
     except (pa.ArrowInvalid, pa.ArrowTypeError):
         arr = pa.array(values.astype(str), from_pandas=True)
-    if isinstance(arr, pa.ChunkedArray):
-        arr = arr.combine_chunks()
     if arr.null_count:
         rows = np.flatnonzero(arr.is_null().to_numpy(zero_copy_only=False))[:5].tolist()
         raise ValueError(
@@ -172,7 +170,7 @@ def _text_ids(values: Any, what: str) -> Any:
             f"{what} holds decimal numbers; ids are text (read the file with "
             f"metrics.read_trec_run / read_trec_qrels, which keep ids as text)."
         )
-    if not pa.types.is_large_string(arr.type):
+    if not (pa.types.is_large_string(arr.type) or pa.types.is_string(arr.type)):
         arr = pc.cast(arr, pa.large_string())
     return arr
 
@@ -286,12 +284,13 @@ def _prepare_run(run: Any, qr: _Qrels, judged_only: bool) -> _Judged:
 
     # The judged rows: one hashed look-up of every doc id, then the (query, doc) pair.
     d = _text_ids(_column(run, ("doc_id",), "run"), "The run's doc_id")
-    dcode = pc.index_in(d, value_set=qr.doc_set).to_numpy(zero_copy_only=False)
+    dcode = pc.index_in(d, value_set=qr.doc_set.cast(d.type)).to_numpy(zero_copy_only=False)
     if np.issubdtype(dcode.dtype, np.floating):
         cand = np.flatnonzero(~np.isnan(dcode) & kept)
     else:
         cand = np.flatnonzero(kept)
     key = qcode[cand] * qr.n_docs + dcode[cand].astype(np.int64)
+    del dcode
     at = np.searchsorted(qr.pair_key, key)
     at = np.minimum(at, qr.pair_key.size - 1)
     match = qr.pair_key[at] == key if qr.pair_key.size else np.zeros(key.size, bool)
@@ -344,7 +343,8 @@ def _judged_ranks(
     width = levels.size + 1
     # Below every level of "levels" that is less than the score: s > levels[u] <=> below > u.
     below = np.searchsorted(levels, score_k, side="left")
-    row_key = qcode_k * width + below
+    row_key = qcode_k * width
+    row_key += below
     jkey = jcode * width + np.searchsorted(levels, jscore, side="left")
     keys = np.unique(jkey)
     slot = np.searchsorted(keys, row_key, side="left")

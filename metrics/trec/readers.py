@@ -115,7 +115,7 @@ def _read_whitespace(path: Path, what: str, fields: tuple[str, ...], value: str)
     return table
 
 
-_KEEP = {"query_id", "doc_id", "score", "relevance", "tag"}
+_KEEP = {"query_id", "doc_id", "score", "relevance"}  # the run tag comes from line 1
 
 
 def _has_nan(col: Any) -> bool:
@@ -185,6 +185,15 @@ def read_trec_qrels(path: Any) -> Any:
     return _to_frame(table, ["query_id", "doc_id", "relevance"])
 
 
+def _first_tag(path: Path) -> str | None:
+    with _open_text(path) as f:
+        for line in f:
+            parts = line.split()
+            if parts:
+                return parts[-1]
+    return None  # pragma: no cover - a file with rows has a first line
+
+
 def read_trec_run(path: Any) -> Any:
     """A TREC run file (``query_id Q0 doc_id rank score tag``) as a DataFrame.
 
@@ -203,7 +212,7 @@ def read_trec_run(path: Any) -> Any:
     p = _check_path(path, "run")
     table = _read_whitespace(p, "run", _RUN_FIELDS, "score")
     frame = _to_frame(table, ["query_id", "doc_id", "score"])
-    tag = table["tag"][0].as_py() if table.num_rows else None
+    tag = _first_tag(p) if table.num_rows else None
     frame.attrs["run_tag"] = str(tag) if tag else p.name.split(".")[0]
     return frame
 
