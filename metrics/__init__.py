@@ -199,26 +199,26 @@ __all__ = [
 from metrics.classification import (
     accuracy_score,
     balanced_accuracy_score,
-    brier_score_loss,
     class_likelihood_ratios,
     classification_report,
     cohen_kappa_score,
     confusion_matrix,
-    coverage_error,
-    dcg_score,
     f1_score,
     fbeta_score,
     hamming_loss,
     jaccard_score,
-    label_ranking_loss,
-    log_loss,
     matthews_corrcoef,
-    metric_at_thresholds,
     multilabel_confusion_matrix,
     precision_recall_fscore_support,
     precision_score,
     recall_score,
     zero_one_loss,
+)
+from metrics.label_ranking import (
+    coverage_error,
+    dcg_score,
+    label_ranking_loss,
+    metric_at_thresholds,
 )
 from metrics.multiclass_thresholds import (
     ClassThresholdCounts,
@@ -235,6 +235,7 @@ from metrics.multiclass_thresholds import (
     predict_at_thresholds,
     predict_top_k,
 )
+from metrics.probability_losses import brier_score_loss, log_loss
 
 __all__ += [
     "ClassThresholdCounts",

@@ -222,13 +222,16 @@ def roc_auc_score(
                 "max_fpr (partial AUC) is for binary labels only; leave it out for "
                 "multi-class labels, as scikit-learn does."
             )
-        check_sorted_labels(labels)
         if multi_class == "ovo":
-            from metrics.multiclass import ovo_roc_auc  # imported here: multiclass imports areas
+            # Imported here: metrics.multiclass imports this module.
+            from metrics.multiclass import check_ovo_average, ovo_roc_auc
 
+            check_ovo_average(average)  # before the labels, as scikit-learn checks them
+            check_sorted_labels(labels)
             return ovo_roc_auc(
                 y_true, y_score, labels=labels, average=average, sample_weight=sample_weight
             )
+        check_sorted_labels(labels)
         if average == "samples":
             raise ValueError(
                 "average='samples' needs several labels per row; with one class per row use "

@@ -22,6 +22,18 @@ class NoPerClassValues(NotImplementedError, ValueError):
     ``NotImplementedError``; it is a ``ValueError`` too, as every other refusal here."""
 
 
+def check_ovo_average(average: Any) -> None:
+    """Refuse an ``average`` one-vs-one AUC has no meaning for."""
+    if average is None:
+        raise NoPerClassValues(
+            "average=None has no per-class values with multi_class='ovo' (Hand & Till's "
+            "measure is one number over pairs of classes); use multi_class='ovr' for one AUC "
+            "per class, or average='macro' or 'weighted'."
+        )
+    if average not in ("macro", "weighted"):
+        raise ValueError(f"multi_class='ovo' takes average='macro' or 'weighted', got {average!r}.")
+
+
 def _true_columns(y_true: Any, y_score: Any, labels: Any, sample_weight: Any):
     indicator, scores, w = check_multilabel(y_true, y_score, sample_weight, labels)
     if np.ndim(y_true) == 2:
@@ -192,14 +204,7 @@ def ovo_roc_auc(
     """
     from metrics.areas import _auc_binary  # metrics.areas dispatches here: imported late
 
-    if average is None:
-        raise NoPerClassValues(
-            "average=None has no per-class values with multi_class='ovo' (Hand & Till's "
-            "measure is one number over pairs of classes); use multi_class='ovr' for one AUC "
-            "per class, or average='macro' or 'weighted'."
-        )
-    if average not in ("macro", "weighted"):
-        raise ValueError(f"multi_class='ovo' takes average='macro' or 'weighted', got {average!r}.")
+    check_ovo_average(average)
     if sample_weight is not None:
         raise ValueError("multi_class='ovo' does not take sample weights (as in scikit-learn).")
     truth = np.asarray(y_true)

@@ -20,6 +20,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import metrics.classification as mc
+import metrics.label_ranking as mr
+import metrics.probability_losses as mp
 from metrics import curves
 from tests.strategies import examples
 
@@ -358,11 +360,11 @@ def test_multiclass_log_loss_and_brier_equal_sklearn(case):
     y, proba, labels, w = case
     for normalize in (True, False):
         check_equal(
-            mc.log_loss, skm.log_loss, y, proba, labels=labels, sample_weight=w, normalize=normalize
+            mp.log_loss, skm.log_loss, y, proba, labels=labels, sample_weight=w, normalize=normalize
         )
     for scale in ("auto", True, False):
         check_equal(
-            mc.brier_score_loss,
+            mp.brier_score_loss,
             skm.brier_score_loss,
             y,
             proba,
@@ -374,32 +376,32 @@ def test_multiclass_log_loss_and_brier_equal_sklearn(case):
         # One probability per row: the old binary functions give the same numbers.
         from metrics import calibration
 
-        assert mc.log_loss(y, proba[:, 1], sample_weight=w) == pytest.approx(
+        assert mp.log_loss(y, proba[:, 1], sample_weight=w) == pytest.approx(
             calibration.log_loss(y, proba[:, 1], sample_weight=w), abs=1e-15
         )
-        assert mc.brier_score_loss(y, proba[:, 1], sample_weight=w) == pytest.approx(
+        assert mp.brier_score_loss(y, proba[:, 1], sample_weight=w) == pytest.approx(
             calibration.brier_score_loss(y, proba[:, 1], sample_weight=w), abs=1e-15
         )
-        check_equal(mc.log_loss, skm.log_loss, y, proba[:, 1], sample_weight=w)
-        check_equal(mc.brier_score_loss, skm.brier_score_loss, y, proba[:, 1], sample_weight=w)
+        check_equal(mp.log_loss, skm.log_loss, y, proba[:, 1], sample_weight=w)
+        check_equal(mp.brier_score_loss, skm.brier_score_loss, y, proba[:, 1], sample_weight=w)
 
 
 def test_binary_losses_accept_what_the_old_ones_accept():
     from metrics import calibration
 
     y, p = ["no", "yes", "yes", "no"], [0.2, 0.9, 0.6, 0.4]
-    assert mc.log_loss(y, p, pos_label="yes") == calibration.log_loss(y, p, pos_label="yes")
-    assert mc.brier_score_loss(y, p, pos_label="yes") == calibration.brier_score_loss(
+    assert mp.log_loss(y, p, pos_label="yes") == calibration.log_loss(y, p, pos_label="yes")
+    assert mp.brier_score_loss(y, p, pos_label="yes") == calibration.brier_score_loss(
         y, p, pos_label="yes"
     )
-    assert mc.log_loss(y, p) == pytest.approx(skm.log_loss(y, p), abs=1e-15)
+    assert mp.log_loss(y, p) == pytest.approx(skm.log_loss(y, p), abs=1e-15)
     column = np.array(p)[:, None]  # one column is one probability per row, pos_label and all
-    assert mc.log_loss(y, column, pos_label="no") == calibration.log_loss(y, p, pos_label="no")
-    assert mc.brier_score_loss(y, column, pos_label="no") == calibration.brier_score_loss(
+    assert mp.log_loss(y, column, pos_label="no") == calibration.log_loss(y, p, pos_label="no")
+    assert mp.brier_score_loss(y, column, pos_label="no") == calibration.brier_score_loss(
         y, p, pos_label="no"
     )
     with pytest.raises(ValueError, match="outside"):
-        mc.log_loss([0, 1], [0.2, 1.2])
+        mp.log_loss([0, 1], [0.2, 1.2])
 
 
 # --- ranking ----------------------------------------------------------------------------------
@@ -429,17 +431,17 @@ def label_score_matrices(draw):
 @given(case=label_score_matrices())
 def test_ranking_metrics_equal_sklearn(case):
     y, s, w = case
-    check_equal(mc.coverage_error, skm.coverage_error, y, s, sample_weight=w)
-    check_equal(mc.label_ranking_loss, skm.label_ranking_loss, y, s, sample_weight=w)
+    check_equal(mr.coverage_error, skm.coverage_error, y, s, sample_weight=w)
+    check_equal(mr.label_ranking_loss, skm.label_ranking_loss, y, s, sample_weight=w)
     gains = y * np.arange(1, y.shape[1] + 1)
     for k in (None, 1, 2):
         for ignore_ties in (False, True):
             if ignore_ties and np.unique(s).size < s.size:
                 continue  # arbitrary order of ties: not comparable
             check_equal(
-                mc.dcg_score, skm.dcg_score, gains, s, k=k, sample_weight=w, ignore_ties=ignore_ties
+                mr.dcg_score, skm.dcg_score, gains, s, k=k, sample_weight=w, ignore_ties=ignore_ties
             )
-    check_equal(mc.dcg_score, skm.dcg_score, gains, s, log_base=10)
+    check_equal(mr.dcg_score, skm.dcg_score, gains, s, log_base=10)
 
 
 # --- thresholds ---------------------------------------------------------------------------------
@@ -465,13 +467,13 @@ def binary_scores(draw):
 def test_metric_at_thresholds_equal_sklearn(case):
     y, s, w = case
     for fn in (skm.accuracy_score, skm.balanced_accuracy_score):
-        got = _run(mc.metric_at_thresholds, y, s, fn, sample_weight=w)[0]
+        got = _run(mr.metric_at_thresholds, y, s, fn, sample_weight=w)[0]
         want = _run(skm.metric_at_thresholds, y, s, fn, sample_weight=w)[0]
         if isinstance(want, Exception):
             assert isinstance(got, Exception)
             continue
         _same(got, want)
-    got = mc.metric_at_thresholds(
+    got = mr.metric_at_thresholds(
         y,
         s,
         skm.precision_recall_fscore_support,
