@@ -197,6 +197,8 @@ class FamilyResult:
             tests = f"Holm across its {self.size} pairs"
             if self.size == 1:
                 tests = "one test (its one pair)"
+            elif self.size == 0:
+                tests = "no test ran"
             head = (
                 f"Primary metric {self.declared}, declared before looking: {tests}; the other "
                 "metrics are exploratory (unadjusted p-values, no star)"
