@@ -56,7 +56,7 @@ def _tables(draw):
 
 
 @given(_tables(), st.data())
-@settings(max_examples=examples(200), deadline=None)
+@settings(max_examples=examples(100), deadline=None)
 def test_the_family_is_holm_across_exactly_its_tests(table, data):
     names, tests = table
     family = data.draw(st.sampled_from([*names, "all"]))
