@@ -197,6 +197,8 @@ class FamilyResult:
             tests = f"Holm across its {self.size} pairs"
             if self.size == 1:
                 tests = "one test (its one pair)"
+            elif self.size == 0:
+                tests = "no test ran"
             head = (
                 f"Primary metric {self.declared}, declared before looking: {tests}; the other "
                 "metrics are exploratory (unadjusted p-values, no star)"
@@ -491,7 +493,11 @@ def direction_disagreements(
         if not against:
             continue
         winner, loser = (a, b) if d > 0 else (b, a)
-        names = " and ".join(against) if len(against) <= 2 else ", ".join(against)
+        names = (
+            " and ".join(against)
+            if len(against) <= 2
+            else (", ".join(against[:-1]) + " and " + against[-1])
+        )
         out.append(
             f"{lead} favours {winner} while {names} at {cut_off} favour"
             f"{'s' if len(against) == 1 else ''} {loser}: a thresholded metric depends on the "

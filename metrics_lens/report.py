@@ -21,7 +21,6 @@ import datetime as _dt
 import hashlib
 import html
 import math
-import re
 import warnings
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -33,12 +32,13 @@ import metrics
 from metrics.conventions import gauc_conventions, roc_auc_conventions
 from metrics_lens.inputs import BadInput, Table, inverted_notes
 from metrics_lens.progress import Steps
+from metrics_lens.report_verdicts import family_name, verdict_section
 from ui.analyses import summaries
 from ui.tables.roles import default_threshold, default_threshold_rule, infer_scale
 from ui.words.safe import label as _label
 from ui.words.safe import safe_figure
 
-__all__ = ["ReportHTML", "ReportSettings", "build_report", "family_name", "thresholds_for"]
+__all__ = ["ReportHTML", "ReportSettings", "build_report", "thresholds_for"]
 
 MAX_CURVE_POINTS = 2000  # per curve: the file stays small; the operating points are kept
 
@@ -72,24 +72,6 @@ class ReportSettings:
     command: str = ""
     file_digest: str = ""
     family: str = "AUC"  # the primary metric the verdicts rest on, or "all"
-
-
-def family_name(given: str, names: list[str]) -> str:
-    """The family the verdicts rest on, from what a user types (``auc``, ``pauc``, ``log-loss``,
-    ``all``, or a metric's name as the report shows it); :class:`BadInput` when the table has
-    no such metric."""
-    key = given.strip().lower().replace("-", " ").replace("_", " ")
-    if key in ("all", "every metric"):
-        return "all"
-    for name in names:
-        short = "pauc" if name.startswith("pAUC") else name.lower()
-        if key in (short, name.lower()):
-            return name
-    plain = ", ".join("pauc" if n.startswith("pAUC") else n.lower().replace(" ", "-")
-                      for n in names)  # fmt: skip
-    raise BadInput(
-        f"--family {given!r} is not a metric of this report; declare one of {plain}, or all."
-    )
 
 
 def thresholds_for(table: Table, given: dict[str, float]) -> dict[str, tuple[float, str]]:
@@ -516,62 +498,6 @@ def _other_weighting(table: Table, scores: np.ndarray, weighting: str) -> float:
         )
 
 
-def _verdict_section(best: dict, pairs: pd.DataFrame, family=None) -> str:
-    if pairs.empty:
-        return (
-            '<section id="verdicts"><h2>Verdicts</h2><p>One model only: nothing to compare.'
-            "</p></section>"
-        )
-    items = "".join(
-        f'<li data-metric="{_e(metric)}"><b>{_e(metric)}</b>: {_e(_words(b.verdict))}</li>'
-        for metric, b in best.items()
-    )
-    roles = "role" in pairs.columns
-    beside = "row-level p" in pairs.columns
-    rows = []
-    for _, r in pairs.iterrows():
-        row = (
-            f"<td>{_e(r['metric'])}</td><td>{_e(r['model A'])}</td><td>{_e(r['model B'])}</td>"
-            + _cell(r["A − B"], low=r["low"], high=r["high"], why="undefined for a model")
-            + f'<td class="num">{_e(_p(r["p-value"]))}</td><td class="num">'
-            + ("— (exploratory)" if roles and r["role"] == "exploratory" else _e(_p(r["Holm p"])))
-            + f"</td><td>{_e(r['test'])}</td><td>{_e(_words(r['verdict']))}</td>"
-        )
-        if beside:
-            row += f'<td class="num">{_e(_p(r["row-level p"]))}</td>'
-        rows.append(row)
-    header = ["metric", "model A", "model B", "A − B [95% CI]", "p", "Holm p (family)", "test",
-              "verdict"]  # fmt: skip
-    note = ""
-    if beside:
-        header.append("row-level p (DeLong, not the verdict)")
-        note = (
-            "<p>Rows of one group are not independent, so every interval and test resamples "
-            "whole groups; DeLong's row-level p-value is shown beside, never as the verdict.</p>"
-        )
-    return (
-        '<section id="verdicts"><h2>Verdicts between models</h2>'
-        "<p>A model is called best only within the declared family of tests, when it beats "
-        "every other with a Holm-adjusted p-value below 0.05 (paired tests on the same "
-        "resamples). "
-        + (f'<span class="family">{_e(family.description)}</span>' if family is not None else "")
-        + "</p>"
-        f"{note}<ul class='verdicts'>{items}</ul>" + _table(header, rows, "pairs") + "</section>"
-    )
-
-
-def _words(text: object) -> str:
-    """A verdict as the report prints it: an undefined difference is "undefined", not "nan"."""
-    return re.sub(r"[+-]?\bnan\b", "undefined", str(text), flags=re.IGNORECASE)
-
-
-def _p(p) -> str:
-    p = float(p)
-    if not math.isfinite(p):
-        return "undefined"
-    return "< 0.001" if p < 0.001 else f"{p:.3f}"
-
-
 def _settings_section(table: Table, settings: ReportSettings, thresholds, resampling: str) -> str:
     from metrics_lens._version import __version__
 
@@ -696,7 +622,7 @@ def build_report(
     if table.groups is not None:
         with steps.step(f"GAUC by {table.mapping.group}"):
             sections.append(_gauc_section(table, models, settings.n_resamples))
-    sections.append(_verdict_section(best, pairs, family))
+    sections.append(verdict_section(best, pairs, family))
     sections.append(_settings_section(table, settings, chosen, resampling))
     page = (
         '<!DOCTYPE html><html lang="en"><head><meta charset="utf-8">'

@@ -24,7 +24,7 @@ __all__ = [
     "slow_sentence",
 ]
 
-FAMILY_ALL = "every metric (Holm across metrics × pairs)"
+FAMILY_ALL = "every metric (Holm)"
 
 
 def family_choices(max_fpr: float, grouped: bool, probabilities: bool) -> dict[str, str]:
@@ -37,7 +37,7 @@ def family_choices(max_fpr: float, grouped: bool, probabilities: bool) -> dict[s
         names.append("GAUC")
     if probabilities:
         names += ["Brier", "Log loss"]
-    out = {f"{n} only (primary)": n for n in names}
+    out = {f"{n} (primary)": n for n in names}
     out[FAMILY_ALL] = "all"
     return out
 

@@ -22,6 +22,7 @@ import streamlit as st
 import metrics
 from metrics.multiclass_compare import PER_CLASS
 from metrics.significance import format_p
+from ui.analyses.compare_setup import FAMILY_ALL
 from ui.compute.data import UPLOAD_TTL
 from ui.tables.dataset import Dataset
 from ui.views.show import csv_download
@@ -98,8 +99,8 @@ def family_options(kind: str, probabilities: bool) -> dict[str, str]:
     default), or every metric. Label -> the family's name in the library."""
     names = list(metrics.multiclass_metric_names(kind, probabilities))
     names.remove("macro AUC")
-    out = {f"{n} only (primary)": n for n in ["macro AUC", *names]}
-    out["every metric (Holm across metrics × pairs)"] = "all"
+    out = {f"{n} (primary)": n for n in ["macro AUC", *names]}
+    out[FAMILY_ALL] = "all"
     return out
 
 
