@@ -69,11 +69,12 @@ def data_root() -> Path:
 
 
 # DuckDB's memory limit on a server, unless METRICS_LENS_SQL_MEMORY sets one: half of the memory
-# budget (METRICS_LENS_BUDGET_MB), less DuckDB's overshoot past its own limit (allocations it
-# does not count: bench/README.md, "The engine's memory on a server"), so that the engine's
-# peak fits in the budget; room for that peak is made before it runs (:func:`engine_room`).
+# budget (METRICS_LENS_BUDGET_MB) less what a summary holds past DuckDB's own limit (allocations
+# it does not count, the numpy side of the streams: measured at most 200 MB from 1M to 10M rows
+# and limits of 128 to 512 MiB, bench/README.md "The engine's memory on a server"), so that
+# the engine's peak fits in that half; room for it is made before it runs (:func:`engine_room`).
 ENGINE_SHARE = 0.5
-OVERSHOOT = 1.8  # peak RSS over the limit, measured up to 1.77x (bench/bench_engine_memory.py)
+OVERSHOOT_MB = 224  # the measured 200 MB, with margin (bench/bench_engine_memory.py --overshoot)
 MIN_ENGINE_MB = 64
 
 
@@ -87,24 +88,24 @@ def engine_bytes() -> int:
 def memory_limit() -> str:
     """DuckDB's memory limit: ``METRICS_LENS_SQL_MEMORY`` when set (checked by
     :func:`metrics.sql.memory_limit`; SQLInputError with a sentence otherwise), else
-    :data:`ENGINE_SHARE` of the memory budget divided by :data:`OVERSHOOT` (284 MiB at the
-    default budget of 1,024 MB)."""
+    :data:`ENGINE_SHARE` of the memory budget less :data:`OVERSHOOT_MB`, at least
+    :data:`MIN_ENGINE_MB` (288 MiB at the default budget of 1,024 MB)."""
     from metrics.sql import memory_limit as checked
     from ui.compute.budget import MB, budget_bytes
 
     raw = os.environ.get(MEMORY_ENV)
     if raw:
         return checked(raw, what=f"{MEMORY_ENV} setting")
-    mb = max(MIN_ENGINE_MB, int(budget_bytes() * ENGINE_SHARE / OVERSHOOT / MB))
+    mb = max(MIN_ENGINE_MB, int(budget_bytes() * ENGINE_SHARE / MB) - OVERSHOOT_MB)
     return checked(f"{mb}MiB")
 
 
 def engine_room() -> None:
     """Before an engine pass in a script run: make room in the budget for its peak (other
     sessions' least recently used uploads are dropped, as for an upload)."""
-    from ui.compute.budget import make_room_for_engine
+    from ui.compute.budget import MB, make_room_for_engine
 
-    make_room_for_engine(int(engine_bytes() * OVERSHOOT))
+    make_room_for_engine(engine_bytes() + OVERSHOOT_MB * MB)
 
 
 def _pattern(text: str, root: Path) -> str:
