@@ -161,8 +161,8 @@ def run_overshoot(rows: int, folder: Path) -> None:
             code = CHILD.format(root=str(ROOT), path=str(path), limit=limit)
             out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                                  check=False).stdout  # fmt: skip
-            line = next((x for x in out.splitlines() if x.startswith("BENCH ")), "BENCH 0 0 failed")
-            _, grew, seconds, said = line.split(" ", 3)
+            found = re.search(r"BENCH (\S+) (\S+) (.*)", out)  # after DuckDB's progress bar
+            grew, seconds, said = found.groups() if found else ("0", "0", "no answer")
             mib = float(re.match(r"\d+", limit)[0])
             print(f"{rows:,} rows, {kind} ids, limit {limit}: peak {grew} MB over the start, "
                   f"{float(grew) - mib * 1.048576:.0f} MB past the limit "
