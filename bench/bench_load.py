@@ -207,6 +207,7 @@ class User:
         back = BackMsg()
         rerun = back.rerun_script
         rerun.page_script_hash = self.page_hash
+        rerun.query_string = getattr(self, "query", "")  # a link's parameters (bench_engine_memory)
         for key, state in self.values.items():
             proto = self.widgets.get(key)
             if proto is None:

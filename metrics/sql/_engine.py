@@ -33,6 +33,7 @@ from metrics.sql._inputs import (
 from metrics.sql._inputs import (
     memory_limit as checked_memory_limit,
 )
+from metrics.sql._keys import KEY, keyed_source, restore
 from metrics.sql._state import UserScoreTable, UserTable, finish
 from metrics.sql._stream import PLACEMENT_LIMIT, PlacementSums, ScoreRuns, UserRuns
 from metrics.sql._summary import ClusterSums, DeLongSummary, ModelSummary, ScoreTable, Summary
@@ -563,10 +564,22 @@ class _Opened:
     weighted: bool
     extra: tuple = ()
     columns: dict | None = None
+    ids: np.ndarray | None = None  # the user ids by their number, when grouped by a key
 
 
 def _open(
-    source, label, scores, group, weight, pos_label, engine, memory_limit, spark, say, extra=None
+    source,
+    label,
+    scores,
+    group,
+    weight,
+    pos_label,
+    engine,
+    memory_limit,
+    spark,
+    say,
+    extra=None,
+    cap=DEFAULT_CAP,
 ):
     """Start the engine, check the columns and labels, and define ``clean``. ``extra(eng)``
     gives more SQL expressions over ``clean`` for the same scan (their values: ``.extra``)."""
@@ -600,17 +613,19 @@ def _open(
             )
     condition, positive = _positive_condition(eng, label, columns[label], pos_label)
     weighted = weight is not None
+    # Long text ids grouped as numbers (metrics.sql._keys): or refused, when they cannot fit.
+    ids = keyed_source(eng, group, columns[group], cap) if group is not None else None
     eng.view(
         "clean",
         q.clean(
             d,
-            "src",
+            "src" if ids is None else "keyed",
             label,
             list(scores),
             positive=condition,
-            group=group,
+            group=group if ids is None else KEY,
             weight=weight,
-            group_kind=columns[group] if group is not None else "",
+            group_kind=columns[group] if ids is None and group is not None else "BIGINT",
         ),
     )
     total = int(eng.rows("SELECT COUNT(*) FROM src")[0][0])
@@ -634,7 +649,8 @@ def _open(
         raise SQLInputError(
             f"no {which} row (positive class {positive!r}): AUC and AP need both classes."
         )
-    return _Opened(eng, total, kept, n_pos, n_neg, positive, weighted, tuple(got[3:]), columns)
+    return _Opened(eng, total, kept, n_pos, n_neg, positive, weighted, tuple(got[3:]), columns,
+                   ids)  # fmt: skip
 
 
 def summarize(
@@ -751,7 +767,7 @@ def _summarize(
         return _score_ranges(len(scores)) + _user_range(eng, group, delong)
 
     o = _open(source, label, scores, group, weight, pos_label, engine, memory_limit, spark, say,
-              estimates)  # fmt: skip
+              estimates, cap)  # fmt: skip
     eng, weighted = o.eng, o.weighted
     streamed = [k for k in range(len(scores))
                 if o.extra and (STREAM == "always" or o.extra[3 * k] > cap)]  # fmt: skip
@@ -799,6 +815,8 @@ def _summarize(
             sums = _placement_pass(eng, o, scores, group, tables, None, None, say)
         if sums is None:
             sums = _delong_by_joins(eng, o, scores, group, say)
+    for m in models.values():
+        restore(m, o.ids, weighted)
     models = {name: finish(models[name], weighted) for name in scores}
     say(f"done in {time.monotonic() - started:.1f} s")
     summary = Summary(

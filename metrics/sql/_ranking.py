@@ -30,6 +30,7 @@ from metrics.sql._engine import (
     numeric,
     start_engine,
 )
+from metrics.sql._keys import KEY, keyed_source
 
 
 @dataclass
@@ -186,15 +187,15 @@ def ranking_summary(
     _check_options(k, gain, denominator)
     say = progress or (lambda _line: None)
     started = time.monotonic()
-    eng, total, kept = _ranked_rows(
-        source, relevance, score, query, engine, memory_limit, spark, say
+    eng, total, kept, ids = _ranked_rows(
+        source, relevance, score, query, engine, memory_limit, spark, say, cap
     )  # fmt: skip
     eng.view(
         "per_query",
         _per_query(eng.dialect, None if k is None else (k,), gain, denominator),
         materialize=True,
     )
-    n_queries, n_skipped, means, report = _means(eng, k, gain, denominator, cap)
+    n_queries, n_skipped, means, report = _means(eng, k, gain, denominator, cap, ids)
     eng.drop("per_query")
     say(f"done in {time.monotonic() - started:.1f} s")
     return RankingSummary(
@@ -246,8 +247,8 @@ def ranking_curves(
         _check_options(k, gain, denominator)
     say = progress or (lambda _line: None)
     started = time.monotonic()
-    eng, total, kept = _ranked_rows(
-        source, relevance, score, query, engine, memory_limit, spark, say
+    eng, total, kept, ids = _ranked_rows(
+        source, relevance, score, query, engine, memory_limit, spark, say, cap
     )  # fmt: skip
     distinct = tuple(sorted(set(ks)))
     say(f"{len(distinct)} cut-offs from one ranking")
@@ -257,7 +258,7 @@ def ranking_curves(
     found = {}
     for k in distinct:
         eng.view("per_query", f"SELECT * FROM per_query_all WHERE k = {int(k)}", materialize=True)
-        n_queries, n_skipped, means, report = _means(eng, k, gain, denominator, cap)
+        n_queries, n_skipped, means, report = _means(eng, k, gain, denominator, cap, ids)
         found[k] = RankingSummary(
             rows=kept, dropped=total - kept, n_queries=n_queries, n_skipped=n_skipped,
             means=means, report=report, k=k, gain=gain, denominator=denominator,
@@ -277,9 +278,10 @@ def _check_options(k, gain: str, denominator: str) -> None:
         raise ValueError(f"denominator must be one of {_DENOMINATORS}, got {denominator!r}.")
 
 
-def _ranked_rows(source, relevance, score, query, engine, memory_limit, spark, say):
+def _ranked_rows(source, relevance, score, query, engine, memory_limit, spark, say, cap):
     """Start the engine, check the columns, and define ``rclean`` (q, rel, s, f, r): the usable
-    rows in the order the engine reads them. (engine, rows read, rows kept)."""
+    rows in the order the engine reads them. (engine, rows read, rows kept, the query ids by
+    their number when long text ids are ranked by a number: :mod:`metrics.sql._keys`)."""
     eng = start_engine(engine, memory_limit, spark)
     d = eng.dialect
     name = describe(source)
@@ -301,11 +303,12 @@ def _ranked_rows(source, relevance, score, query, engine, memory_limit, spark, s
     for c in (relevance, score):
         if not numeric(columns[c]):
             raise SQLInputError(f"column {c!r} is {columns[c]}, not a number.")
-    rel, s, g = d.q(relevance), d.q(score), d.q(query)
+    ids = keyed_source(eng, query, columns[query], cap)  # or a sentence: ids too long to fit
+    rel, s, g = d.q(relevance), d.q(score), d.q(query if ids is None else KEY)
     eng.view(
         "rclean",
         f"SELECT {g} AS q, CAST({rel} AS DOUBLE) AS rel, CAST({s} AS DOUBLE) AS s, "
-        f"__file AS f, __row AS r FROM src "
+        f"__file AS f, __row AS r FROM {'src' if ids is None else 'keyed'} "
         f"WHERE {rel} IS NOT NULL AND NOT isnan(CAST({rel} AS DOUBLE)) "
         f"AND {s} IS NOT NULL AND NOT isnan(CAST({s} AS DOUBLE)) AND {g} IS NOT NULL "
         f"AND NOT (CAST({g} AS {d.string}) IN ('NaN', 'nan'))",
@@ -322,10 +325,10 @@ def _ranked_rows(source, relevance, score, query, engine, memory_limit, spark, s
             "(0 = not relevant)."
         )
     say(f"ranking within each {query}")
-    return eng, total, kept
+    return eng, total, kept, ids
 
 
-def _means(eng, k, gain: str, denominator: str, cap: int):
+def _means(eng, k, gain: str, denominator: str, cap: int, ids=None):
     """(queries, queries skipped, the means, the per-query report or None) of ``per_query``
     at cut-off ``k``."""
     metric = _metric_sql(k is None, denominator)
@@ -342,7 +345,8 @@ def _means(eng, k, gain: str, denominator: str, cap: int):
             + ", ".join(f"{metric[m]} AS {m}" for m in _REPORT_METRICS)
             + " FROM per_query"
         )
-        ids = a["q"].astype(str) if a["q"].dtype == object else a["q"]
+        got = a["q"] if ids is None else ids[a["q"]]  # the numbers back to the ids
+        ids = got.astype(str) if got.dtype == object else got
         order = np.argsort(ids, kind="stable")
         values = {m: _floats(a[m])[order] for m in _REPORT_METRICS}
         report = RankingReport(

@@ -77,6 +77,7 @@ __all__ = [
     "decompressed_limit",
     "freeze_imports",
     "make_room",
+    "make_room_for_engine",
     "make_room_in_run",
     "nbytes",
     "session_key",
@@ -620,6 +621,16 @@ def make_room_in_run(file_bytes: int) -> list[str]:
     if _ctx() is None:
         return []
     return make_room(file_bytes)
+
+
+def make_room_for_engine(nbytes: int) -> list[str]:
+    """Before the SQL engine of a server dataset runs in this script run, holding up to
+    ``nbytes`` outside the counted uploads: drop other sessions' uploads, least recently used
+    first, so that the uploads and the server's RSS, each plus ``nbytes``, stay within their
+    limits. Nothing outside a script run (a test, the CLI)."""
+    if _ctx() is None:
+        return []
+    return REGISTRY.make_room(session_key(), int(nbytes))
 
 
 DEFAULT_UPLOAD_MB = 200  # Streamlit's own default for server.maxUploadSize

@@ -68,12 +68,44 @@ def data_root() -> Path:
     return Path(os.environ.get(ROOT_ENV) or SAMPLE_DIR).resolve()
 
 
-def memory_limit() -> str:
-    """DuckDB's memory limit from ``METRICS_LENS_SQL_MEMORY`` (default 2GB), checked by
-    :func:`metrics.sql.memory_limit`; raises SQLInputError with a sentence otherwise."""
-    from metrics.sql import memory_limit as checked
+# DuckDB's memory limit on a server, unless METRICS_LENS_SQL_MEMORY sets one: half of the memory
+# budget (METRICS_LENS_BUDGET_MB) less what a summary holds past DuckDB's own limit (allocations
+# it does not count, the numpy side of the streams: measured at most 200 MB from 1M to 10M rows
+# and limits of 128 to 512 MiB, bench/README.md "The engine's memory on a server"), so that
+# the engine's peak fits in that half; room for it is made before it runs (:func:`engine_room`).
+ENGINE_SHARE = 0.5
+OVERSHOOT_MB = 224  # the measured 200 MB, with margin (bench/bench_engine_memory.py --overshoot)
+MIN_ENGINE_MB = 64
 
-    return checked(os.environ.get(MEMORY_ENV) or "2GB", what=f"{MEMORY_ENV} setting")
+
+def engine_bytes() -> int:
+    """The engine's limit in bytes at the current budget (the setting's, when one is given)."""
+    from metrics.sql._inputs import memory_bytes
+
+    return int(memory_bytes(memory_limit()))
+
+
+def memory_limit() -> str:
+    """DuckDB's memory limit: ``METRICS_LENS_SQL_MEMORY`` when set (checked by
+    :func:`metrics.sql.memory_limit`; SQLInputError with a sentence otherwise), else
+    :data:`ENGINE_SHARE` of the memory budget less :data:`OVERSHOOT_MB`, at least
+    :data:`MIN_ENGINE_MB` (288 MiB at the default budget of 1,024 MB)."""
+    from metrics.sql import memory_limit as checked
+    from ui.compute.budget import MB, budget_bytes
+
+    raw = os.environ.get(MEMORY_ENV)
+    if raw:
+        return checked(raw, what=f"{MEMORY_ENV} setting")
+    mb = max(MIN_ENGINE_MB, int(budget_bytes() * ENGINE_SHARE / MB) - OVERSHOOT_MB)
+    return checked(f"{mb}MiB")
+
+
+def engine_room() -> None:
+    """Before an engine pass in a script run: make room in the budget for its peak (other
+    sessions' least recently used uploads are dropped, as for an upload)."""
+    from ui.compute.budget import MB, make_room_for_engine
+
+    make_room_for_engine(engine_bytes() + OVERSHOOT_MB * MB)
 
 
 def _pattern(text: str, root: Path) -> str:
@@ -204,6 +236,7 @@ def summary(
     The engine reads exactly ``paths``, the files the sandbox approved."""
     from metrics.sql import summarize
 
+    engine_room()
     s = summarize(
         list(paths), label, list(scores), group=group, weight=weight,
         pos_label=pos_label or None, memory_limit=memory_limit(),
@@ -493,6 +526,7 @@ def delong(
     approved (``paths``)."""
     from metrics.sql import delong as engine_delong
 
+    engine_room()
     return engine_delong(
         list(paths), label, list(scores), group=group, pos_label=pos_label,
         memory_limit=memory_limit(),
