@@ -119,6 +119,11 @@ def test_uploaded_trec_files_and_a_damaged_line(page):
     d = per_b.set_index("query_id")["ndcg_cut_10"] - per_a.set_index("query_id")["ndcg_cut_10"]
     top = d[d != 0].abs().sort_values(ascending=False).iloc[: len(flips)]
     np.testing.assert_allclose(np.abs(flips["difference"].to_numpy()), top.to_numpy(), rtol=1e-12)
+    signed = d.loc[flips["query_id"].astype(str)].to_numpy()  # neural - sparse, signed
+    np.testing.assert_allclose(flips["difference"].to_numpy(), signed, rtol=1e-12)
+    spec = decode_arrays(json.loads(at.get("plotly_chart")[0].proto.spec))
+    bars = np.concatenate([np.asarray(t.get("y", []), dtype=float) for t in spec["data"]])
+    np.testing.assert_allclose(bars, np.sort(d.to_numpy())[::-1], rtol=1e-12)
 
     damaged = _run_bytes(run_b, "neural").replace(b" Q0 ", b" Q0 X ", 1)
     at.file_uploader(key="runs_runs").set_value(
