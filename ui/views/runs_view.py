@@ -145,6 +145,11 @@ def _per_query(tables: dict, names: list[str], measure: str) -> None:
         st.dataframe(flips, hide_index=True, key="runs_flips")
 
 
+def _error(exc: ValueError) -> None:
+    """The library's sentence, one line, the page kept."""
+    st.error(md(" ".join(str(exc).split()), limit=400), icon=":material/error:")
+
+
 def render() -> None:
     st.title("Runs")
     st.caption(NEEDS)
@@ -156,11 +161,8 @@ def render() -> None:
     )
     try:
         qrels, runs, what = rc.read(key, qrels_file, run_files)
-        measure, test, primary = _controls()
-        table = rc.comparison(key, test, primary, qrels, runs)
-        tables = rc.per_query(key, qrels, runs)
     except ValueError as exc:
-        st.error(md(" ".join(str(exc).split()), limit=400), icon=":material/error:")
+        _error(exc)
         return
     names = list(runs)
     st.markdown(
@@ -169,6 +171,13 @@ def render() -> None:
             400,
         )
     )
+    measure, test, primary = _controls()
+    try:
+        table = rc.comparison(key, test, primary, qrels, runs)
+        tables = rc.per_query(key, qrels, runs)
+    except ValueError as exc:
+        _error(exc)
+        return
 
     st.subheader("The runs side by side")
     st.dataframe(side_by_side(table, names), hide_index=True, key="runs_table")
