@@ -62,6 +62,15 @@ def test_the_example_shows_trec_evaluate_means_superscripts_and_the_family(page)
     assert (bars[0] > 0).all()
     assert (bars[2] < 0).all()
 
+    row = table[(table["run"] == "dense") & (table["measure"] == "ndcg_cut_10")].iloc[0]
+    text = markdown_text(at).replace("\\", "")
+    assert f"dense - bm25 on ndcg_cut_10: {row['difference']:+.4f}" in text
+    assert f"Holm-adjusted {row['p_adjusted']:.4f}: not significant" in text
+    at.selectbox(key="runs_baseline").set_value("dense").run()  # the pair read the other way
+    text = markdown_text(at).replace("\\", "")
+    assert f"bm25 - dense on ndcg_cut_10: {-row['difference']:+.4f}" in text
+    assert f"{-row['ci_high']:+.4f} to {-row['ci_low']:+.4f}" in text
+
     at.selectbox(key="runs_test").set_value("fisher").run()
     at.radio(key="runs_family").set_value("all").run()
     assert not at.exception, at.exception

@@ -5,6 +5,7 @@ the queries that flip most."""
 
 from __future__ import annotations
 
+import numpy as np
 import pandas as pd
 import streamlit as st
 
@@ -110,7 +111,29 @@ def _pairs(table: pd.DataFrame, measure: str) -> None:
     st.dataframe(shown, hide_index=True, column_config=fmt, key="runs_pairs")
 
 
-def _per_query(tables: dict, names: list[str], measure: str) -> None:
+def verdict(table: pd.DataFrame, candidate: str, baseline: str, measure: str) -> str:
+    """The pair's test in one sentence, ``candidate - baseline`` (a row of the other direction
+    read with its sign turned)."""
+    rows = table[table["measure"] == measure]
+    row = rows[(rows["run"] == candidate) & (rows["baseline"] == baseline)]
+    sign = 1.0
+    if row.empty:
+        row = rows[(rows["run"] == baseline) & (rows["baseline"] == candidate)]
+        sign = -1.0
+    r = row.iloc[0]
+    low, high = sorted((sign * r["ci_low"], sign * r["ci_high"]))
+    if np.isnan(r["p_adjusted"]):
+        status = f"p {r['p_value']:.4f}, exploratory (outside the family)"
+    else:
+        word = "significant" if r["significant"] else "not significant"
+        status = f"p {r['p_value']:.4f}, Holm-adjusted {r['p_adjusted']:.4f}: {word}"
+    return (
+        f"{candidate} - {baseline} on {measure}: {sign * r['difference']:+.4f} "
+        f"(95% interval {low:+.4f} to {high:+.4f}) over {int(r['n_queries'])} queries; {status}."
+    )
+
+
+def _per_query(tables: dict, names: list[str], measure: str, table: pd.DataFrame) -> None:
     c1, c2 = st.columns(2)
     baseline = c1.selectbox("Baseline", names, key="runs_baseline")
     others = [n for n in names if n != baseline]
@@ -122,6 +145,7 @@ def _per_query(tables: dict, names: list[str], measure: str) -> None:
     m1.metric("Wins", wins)
     m2.metric("Ties", ties)
     m3.metric("Losses", losses)
+    st.markdown(md(verdict(table, candidate, baseline, measure), 400))
     chart(
         difference_figure(
             diff["query_id"], d, candidate=candidate, baseline=baseline, measure=measure
@@ -142,7 +166,12 @@ def _per_query(tables: dict, names: list[str], measure: str) -> None:
     if flips.empty:
         st.markdown("No query differs between the two runs.")
     else:
-        st.dataframe(flips, hide_index=True, key="runs_flips")
+        fmt = {
+            c: st.column_config.NumberColumn(c, format="%.4f")
+            for c in flips.columns
+            if c != "query_id"
+        }
+        st.dataframe(flips, hide_index=True, column_config=fmt, key="runs_flips")
 
 
 def _error(exc: ValueError) -> None:
@@ -198,4 +227,4 @@ def render() -> None:
     _pairs(table, measure)
 
     st.subheader("Per-query differences")
-    _per_query(tables, names, measure)
+    _per_query(tables, names, measure, table)
