@@ -7,6 +7,7 @@ TOUR = {
     "calibration": "breast_cancer",
     "gauc": "user_impressions",
     "ranking": "query_ranking",
+    "runs": "breast_cancer",  # qrels and runs come from its own uploaders, else a seeded example
     "multilabel": "digits_multilabel",
     "detection": "breast_cancer",  # boxes come from its own uploaders, else a seeded example
     "compare": "breast_cancer",

@@ -16,6 +16,7 @@ SECTIONS = {
         ("pages/calibration.py", "Calibration", ":material/straighten:"),
         ("pages/gauc.py", "GAUC", ":material/group:"),
         ("pages/ranking.py", "Ranking", ":material/format_list_numbered:"),
+        ("pages/runs.py", "Runs", ":material/compare_arrows:"),
         ("pages/multilabel.py", "Multi-class & multi-label", ":material/label:"),
         ("pages/detection.py", "Detection", ":material/center_focus_strong:"),
     ],
