@@ -123,12 +123,16 @@ def test_bands_and_threshold_stability_equal_the_library(compare_page):
     roc = next(f for f in figures(at) if f["layout"]["xaxis"]["title"]["text"] == "false "
                "positive rate")  # fmt: skip
     band = decode_arrays(roc["data"][1])
+    point = metrics.roc_band(ds.y, ds.score(models[0]), n_resamples=200, seed=0, simultaneous=False)
+    np.testing.assert_allclose(np.asarray(band["y"][:101], dtype=float), point.upper)
+    np.testing.assert_allclose(np.asarray(band["y"][101:], dtype=float), point.lower[::-1])
+    # ... which holds the curve and the percentile band of the same resamples (and, at the
+    # edges, the Wilson interval of the TPR, where the bootstrap collapses to a point)
     low, high = fb.band(fb.roc_curves[0])
     curve = fb.original.rocs[0][0]
-    np.testing.assert_allclose(np.asarray(band["y"][:101], dtype=float), np.fmax(high, curve))
-    np.testing.assert_allclose(np.asarray(band["y"][101:], dtype=float),
-                               np.fmin(low, curve)[::-1])  # fmt: skip
-    assert np.all(sim.upper - sim.lower >= np.fmax(high, curve) - np.fmin(low, curve) - 1e-12)
+    assert np.all(point.upper >= np.fmax(high, curve) - 1e-12)
+    assert np.all(point.lower <= np.fmin(low, curve) + 1e-12)
+    assert np.all(sim.upper - sim.lower >= point.upper - point.lower - 1e-12)
     at.radio(key="compare_band_kind").set_value("simultaneous").run()
     stability = next(d.value for d in at.dataframe if "on all rows" in d.value.columns)
     for k, m in enumerate(models):

@@ -229,7 +229,7 @@ def test_every_page_reads_the_engines_state_or_says_it_needs_rows(tmp_path, monk
             assert at.header, page
             assert at.header[0].value in ("AUC lab", "Step through"), page
         # Data names it its own way; lessons bring theirs; Detection reads its own boxes
-        if page not in ("data.py", "lessons.py", "detection.py"):
+        if page not in ("data.py", "lessons.py", "detection.py", "runs.py"):
             assert at.caption[0].value.endswith(r"Server dataset: **impressions\.parquet**"), page
     at.switch_page("pages/decisions.py").run()  # from the state's weighted runs: exact
     assert any("per-score counts" in c.value for c in at.caption)
@@ -284,7 +284,7 @@ def test_a_graded_label_opens_with_every_grade_above_0_positive(tmp_path, monkey
     )
     at.switch_page("pages/threshold.py").run()
     assert not at.exception, at.exception
-    said = " ".join(c.value for c in at.caption)
+    said = " ".join([c.value for c in at.caption] + [h.proto.help for h in at.subheader])
     assert "rel \\> 0" in said or "rel > 0" in said, said
     engine = next(d.value for d in at.dataframe if "AUC" in d.value.columns)
     assert engine.set_index("model").loc["bm25", "AUC"] == metrics.roc_auc_score(rel > 0, t.bm25)
