@@ -15,17 +15,12 @@ from typing import Any
 
 import numpy as np
 
+# _auc_from_runs and _auc_unweighted stay importable from here, as before they moved.
+from metrics._auc_core import _auc_binary, _auc_from_runs, _auc_unweighted  # noqa: F401
 from metrics._validation import as_real, check_binary_inputs, warn_undefined
 from metrics.average_precision import ap_breakdown, check_method
-from metrics.curves import (
-    _fold_descending,
-    _merge_sorted,
-    _mostly_tied,
-    _new_value_mask,
-    _runs_of_parts,
-    _score_runs,
-    _sorted_parts,
-)
+from metrics.curves import _score_runs
+from metrics.multiclass import check_ovo_average, ovo_roc_auc
 from metrics.multilabel import average as average_classes
 from metrics.multilabel import (
     check_average,
@@ -59,47 +54,6 @@ def auc(x: Any, y: Any) -> float:
     return -area if (dx < 0).any() else area
 
 
-def _auc_from_runs(pos: np.ndarray, neg: np.ndarray) -> float:
-    n_pos, n_neg = pos.sum(), neg.sum()
-    if n_pos <= 0 or n_neg <= 0:
-        warn_undefined(
-            "Only one class is present in y_true (after weighting): ROC AUC is undefined, "
-            "returning NaN."
-        )
-        return float("nan")
-    # Runs are in decreasing score: negatives strictly below run i are n_neg - cumsum(neg)[i].
-    # 2U = sum_i pos_i * (2 * below_i + neg_i) stays an exact integer when unweighted.
-    below = n_neg - np.cumsum(neg)
-    twice_u = np.dot(pos, 2 * below + neg)
-    if pos.dtype.kind in "iu":
-        return int(twice_u) / (2 * int(n_pos) * int(n_neg))
-    return float(twice_u / (2 * n_pos * n_neg))
-
-
-def _auc_unweighted(y: np.ndarray, s: np.ndarray) -> float:
-    """AUC by the rank-sum (Mann-Whitney) formula, exact, with no argsort of the scores."""
-    pos_sorted, neg_sorted = _sorted_parts(y, s)
-    n_pos, n_neg = pos_sorted.size, neg_sorted.size
-    masks = (_new_value_mask(pos_sorted), _new_value_mask(neg_sorted))
-    if n_pos == 0 or n_neg == 0 or _mostly_tied(*masks):
-        # Few distinct scores: summing over them is cheaper than over rows.
-        _, pos, neg = _fold_descending(*_runs_of_parts(pos_sorted, neg_sorted, masks))
-        return _auc_from_runs(pos, neg)
-    values, order = _merge_sorted(pos_sorted, neg_sorted)
-    is_pos = order < n_pos
-    # The merge is stable and lists positives first, so among equal scores positives come
-    # before negatives: the k-th positive (from 0) at merged position i has exactly i - k
-    # negatives strictly below it.
-    twice_u = 2 * (int(np.flatnonzero(is_pos).sum()) - n_pos * (n_pos - 1) // 2)
-    new = _new_value_mask(values)
-    if not new.all():
-        # Each tied positive-negative pair counts one half.
-        starts = np.flatnonzero(new)
-        pos = np.add.reduceat(is_pos, starts, dtype=np.int64)
-        twice_u += int(np.dot(pos, np.diff(starts, append=values.size) - pos))
-    return twice_u / (2 * n_pos * n_neg)
-
-
 def _ap_from_runs(pos: np.ndarray, neg: np.ndarray, method: str = "step") -> float:
     tps = np.cumsum(pos)
     if tps.size == 0 or tps[-1] <= 0:
@@ -115,13 +69,6 @@ def _ap_from_runs(pos: np.ndarray, neg: np.ndarray, method: str = "step") -> flo
         terms = pos * (tps / (tps + np.cumsum(neg)))
         return float(np.add.accumulate(terms)[-1] / tps[-1])
     return ap_breakdown(tps, np.cumsum(neg), method).value
-
-
-def _auc_binary(y: np.ndarray, s: np.ndarray, w: np.ndarray | None) -> float:
-    if w is None:
-        return _auc_unweighted(y, s)
-    _, pos, neg = _score_runs(y, s, w)
-    return _auc_from_runs(pos, neg)
 
 
 def _auc_rows(indicator: np.ndarray, scores: np.ndarray) -> np.ndarray:
@@ -223,9 +170,6 @@ def roc_auc_score(
                 "multi-class labels, as scikit-learn does."
             )
         if multi_class == "ovo":
-            # Imported here: metrics.multiclass imports this module.
-            from metrics.multiclass import check_ovo_average, ovo_roc_auc
-
             check_ovo_average(average)  # before the labels, as scikit-learn checks them
             check_sorted_labels(labels)
             return ovo_roc_auc(

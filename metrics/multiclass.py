@@ -11,6 +11,7 @@ from typing import Any
 
 import numpy as np
 
+from metrics._auc_core import _auc_binary
 from metrics._validation import as_real, refuse_complex, warn_undefined
 from metrics.multilabel import check_multilabel, check_sorted_labels
 
@@ -202,8 +203,6 @@ def ovo_roc_auc(
     ...             labels=[0, 1, 2])
     0.25
     """
-    from metrics.areas import _auc_binary  # metrics.areas dispatches here: imported late
-
     check_ovo_average(average)
     if sample_weight is not None:
         raise ValueError("multi_class='ovo' does not take sample weights (as in scikit-learn).")

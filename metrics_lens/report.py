@@ -20,7 +20,6 @@ from __future__ import annotations
 import datetime as _dt
 import hashlib
 import html
-import math
 import warnings
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -32,15 +31,13 @@ import metrics
 from metrics.conventions import gauc_conventions, roc_auc_conventions
 from metrics_lens.inputs import BadInput, Table, inverted_notes
 from metrics_lens.progress import Steps
+from metrics_lens.report_cells import _cell, _e, _table, fmt
+from metrics_lens.report_figures import _curves
 from metrics_lens.report_verdicts import family_name, verdict_section
 from ui.analyses import summaries
 from ui.tables.roles import default_threshold, default_threshold_rule, infer_scale
-from ui.words.safe import label as _label
-from ui.words.safe import safe_figure
 
 __all__ = ["ReportHTML", "ReportSettings", "build_report", "thresholds_for"]
-
-MAX_CURVE_POINTS = 2000  # per curve: the file stays small; the operating points are kept
 
 
 class ReportHTML(str):
@@ -109,24 +106,6 @@ def file_digest(path: str | Path) -> str:
 # --- formatting ------------------------------------------------------------------------------
 
 
-def _e(text) -> str:
-    return html.escape(str(text), quote=True)
-
-
-def fmt(x, digits: int = 4) -> str:
-    """A number as the report prints it (4 decimals; "undefined" for a missing value or NaN,
-    never "nan"; an infinity as ∞)."""
-    if x is None:
-        return "undefined"
-    x = float(x)
-    if math.isnan(x):
-        return "undefined"
-    if math.isinf(x):
-        return "∞" if x > 0 else "-∞"
-    return f"{x:.{digits}f}"
-
-
-# Why a value at a threshold is undefined: the confusion-matrix cells it divides by are empty.
 RATE_UNDEFINED = {
     "precision": "no row is predicted positive at this threshold",
     "recall": "no positive rows",
@@ -138,126 +117,6 @@ RATE_UNDEFINED = {
     "mcc": "a row or a column of the confusion matrix is empty (one class, or one prediction "
     "for every row)",
 }
-
-
-def _cell(
-    value, *, metric: str = "", model: str = "", low=None, high=None, extra="", why: str = ""
-) -> str:
-    """A number's cell; an undefined one says "undefined" and why (``why``, else generic)."""
-    attrs = f' data-metric="{_e(metric)}"' if metric else ""
-    attrs += f' data-model="{_e(model)}"' if model else ""
-    text = f'<span class="v">{fmt(value)}</span>'
-    if value is None or (isinstance(value, (int, float, np.number)) and math.isnan(value)):
-        reason = why or "not computable on these rows"
-        text += f' <span class="why">({_e(reason)})</span>'
-    elif low is not None and high is not None and np.isfinite(low) and np.isfinite(high):
-        text += f' <span class="ci">[{fmt(low)}, {fmt(high)}]</span>'
-    return f'<td class="num"{attrs}{extra}>{text}</td>'
-
-
-def _table(header: list[str], rows: list[str], cls: str = "") -> str:
-    head = "".join(f"<th>{_e(h)}</th>" for h in header)
-    return (
-        f'<table class="{cls}"><thead><tr>{head}</tr></thead><tbody>'
-        + "".join(f"<tr>{r}</tr>" for r in rows)
-        + "</tbody></table>"
-    )
-
-
-# --- figures ---------------------------------------------------------------------------------
-
-COLORS = ["#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#8c564b", "#e377c2", "#17becf"]
-
-
-def _thin(x: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    if x.size <= MAX_CURVE_POINTS:
-        return x, y
-    idx = np.unique(np.linspace(0, x.size - 1, MAX_CURVE_POINTS).round().astype(np.int64))
-    return x[idx], y[idx]
-
-
-def _figure_html(fig, div_id: str) -> str:
-    fig = safe_figure(fig)  # names from the data never act as plotly links or styles
-    return fig.to_html(
-        full_html=False,
-        include_plotlyjs=False,
-        div_id=div_id,
-        config={"displaylogo": False, "responsive": True},
-    )
-
-
-def _curves(table: Table, thresholds: dict[str, tuple[float, str]]) -> tuple[str, str]:
-    import plotly.graph_objects as go
-
-    roc, pr = go.Figure(), go.Figure()
-    prevalence = float(np.average(table.y, weights=table.weight))
-    for k, (name, s) in enumerate(table.scores.items()):
-        color = COLORS[k % len(COLORS)]
-        fpr, tpr, _ = metrics.roc_curve(table.y, s, sample_weight=table.weight)
-        precision, recall, _ = metrics.precision_recall_curve(
-            table.y, s, sample_weight=table.weight
-        )
-        x, y = _thin(fpr, tpr)
-        shown = _label(name)  # a name from the data, as text
-        roc.add_trace(go.Scatter(x=x, y=y, mode="lines", name=shown, line={"color": color}))
-        x, y = _thin(recall, precision)
-        pr.add_trace(go.Scatter(x=x, y=y, mode="lines", name=shown, line={"color": color}))
-        t = thresholds[name][0]
-        c = metrics.confusion_at_threshold(table.y, s, t, sample_weight=table.weight)
-        label = f"{shown} at {t:.4g}"
-        roc.add_trace(
-            go.Scatter(
-                x=[c.fpr],
-                y=[c.recall],
-                mode="markers",
-                name=label,
-                marker={"color": color, "size": 11, "symbol": "circle-open", "line": {"width": 3}},
-            )
-        )
-        if np.isfinite(c.precision):
-            pr.add_trace(
-                go.Scatter(
-                    x=[c.recall],
-                    y=[c.precision],
-                    mode="markers",
-                    name=label,
-                    marker={
-                        "color": color,
-                        "size": 11,
-                        "symbol": "circle-open",
-                        "line": {"width": 3},
-                    },
-                )
-            )
-    roc.add_trace(
-        go.Scatter(
-            x=[0, 1], y=[0, 1], mode="lines", name="chance", line={"color": "#999", "dash": "dot"}
-        )
-    )
-    pr.add_trace(
-        go.Scatter(
-            x=[0, 1],
-            y=[prevalence, prevalence],
-            mode="lines",
-            name=f"chance (prevalence {prevalence:.3f})",
-            line={"color": "#999", "dash": "dot"},
-        )
-    )
-    for fig, title, xt, yt in (
-        (roc, "ROC curves", "false positive rate", "true positive rate (recall)"),
-        (pr, "Precision-recall curves", "recall", "precision"),
-    ):
-        fig.update_layout(
-            title=title,
-            xaxis_title=xt,
-            yaxis_title=yt,
-            template="plotly_white",
-            height=460,
-            margin={"l": 60, "r": 20, "t": 50, "b": 50},
-            xaxis={"range": [0, 1]},
-            yaxis={"range": [0, 1.02]},
-        )
-    return _figure_html(roc, "roc-figure"), _figure_html(pr, "pr-figure")
 
 
 # --- sections --------------------------------------------------------------------------------

@@ -35,7 +35,7 @@ def family_name(given: str, names: list[str]) -> str:
 def verdict_section(best: dict, pairs: pd.DataFrame, family=None) -> str:
     """The verdicts: the family in a sentence, each metric's verdict, every pair's test (an
     exploratory one without a family-adjusted p-value)."""
-    from metrics_lens.report import _cell, _e, _table  # the report's cells (it imports this)
+    from metrics_lens.report_cells import _cell, _e, _table
 
     if pairs.empty:
         return (

@@ -13,6 +13,7 @@ import warnings
 import numpy as np
 import pytest
 
+import metrics._bootstrap_core as core
 import metrics.bootstrap as mb
 from metrics import (
     UndefinedMetricWarning,
@@ -33,7 +34,7 @@ from metrics import (
     roc_auc_score,
     roc_curve,
 )
-from metrics.compare import _POISSON_CDF, _Draws, poisson_counts
+from metrics.compare import _POISSON_CDF, _Draws, _percentile_interval, poisson_counts
 
 
 def _case(seed: int, n: int, decimals: int | None = 1, rate: float = 0.35):
@@ -258,7 +259,7 @@ def test_sequential_sum_adds_in_order(rows):
     rng = np.random.default_rng(rows)
     terms = rng.random((rows, 5000)) * 10.0 ** rng.integers(-8, 8, (rows, 5000))
     want = np.add.accumulate(terms, axis=1)[:, -1]
-    assert np.array_equal(mb._sequential_sum(terms), want)
+    assert np.array_equal(core._sequential_sum(terms), want)
 
 
 # --- cluster bootstrap ---------------------------------------------------------------------------
@@ -395,10 +396,10 @@ def test_bca_interval_matches_its_definition():
     hi = norm.cdf(z0 + (z0 + norm.ppf(0.975)) / (1 - a * (z0 + norm.ppf(0.975))))
     assert got.ci_low == pytest.approx(np.quantile(reps, lo), rel=1e-12)
     assert got.ci_high == pytest.approx(np.quantile(reps, hi), rel=1e-12)
-    plain = mb._percentile_interval(est, reps, 0.05)
+    plain = _percentile_interval(est, reps, 0.05)
     assert (got.ci_low, got.ci_high) != (plain.ci_low, plain.ci_high)
     # Every replicate above the estimate: no bias correction is possible, percentile it is.
-    assert mb.bca_interval(-1.0, reps, jack, 0.05) == mb._percentile_interval(-1.0, reps, 0.05)
+    assert mb.bca_interval(-1.0, reps, jack, 0.05) == _percentile_interval(-1.0, reps, 0.05)
 
 
 def test_fast_bootstrap_bca_for_auc_only():
@@ -503,10 +504,10 @@ def test_bad_scores_are_named_by_their_position():
 def test_byte_prefix_equals_cumsum(m, b):
     rng = np.random.default_rng(m + 100 * b)
     n = m + 3
-    counts = rng.integers(0, mb._BYTE_MAX_COUNT + 1, (b, n)).astype(np.uint8)
-    counts[:, :2] = mb._BYTE_MAX_COUNT  # the largest counts, where a byte would overflow first
+    counts = rng.integers(0, core._BYTE_MAX_COUNT + 1, (b, n)).astype(np.uint8)
+    counts[:, :2] = core._BYTE_MAX_COUNT  # the largest counts, where a byte would overflow first
     order = rng.permutation(n)[:m]
-    prefix = mb._BytePrefix(np.ascontiguousarray(counts.T), mb._padded(order), {})
+    prefix = core._BytePrefix(np.ascontiguousarray(counts.T), core._padded(order), {})
     want = np.zeros((b, m + 1), dtype=np.int64)
     np.cumsum(counts[:, order], axis=1, out=want[:, 1:])
     k = np.arange(m + 1)
@@ -531,7 +532,7 @@ def test_byte_path_equals_the_float_path_on_every_output(monkeypatch, decimals):
         ks=True,
     )
     fast = fast_paired_bootstrap(y, a, b, **options)
-    monkeypatch.setattr(mb, "_BYTE_MAX_COUNT", -1)  # no block qualifies: the float32 path
+    monkeypatch.setattr(core, "_BYTE_MAX_COUNT", -1)  # no block qualifies: the float32 path
     slow = fast_paired_bootstrap(y, a, b, **options)
     for name, result in slow.results.items():
         got = fast.results[name].replicates
@@ -555,18 +556,18 @@ def test_counts_above_a_byte_take_the_float_path():
     y = np.array([1, 0, 1, 0, 0, 1] * 20, dtype=bool)
     s = np.round(np.random.default_rng(0).random(y.size), 1)
     c = np.random.default_rng(1).poisson(1.0, (3, y.size))
-    assert mb._byte_counts(c, None, y.size).dtype == np.uint8
-    assert mb._byte_counts(c, np.ones(y.size), y.size) is None
-    c[1, 5] = mb._BYTE_MAX_COUNT + 1
-    assert mb._byte_counts(c, None, y.size) is None
-    model = mb._SortedModel(y, s)
-    b = mb._block(model, c, None, np.float64)
+    assert core._byte_counts(c, None, y.size).dtype == np.uint8
+    assert core._byte_counts(c, np.ones(y.size), y.size) is None
+    c[1, 5] = core._BYTE_MAX_COUNT + 1
+    assert core._byte_counts(c, None, y.size) is None
+    model = core._SortedModel(y, s)
+    b = core._block(model, c, None, np.float64)
     for i in range(3):
         want = (
             roc_auc_score(y, s, sample_weight=c[i]),
             average_precision_score(y, s, sample_weight=c[i]),
         )
-        assert (mb._roc_auc(b)[i], mb._average_precision(b)[i]) == want
+        assert (core._roc_auc(b)[i], core._average_precision(b)[i]) == want
 
 
 # --- kernels (#21 rule 5: statistics register as named kernels) ----------------------------------
@@ -574,14 +575,14 @@ def test_counts_above_a_byte_take_the_float_path():
 
 def test_each_option_chooses_its_kernel():
     y, a, b = _case(21, 200)
-    base = mb._chosen_kernels(mb._Spec(None, None, None, None, False))
+    base = core._chosen_kernels(core._Spec(None, None, None, None, False))
     assert base.kernels == ("roc_auc", "average_precision")
-    assert mb._metric_names(base) == ["roc_auc", "average_precision"]
-    every = mb._chosen_kernels(
-        mb._Spec(np.zeros(2), (np.zeros(1),) * 2, np.zeros(1), np.zeros(1), True, 0.5, True)
+    assert core._metric_names(base) == ["roc_auc", "average_precision"]
+    every = core._chosen_kernels(
+        core._Spec(np.zeros(2), (np.zeros(1),) * 2, np.zeros(1), np.zeros(1), True, 0.5, True)
     )
-    assert set(every.kernels) == set(mb._KERNELS)
-    assert mb._metric_names(every) == [
+    assert set(every.kernels) == set(core._KERNELS)
+    assert core._metric_names(every) == [
         *mb.AREA_METRICS,
         *mb.THRESHOLD_METRICS,
         "partial_auc",
@@ -590,7 +591,7 @@ def test_each_option_chooses_its_kernel():
     r = fast_paired_bootstrap(y, a, b, n_resamples=5, ks=True)
     assert list(r.results) == ["roc_auc", "average_precision", "ks"]
     with pytest.raises(ValueError, match="already named"):
-        mb._kernel("ks")(lambda job: None)
+        core._kernel("ks")(lambda job: None)
 
 
 def test_a_registered_kernel_gets_its_own_intervals(monkeypatch):
@@ -599,8 +600,8 @@ def test_a_registered_kernel_gets_its_own_intervals(monkeypatch):
     def drawn(job):
         job.metric("positives_drawn", job.block.n_pos)
 
-    kernel = mb._Kernel(drawn, lambda spec: True, lambda spec: ("positives_drawn",))
-    monkeypatch.setitem(mb._KERNELS, "positives_drawn", kernel)
+    kernel = core._Kernel(drawn, lambda spec: True, lambda spec: ("positives_drawn",))
+    monkeypatch.setitem(core._KERNELS, "positives_drawn", kernel)
     y, a, b = _case(22, 300)
     r = fast_paired_bootstrap(y, a, b, n_resamples=12, seed=3)
     want = _counts(y, 3, "poisson", True, 12)[:, y].sum(axis=1)
@@ -614,18 +615,18 @@ def test_a_registered_kernel_gets_its_own_intervals(monkeypatch):
 
 
 def _byte_block(y, s, counts):
-    model = mb._SortedModel(y, s)
-    c = mb._byte_counts(counts, None, y.size)
-    return mb._block(model, np.ascontiguousarray(c.T), None, np.int32)
+    model = core._SortedModel(y, s)
+    c = core._byte_counts(counts, None, y.size)
+    return core._block(model, np.ascontiguousarray(c.T), None, np.int32)
 
 
 @pytest.mark.parametrize("b", [2, 31, 32, 33, 63, 64, 65])
 @pytest.mark.parametrize(("n_pos", "n_neg", "decimals"), [(40, 40, None), (33, 33, 1), (50, 21, 0)])
-@pytest.mark.parametrize("cells", [8, 100, mb._AREA_CELLS])
+@pytest.mark.parametrize("cells", [8, 100, core._AREA_CELLS])
 def test_fused_areas_equal_the_whole_array_path(monkeypatch, b, n_pos, n_neg, decimals, cells):
     # Chunks of runs as small as 8 rows put the leading rows with nothing drawn (0 / 0 made
     # 0 / 1), the running AP total and the tied runs' first count across chunk boundaries.
-    monkeypatch.setattr(mb, "_AREA_CELLS", cells)
+    monkeypatch.setattr(core, "_AREA_CELLS", cells)
     rng = np.random.default_rng(b + n_pos)
     y = np.r_[np.ones(n_pos, bool), np.zeros(n_neg, bool)]
     s = rng.normal(size=y.size) + y
@@ -638,14 +639,14 @@ def test_fused_areas_equal_the_whole_array_path(monkeypatch, b, n_pos, n_neg, de
     whole = _byte_block(y, s, counts)
     whole.fused = False
     assert fused.fused
-    for metric in (mb._roc_auc, mb._average_precision):
+    for metric in (core._roc_auc, core._average_precision):
         assert np.array_equal(metric(fused), metric(whole), equal_nan=True)
     for i in range(2, b):
         want = (
             roc_auc_score(y, s, sample_weight=counts[i]),
             average_precision_score(y, s, sample_weight=counts[i]),
         )
-        assert (mb._roc_auc(fused)[i], mb._average_precision(fused)[i]) == want
+        assert (core._roc_auc(fused)[i], core._average_precision(fused)[i]) == want
 
 
 @pytest.mark.parametrize("n_class", [31, 32, 33, 63, 64, 65])
@@ -654,7 +655,7 @@ def test_equal_classes_bit_identical_at_every_block_size(monkeypatch, n_class, b
     # Blocks of one resample (the whole-array path) and of many (the fused one), the last
     # block shorter than the others, positives as many as negatives.
     monkeypatch.setattr(mb, "_BLOCK_CELLS", block * 2 * n_class)
-    monkeypatch.setattr(mb, "_AREA_CELLS", 64)
+    monkeypatch.setattr(core, "_AREA_CELLS", 64)
     rng = np.random.default_rng(n_class)
     y = rng.permutation(np.r_[np.ones(n_class, bool), np.zeros(n_class, bool)])
     a = np.round(rng.random(y.size) + 0.3 * y, 2)
@@ -672,7 +673,7 @@ def test_fused_block_makes_the_per_run_arrays_only_for_other_kernels():
     y, a, _ = _case(23, 300)  # scores tied within and across classes
     counts = _counts(y, 1, "poisson", True, 6)
     block = _byte_block(y, a, counts)
-    mb._roc_auc(block), mb._average_precision(block)
+    core._roc_auc(block), core._average_precision(block)
     assert not [k for k in vars(block) if k.startswith(("_lazy_tp", "_lazy_pos", "_lazy_fp"))]
     # A threshold kernel reads them: made then, from the same prefix sums.
     runs = block.model.run_scores

@@ -138,6 +138,16 @@ def test_no_import_cycles_among_ui_modules():
     assert _cycles(graph) == []
 
 
+@pytest.mark.parametrize("root", ["metrics", "metrics_lens"])
+def test_no_import_cycles_within_the_library_and_the_command(root):
+    """No circle of imports (at module level or inside a function) among ``metrics``'s modules
+    (``metrics.sql`` included) nor among ``metrics_lens``'s: a lazy import inside a function is
+    still a circle, only hidden from the interpreter."""
+    modules = _modules(root)
+    graph = {m: {n for n in _imports(p) if n in modules and n != m} for m, p in modules.items()}
+    assert _cycles(graph) == []
+
+
 @pytest.mark.slow
 def test_pure_packages_import_without_streamlit_as_run():
     modules = [m for m in _modules("ui") if _package(m) in ui.PURE]

@@ -206,7 +206,7 @@ def test_a_value_past_its_bound_is_refused_naming_the_argument_and_the_bound(lab
 def test_the_bounds_hold_what_the_pages_and_commands_ask_for():
     """The command's --resamples is bounded by the library's own constant; the pages' grids
     and the pair grid's largest side run."""
-    from metrics_lens import cli
+    from metrics_lens import cli_parser as cli
 
     assert cli.MAX_RESAMPLES is _bounds.MAX_RESAMPLES
     from ui.compute import uncertainty as u

@@ -26,6 +26,7 @@ from metrics import (
     fast_paired_bootstrap,
 )
 from metrics._student_t import t_cdf, t_quantile
+from metrics.compare import _percentile_interval
 from metrics.significance import bootstrap_p_value
 from tests.strategies import binary_tables, examples
 
@@ -267,7 +268,7 @@ def test_without_groups_the_flag_changes_nothing(t, counts):
         assert res.models == other.models
         assert res.differences == other.differences
         for k, iv in enumerate(res.models):  # and they are the plain percentile intervals
-            want = mb._percentile_interval(iv.estimate, res.replicates[:, k], 0.05)
+            want = _percentile_interval(iv.estimate, res.replicates[:, k], 0.05)
             assert iv == want
 
 

@@ -23,7 +23,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import metrics
-from metrics.sql import _engine, _stream, delong, summarize_with_delong
+from metrics.sql import _engine, _engines, _stream, delong, summarize_with_delong
 from metrics.sql._stream import PlacementSums, exact_dot, exact_sum
 from tests.strategies import examples
 from tests.test_sql_stream import _cuts, assert_same, rows
@@ -135,7 +135,7 @@ def test_the_fused_pass_gives_the_joins_integers_and_numpys_figures(
                       "user": np.char.add("u", g.astype(str)) if text else g + 10})  # fmt: skip
     path = str(tmp_path_factory.mktemp("fused") / "t.parquet")
     t.to_parquet(path)
-    monkeypatch.setattr(_engine, "STREAM_BATCH", batch)  # 1: DuckDB's smallest batches
+    monkeypatch.setattr(_engines, "STREAM_BATCH", batch)  # 1: DuckDB's smallest batches
     monkeypatch.setattr(_engine, "PART_ROWS", parts)  # sorted streams cut into parts
     summary, fused = summarize_with_delong(path, "y", ["a", "b"], group="user", cap=cap)
     alone = delong(path, "y", ["a", "b"], group="user")

@@ -20,7 +20,7 @@ from hypothesis import strategies as st
 
 import metrics
 from metrics.average_precision import ap_breakdown
-from metrics.sql import _engine, summarize
+from metrics.sql import _engine, _engines, summarize
 from metrics.sql._state import UserScoreTable, table_areas
 from metrics.sql._stream import ScoreRuns, UserRuns
 from metrics.sql._summary import ScoreTable
@@ -146,7 +146,7 @@ def _both(path, cap, state, monkeypatch, **kw):
     out = {}
     for way in ("never", "always"):
         monkeypatch.setattr(_engine, "STREAM", way)
-        monkeypatch.setattr(_engine, "STREAM_BATCH", 1)  # DuckDB's smallest batches
+        monkeypatch.setattr(_engines, "STREAM_BATCH", 1)  # DuckDB's smallest batches
         out[way] = summarize(str(path), "y", ["a", "b"], cap=cap, state=state, **kw)
     return out["never"], out["always"]
 

@@ -46,13 +46,12 @@ from metrics.sql._ranking import (
     ranking_summary,
     relevance_values,
 )
-from metrics.sql._state import StateError, UserScoreTable, UserTable, merge
+from metrics.sql._state import StateError, UserScoreTable, UserTable, load_summary, merge
 from metrics.sql._summary import (
     DeLongSummary,
     ModelSummary,
     ScoreTable,
     Summary,
-    load_summary,
 )
 
 __all__ = [

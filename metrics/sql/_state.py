@@ -25,146 +25,51 @@ bit for bit (addition of doubles is not associative).
 
 from __future__ import annotations
 
-import json
 import os
 from collections.abc import Sequence
-from dataclasses import dataclass, fields
 from pathlib import Path
 
 import numpy as np
 
 from metrics.average_precision import ap_breakdown
 from metrics.groups import GroupAUC
-from metrics.sql._files import check_counts, check_total
+from metrics.sql._files import check_counts, check_total, read_npz
 from metrics.sql._summary import (
+    _GROUP_COLUMNS,
     FORMAT,
-    ClusterSums,
-    DeLongSummary,
+    MAX_SUMMARY_BYTES,
     ModelSummary,
     ScoreTable,
     Summary,
     _check_summary,
     nan_to_none,
-    write_npz,
+)
+
+# What moved below this module so that it and metrics.sql._summary no longer import each other
+# (the per-user tables, the intervals and the writer of a state), still importable from here.
+from metrics.sql._summary import _MODEL_KEYS as _MODEL_KEYS
+from metrics.sql._summary import _PAIR_COLUMNS as _PAIR_COLUMNS
+from metrics.sql._summary import _USER_COLUMNS as _USER_COLUMNS
+from metrics.sql._summary import ClusterSums as ClusterSums
+from metrics.sql._summary import DeLongSummary as DeLongSummary
+from metrics.sql._summary import _weighted as _weighted
+from metrics.sql._summary import auc_interval as auc_interval
+from metrics.sql._summary import cluster_sums as cluster_sums
+from metrics.sql._summary import save_state as save_state
+from metrics.sql._summary import write_npz as write_npz
+from metrics.sql._users import PAIRED as PAIRED
+from metrics.sql._users import (
+    REASONS,
+    StateError,
+    UserScoreTable,
+    UserTable,
+    _ids,
+    _starts,
 )
 
 STATE_FORMAT = "metrics-lens-summary/2"
 WEIGHTINGS = ("impressions", "positives", "uniform")
-REASONS = ("only positives", "only negatives", "zero weight")
-_USER_COLUMNS = ("group", "rows", "pos", "neg", "twice_u")
-_PAIR_COLUMNS = ("group", "scores", "rows", "pos", "neg")
 _BIG = 2**62  # past it, exact sums are taken in Python integers
-
-
-class StateError(ValueError):
-    """States that cannot be merged, or a figure a state cannot give; the message says why."""
-
-
-# --- the per-user tables ---------------------------------------------------------------------
-
-
-def _starts(keys: np.ndarray) -> np.ndarray:
-    """Indices where a run of equal sorted ``keys`` begins."""
-    if keys.size == 0:
-        return np.zeros(0, np.int64)
-    return np.flatnonzero(np.concatenate(([True], keys[1:] != keys[:-1])))
-
-
-def _ids(group) -> np.ndarray:
-    """User ids as a sortable array: numbers as they are, anything else as text."""
-    g = np.asarray(group)
-    return g.astype(str) if g.dtype == object else g
-
-
-@dataclass
-class UserTable:
-    """Per user, sorted by id: rows, positives, negatives (integers, or weight sums) and 2U, the
-    Mann-Whitney numerator of the user's AUC (an integer unweighted; any value with one
-    class)."""
-
-    group: np.ndarray
-    rows: np.ndarray
-    pos: np.ndarray
-    neg: np.ndarray
-    twice_u: np.ndarray
-
-    @classmethod
-    def from_unsorted(cls, group, rows, pos, neg, twice_u, weighted: bool) -> UserTable:
-        group = _ids(group)
-        order = np.argsort(group, kind="stable")
-        kind = np.float64 if weighted else np.int64
-        return cls(
-            group[order],
-            np.asarray(rows, np.int64)[order],
-            np.asarray(pos, kind)[order],
-            np.asarray(neg, kind)[order],
-            np.asarray(twice_u, kind)[order],
-        )
-
-    def group_auc(self) -> GroupAUC:
-        """The per-group table of the numpy library (:func:`metrics.group_auc_table`)."""
-        defined = (self.pos > 0) & (self.neg > 0)
-        pairs = np.where(defined, self.pos * self.neg, 1)
-        # 2U and 2PN are exact integers: one correctly rounded division, as the library's.
-        auc = np.where(defined, np.asarray(self.twice_u, np.float64) / (2 * pairs), np.nan)
-        reason = np.select(
-            [defined, self.pos > 0, self.neg > 0], ["", REASONS[0], REASONS[1]], REASONS[2]
-        )
-        return GroupAUC(self.group, self.rows, self.pos, self.neg, auc, reason)
-
-
-@dataclass
-class UserScoreTable:
-    """Per distinct (user, score) pair, sorted by user id, then by descending score: rows,
-    positives and negatives. Everything a user's AUC needs, and it adds up across files."""
-
-    group: np.ndarray
-    scores: np.ndarray
-    rows: np.ndarray
-    pos: np.ndarray
-    neg: np.ndarray
-
-    @classmethod
-    def combine(cls, parts: Sequence[tuple], weighted: bool) -> UserScoreTable:
-        """The table of ``parts`` (tuples of group, score, rows, pos, neg arrays, each pair any
-        number of times), sorted, with the counts of equal pairs summed."""
-        group = _ids(np.concatenate([_ids(p[0]) for p in parts]))
-        scores = np.concatenate([np.asarray(p[1], np.float64) for p in parts])
-        kind = np.float64 if weighted else np.int64
-        rows, pos, neg = (
-            np.concatenate([np.asarray(p[i], t) for p in parts])
-            for i, t in ((2, np.int64), (3, kind), (4, kind))
-        )
-        order = np.lexsort((-scores, group))
-        group, scores = group[order], scores[order]
-        new = np.ones(group.size, bool)
-        new[1:] = (group[1:] != group[:-1]) | (scores[1:] != scores[:-1])
-        starts = np.flatnonzero(new)
-        if starts.size == group.size:
-            return cls(group, scores, rows[order], pos[order], neg[order])
-        return cls(
-            group[starts],
-            scores[starts],
-            *(np.add.reduceat(a[order], starts) for a in (rows, pos, neg)),
-        )
-
-    def users(self) -> UserTable:
-        """Each user's rows, positives, negatives and exact 2U: within a user, over descending
-        scores, ``2U = sum pos * (2 * negatives below + neg)``."""
-        starts = _starts(self.group)
-        if starts.size == 0:
-            z = self.rows[:0]
-            return UserTable(self.group[:0], z, self.pos[:0], self.neg[:0], self.pos[:0])
-        sizes = np.diff(np.append(starts, self.group.size))
-        rows = np.add.reduceat(self.rows, starts)
-        pos = np.add.reduceat(self.pos, starts)
-        neg_total = np.add.reduceat(self.neg, starts)
-        cum = np.cumsum(self.neg)
-        before = np.repeat(cum[starts] - self.neg[starts], sizes)  # the user's earlier rows
-        below = np.repeat(neg_total, sizes) - (cum - before)  # negatives scoring lower
-        terms = self.pos * (2 * below + self.neg)
-        twice_u = np.add.reduceat(terms, starts)
-        return UserTable(self.group[starts], rows, pos, neg_total, twice_u)
 
 
 # --- every metric from the tables -------------------------------------------------------------
@@ -216,113 +121,9 @@ def finish(m: ModelSummary, weighted: bool) -> ModelSummary:
     return m
 
 
-# --- intervals from a state ---------------------------------------------------------------------
-
-
-def _weighted(m: ModelSummary) -> bool:
-    return m.table is not None and np.asarray(m.table.pos).dtype.kind == "f"
-
-
-def auc_interval(m: ModelSummary, alpha: float = 0.05):
-    """DeLong's interval of ``m``'s AUC from its per-score table (rows independent)."""
-    if m.table is None:
-        raise StateError(
-            f"{m.score}: DeLong's interval needs the exact per-score table, and this state has "
-            f"{m.distinct_scores:,} distinct scores, more than its cap: write it again with a "
-            "larger --cap."
-        )
-    if _weighted(m):
-        raise StateError(f"{m.score}: DeLong's interval is unweighted; this state is weighted.")
-    return DeLongSummary.from_table(m.score, m.table).interval(m.score, alpha=alpha)
-
-
-def cluster_sums(m: ModelSummary) -> DeLongSummary:
-    """DeLong's sums of ``m`` with Obuchowski's per-user sums, from the per-score and the
-    per-(user, score) tables: a positive's placement depends on its score only, so each user's
-    sums of placements are its counts per score times the placements of the whole table."""
-    if m.user_scores is None:
-        have = "a per-user table only" if m.users is not None else "no per-user table"
-        raise StateError(
-            f"{m.score}: Obuchowski's clustered interval needs each user's counts per score "
-            f"(placements change with every row added), and this state has {have}: write the "
-            "states again with a --cap above the number of (user, score) pairs."
-        )
-    auc_interval(m)  # the same refusals
-    d = DeLongSummary.from_table(m.score, m.table)
-    t, us = m.table, m.user_scores
-    n_neg = d.n_neg
-    t10 = 2 * (n_neg - np.cumsum(t.neg)) + t.neg  # twice a positive's placement, per score
-    t01 = 2 * np.cumsum(t.pos) - t.pos
-    at = np.searchsorted(-t.scores, -us.scores)
-    if not np.array_equal(t.scores[at], us.scores):
-        raise StateError(f"{m.score}: the per-user scores are not in the per-score table.")
-    starts = _starts(us.group)
-    vectors = {
-        "m": np.add.reduceat(us.pos, starts),
-        "n": np.add.reduceat(us.neg, starts),
-        "p0": np.add.reduceat(us.pos * t10[at], starts),
-        "q0": np.add.reduceat(us.neg * t01[at], starts),
-    }
-    exact = {k: v.astype(object) for k, v in vectors.items()}  # products past int64
-    names = list(vectors)
-    products = {
-        (u, v): int(np.dot(exact[u], exact[v])) for i, u in enumerate(names) for v in names[i:]
-    }
-    d.clusters = ClusterSums(
-        clusters=int(starts.size),
-        with_pos=int(np.count_nonzero(vectors["m"])),
-        with_neg=int(np.count_nonzero(vectors["n"])),
-        products=products,
-    )
-    return d
-
-
-PAIRED = (
-    "a test between two models needs every row's placement under both models at once (their "
-    "covariance), and a state keeps each model's counts apart, per score and per user: no "
-    "state, merged or not, can give it. Run python -m metrics.sql --delong on the rows."
-)
-
-
 # --- the file ------------------------------------------------------------------------------------
 
 
-def save_state(s: Summary, path: str | Path) -> Path:
-    """Write ``s`` as a state file (see the module's description of what it holds)."""
-    path = Path(path)
-    header = {f.name: getattr(s, f.name) for f in fields(s) if f.name not in ("models", "state")}
-    header["format"] = STATE_FORMAT
-    header["models"] = {}
-    arrays = {}
-    for i, (name, m) in enumerate(s.models.items()):
-        header["models"][name] = {k: getattr(m, k) for k in _MODEL_KEYS}
-        for kind in ("table", "binned"):
-            t = getattr(m, kind)
-            if t is not None:
-                for c in ("scores", "pos", "neg"):
-                    arrays[f"{i}_{kind}_{c}"] = getattr(t, c)
-        if m.user_scores is not None:
-            for c in _PAIR_COLUMNS:
-                arrays[f"{i}_pairs_{c}"] = getattr(m.user_scores, c)
-        elif m.users is not None:
-            for c in _USER_COLUMNS:
-                arrays[f"{i}_users_{c}"] = getattr(m.users, c)
-    arrays["header"] = np.frombuffer(json.dumps(header, default=_plain).encode(), np.uint8)
-    write_npz(path, arrays)
-    return path
-
-
-def _plain(value):
-    if isinstance(value, np.generic):
-        return value.item()
-    raise TypeError(f"cannot write {type(value).__name__} in a state")
-
-
-# The model fields a state's header keeps: those of a format-1 summary.
-_MODEL_KEYS = (
-    "score", "n_pos", "n_neg", "twice_u", "auc", "average_precision", "distinct_scores",
-    "bin_error", "gauc", "groups_used", "groups_skipped", "gauc_by", "groups_skipped_by",
-)  # fmt: skip
 _KINDS = {
     "users": {"group": "iufU", "rows": "iu", "pos": "iuf", "neg": "iuf", "twice_u": "iuf"},
     "pairs": {"group": "iufU", "scores": "f", "rows": "iu", "pos": "iuf", "neg": "iuf"},
@@ -469,8 +270,6 @@ def _check_pairs_against_table(t: ScoreTable, us: UserScoreTable, who: str, refu
 
 
 def _as_state(x, i: int) -> tuple[str, Summary]:
-    from metrics.sql._summary import load_summary
-
     if isinstance(x, Summary):
         name = f"state {i + 1} ({x.source})"
         s = x
@@ -617,3 +416,36 @@ def _merge_users(merged: ModelSummary, ms: list, weighted: bool) -> None:
         *(np.concatenate([np.asarray(getattr(t, c), k) for _, t in tables])[order]
           for c, k in (("rows", np.int64), ("pos", kind), ("neg", kind), ("twice_u", kind))),
     )  # fmt: skip
+
+
+def load_summary(path: str | Path, *, max_bytes: int = MAX_SUMMARY_BYTES) -> Summary:
+    """Open a summary written by ``python -m metrics.sql ... --out PATH``.
+
+    The file is checked before use (:mod:`metrics.sql._files`): at most ``max_bytes`` once
+    uncompressed, every array's declared shape the bytes it holds before it is allocated, a
+    plain dtype (no pickled object), a JSON header bounded in size and depth whose keys and
+    value types are exactly those :meth:`Summary.save` writes, every array named, shaped and
+    typed as it writes them, non-negative whole counts (finite weight sums) whose totals are
+    the header's, and one row per descending score. Anything else raises ValueError with a
+    sentence.
+    """
+    name = Path(path).name
+    header, arrays = read_npz(path, max_bytes)
+    if isinstance(header, dict) and header.get("format") == STATE_FORMAT:
+        return state_from_file(name, header, arrays)
+    _check_summary(name, header, arrays)
+    models = {}
+    for i, (name, meta) in enumerate(header.pop("models").items()):
+        tables = {}
+        for kind in ("table", "binned"):
+            if f"{i}_{kind}_scores" in arrays:
+                tables[kind] = ScoreTable(
+                    arrays[f"{i}_{kind}_scores"],
+                    arrays[f"{i}_{kind}_pos"],
+                    arrays[f"{i}_{kind}_neg"],
+                )
+        if f"{i}_groups_group" in arrays:
+            tables["groups"] = GroupAUC(*(arrays[f"{i}_groups_{c}"] for c in _GROUP_COLUMNS))
+        models[name] = ModelSummary(**meta, **tables)
+    header.pop("format")
+    return Summary(**header, models=models)

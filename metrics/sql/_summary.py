@@ -13,7 +13,6 @@ import re
 from dataclasses import dataclass, field, fields
 from fractions import Fraction
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -22,13 +21,13 @@ from metrics.clustered import clustered_result, obuchowski_variance
 from metrics.compare import auc_interval_from_variance, delong_from_variances
 from metrics.curves import ThresholdCounts
 from metrics.groups import GroupAUC
-from metrics.sql._files import check_tables, read_npz
-
-if TYPE_CHECKING:
-    from metrics.sql._state import UserScoreTable, UserTable
+from metrics.sql._files import check_tables
+from metrics.sql._users import PAIRED, StateError, UserScoreTable, UserTable, _starts
 
 FORMAT = "metrics-lens-summary/1"
 STATE_FORMAT = "metrics-lens-summary/2"  # a state that merges: metrics.sql._state
+_USER_COLUMNS = ("group", "rows", "pos", "neg", "twice_u")
+_PAIR_COLUMNS = ("group", "scores", "rows", "pos", "neg")
 _GROUP_COLUMNS = ("group", "rows", "positives", "negatives", "auc", "reason")
 
 
@@ -102,16 +101,12 @@ class ModelSummary:
     def auc_interval(self, alpha: float = 0.05):
         """DeLong's interval of the AUC (:class:`metrics.AUCInterval`), from the exact per-score
         table: a merged state gives it as one pass does."""
-        from metrics.sql._state import auc_interval
-
         return auc_interval(self, alpha)
 
     def clustered_interval(self, alpha: float = 0.05, *, small_sample: bool = True):
         """Obuchowski's clustered interval of the AUC (:class:`metrics.ClusteredAUC`), from
         the per-score and per-(user, score) tables of a state, equal to
         ``metrics.clustered_auc_test(y, s, groups=users, small_sample=...)`` on the rows."""
-        from metrics.sql._state import cluster_sums
-
         return cluster_sums(self).clustered(self.score, alpha=alpha, small_sample=small_sample)
 
     def ap(self, method: str = "step") -> float:
@@ -197,8 +192,6 @@ class Summary:
     def delong_test(self, a: str, b: str, alpha: float = 0.05):
         """Refused with the reason: DeLong's (or Obuchowski's) test of two models cannot be
         computed from per-model counts; :func:`metrics.sql.delong` computes it from the rows."""
-        from metrics.sql._state import PAIRED, StateError
-
         raise StateError(f"{a} against {b}: {PAIRED}")
 
     def to_json(self) -> dict:
@@ -215,8 +208,6 @@ class Summary:
         """Write a compact ``.npz``: the per-score tables and a JSON header; a state
         (``state=True``) in format 2, which merges (:func:`metrics.sql.merge`)."""
         if self.state:
-            from metrics.sql._state import save_state
-
             return save_state(self, path)
         path = Path(path)
         arrays = {}
@@ -273,41 +264,6 @@ def _plain(value):
 
 
 MAX_SUMMARY_BYTES = 1 << 30  # uncompressed; 2e6 distinct scores cost 48 MB a model
-
-
-def load_summary(path: str | Path, *, max_bytes: int = MAX_SUMMARY_BYTES) -> Summary:
-    """Open a summary written by ``python -m metrics.sql ... --out PATH``.
-
-    The file is checked before use (:mod:`metrics.sql._files`): at most ``max_bytes`` once
-    uncompressed, every array's declared shape the bytes it holds before it is allocated, a
-    plain dtype (no pickled object), a JSON header bounded in size and depth whose keys and
-    value types are exactly those :meth:`Summary.save` writes, every array named, shaped and
-    typed as it writes them, non-negative whole counts (finite weight sums) whose totals are
-    the header's, and one row per descending score. Anything else raises ValueError with a
-    sentence.
-    """
-    name = Path(path).name
-    header, arrays = read_npz(path, max_bytes)
-    if isinstance(header, dict) and header.get("format") == STATE_FORMAT:
-        from metrics.sql._state import state_from_file
-
-        return state_from_file(name, header, arrays)
-    _check_summary(name, header, arrays)
-    models = {}
-    for i, (name, meta) in enumerate(header.pop("models").items()):
-        tables = {}
-        for kind in ("table", "binned"):
-            if f"{i}_{kind}_scores" in arrays:
-                tables[kind] = ScoreTable(
-                    arrays[f"{i}_{kind}_scores"],
-                    arrays[f"{i}_{kind}_pos"],
-                    arrays[f"{i}_{kind}_neg"],
-                )
-        if f"{i}_groups_group" in arrays:
-            tables["groups"] = GroupAUC(*(arrays[f"{i}_groups_{c}"] for c in _GROUP_COLUMNS))
-        models[name] = ModelSummary(**meta, **tables)
-    header.pop("format")
-    return Summary(**header, models=models)
 
 
 _NUMBER = (int, float)
@@ -597,3 +553,102 @@ class DeLongSummary:
             self.auc(a), self.auc(b), self.variance(a), self.variance(b), self.variance(a, b),
             self.n_pos, self.n_neg, alpha=alpha,
         )  # fmt: skip
+
+
+# --- a state's intervals and its file (metrics.sql._state merges states) ----------------------
+
+
+def _weighted(m: ModelSummary) -> bool:
+    return m.table is not None and np.asarray(m.table.pos).dtype.kind == "f"
+
+
+def auc_interval(m: ModelSummary, alpha: float = 0.05):
+    """DeLong's interval of ``m``'s AUC from its per-score table (rows independent)."""
+    if m.table is None:
+        raise StateError(
+            f"{m.score}: DeLong's interval needs the exact per-score table, and this state has "
+            f"{m.distinct_scores:,} distinct scores, more than its cap: write it again with a "
+            "larger --cap."
+        )
+    if _weighted(m):
+        raise StateError(f"{m.score}: DeLong's interval is unweighted; this state is weighted.")
+    return DeLongSummary.from_table(m.score, m.table).interval(m.score, alpha=alpha)
+
+
+def cluster_sums(m: ModelSummary) -> DeLongSummary:
+    """DeLong's sums of ``m`` with Obuchowski's per-user sums, from the per-score and the
+    per-(user, score) tables: a positive's placement depends on its score only, so each user's
+    sums of placements are its counts per score times the placements of the whole table."""
+    if m.user_scores is None:
+        have = "a per-user table only" if m.users is not None else "no per-user table"
+        raise StateError(
+            f"{m.score}: Obuchowski's clustered interval needs each user's counts per score "
+            f"(placements change with every row added), and this state has {have}: write the "
+            "states again with a --cap above the number of (user, score) pairs."
+        )
+    auc_interval(m)  # the same refusals
+    d = DeLongSummary.from_table(m.score, m.table)
+    t, us = m.table, m.user_scores
+    n_neg = d.n_neg
+    t10 = 2 * (n_neg - np.cumsum(t.neg)) + t.neg  # twice a positive's placement, per score
+    t01 = 2 * np.cumsum(t.pos) - t.pos
+    at = np.searchsorted(-t.scores, -us.scores)
+    if not np.array_equal(t.scores[at], us.scores):
+        raise StateError(f"{m.score}: the per-user scores are not in the per-score table.")
+    starts = _starts(us.group)
+    vectors = {
+        "m": np.add.reduceat(us.pos, starts),
+        "n": np.add.reduceat(us.neg, starts),
+        "p0": np.add.reduceat(us.pos * t10[at], starts),
+        "q0": np.add.reduceat(us.neg * t01[at], starts),
+    }
+    exact = {k: v.astype(object) for k, v in vectors.items()}  # products past int64
+    names = list(vectors)
+    products = {
+        (u, v): int(np.dot(exact[u], exact[v])) for i, u in enumerate(names) for v in names[i:]
+    }
+    d.clusters = ClusterSums(
+        clusters=int(starts.size),
+        with_pos=int(np.count_nonzero(vectors["m"])),
+        with_neg=int(np.count_nonzero(vectors["n"])),
+        products=products,
+    )
+    return d
+
+
+def save_state(s: Summary, path: str | Path) -> Path:
+    """Write ``s`` as a state file (see the module's description of what it holds)."""
+    path = Path(path)
+    header = {f.name: getattr(s, f.name) for f in fields(s) if f.name not in ("models", "state")}
+    header["format"] = STATE_FORMAT
+    header["models"] = {}
+    arrays = {}
+    for i, (name, m) in enumerate(s.models.items()):
+        header["models"][name] = {k: getattr(m, k) for k in _MODEL_KEYS}
+        for kind in ("table", "binned"):
+            t = getattr(m, kind)
+            if t is not None:
+                for c in ("scores", "pos", "neg"):
+                    arrays[f"{i}_{kind}_{c}"] = getattr(t, c)
+        if m.user_scores is not None:
+            for c in _PAIR_COLUMNS:
+                arrays[f"{i}_pairs_{c}"] = getattr(m.user_scores, c)
+        elif m.users is not None:
+            for c in _USER_COLUMNS:
+                arrays[f"{i}_users_{c}"] = getattr(m.users, c)
+    arrays["header"] = np.frombuffer(json.dumps(header, default=_plain_state).encode(), np.uint8)
+    write_npz(path, arrays)
+    return path
+
+
+def _plain_state(value):
+    if isinstance(value, np.generic):
+        return value.item()
+    raise TypeError(f"cannot write {type(value).__name__} in a state")
+
+
+# The model fields a state's header keeps: those of a format-1 summary.
+_MODEL_KEYS = (
+    "score", "n_pos", "n_neg", "twice_u", "auc", "average_precision", "distinct_scores",
+    "bin_error", "gauc", "groups_used", "groups_skipped", "gauc_by", "groups_skipped_by",
+)  # fmt: skip
