@@ -32,6 +32,7 @@ def cli_reference() -> str:
         sys.path.insert(0, str(ROOT))
     from metrics.sql.__main__ import _merge_parser
     from metrics.sql.__main__ import _parser as sql_parser
+    from metrics_lens import detection_cmd, runs_cmd
     from metrics_lens.cli import _parser
 
     top = _parser()
@@ -39,8 +40,17 @@ def cli_reference() -> str:
     for name, sub in _subcommands(top).items():
         if name == "sql":
             sub = sql_parser()
+        if name == "detection":
+            sub = detection_cmd._detection_parser()
         parts += [f"## metrics-lens {name}", "", "```text", _help(sub), "```", ""]
-    parts += ["## metrics-lens sql merge", "", "```text", _help(_merge_parser()), "```", ""]
+    more = {
+        "metrics-lens sql merge": _merge_parser(),
+        "metrics-lens check --qrels (TREC runs)": runs_cmd._parser(),
+        "metrics-lens report --qrels (TREC runs)": runs_cmd._report_parser(),
+        "metrics-lens check --gt (detectors)": detection_cmd._check_parser(),
+    }
+    for title, parser in more.items():
+        parts += [f"## {title}", "", "```text", _help(parser), "```", ""]
     return "\n".join(parts)
 
 
