@@ -16,7 +16,7 @@ from typing import Any
 
 import numpy as np
 
-from metrics._validation import check_binary_inputs, warn_undefined
+from metrics._validation import check_binary_inputs, refuse_complex, warn_undefined
 from metrics.confusion import Confusion
 
 __all__ = [
@@ -298,7 +298,10 @@ def confusion_matrix_at_thresholds(
         if len(args) == 2:
             sample_weight = args[1]
     if pos_label is not None:
-        y_true, pos_label = np.asarray(y_true) == pos_label, True
+        truth = np.asarray(y_true)
+        refuse_complex(truth, "y_true")  # before the comparison turns it into booleans
+        refuse_complex(np.asarray(pos_label), "pos_label")
+        y_true, pos_label = truth == pos_label, True
     c = threshold_counts(y_true, y_score, pos_label=pos_label, sample_weight=sample_weight)
     tps, fps = c.tps.astype(np.float64), c.fps.astype(np.float64)
     return c.n_neg - fps, fps, c.n_pos - tps, tps, c.thresholds

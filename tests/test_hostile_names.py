@@ -126,10 +126,12 @@ def test_a_report_from_hostile_names_makes_no_request_and_holds_no_link(logging_
 
 
 def test_the_report_figures_hold_no_acting_tag(monkeypatch):
-    from metrics_lens import report
+    from metrics_lens import report_figures
 
     drawn = []
-    monkeypatch.setattr(report, "safe_figure", lambda f: drawn.append(safe_figure(f)) or drawn[-1])
+    monkeypatch.setattr(
+        report_figures, "safe_figure", lambda f: drawn.append(safe_figure(f)) or drawn[-1]
+    )
     styled, linked = hostile_names("http://127.0.0.1:9")
     metrics_lens.report_html(
         hostile_frame("http://127.0.0.1:9"), label="label", score=[styled, linked],
