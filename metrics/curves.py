@@ -294,6 +294,11 @@ def confusion_matrix_at_thresholds(
             FutureWarning,
             stacklevel=2,
         )
+        if pos_label is not None or (len(args) == 2 and sample_weight is not None):
+            raise TypeError(
+                "confusion_matrix_at_thresholds got pos_label or sample_weight both by position "
+                "and by keyword; pass each once, as a keyword."
+            )
         pos_label = args[0]
         if len(args) == 2:
             sample_weight = args[1]

@@ -10,7 +10,7 @@ from typing import Any
 
 import numpy as np
 
-from metrics._validation import check_sample_weight
+from metrics._validation import as_real, check_sample_weight
 from metrics.classification import _densify
 
 __all__ = ["coverage_error", "dcg_score", "label_ranking_loss", "metric_at_thresholds"]
@@ -158,7 +158,7 @@ def metric_at_thresholds(
     y = np.asarray(y_true)
     if y.ndim == 2 and y.shape[1] == 1:
         y = y[:, 0]
-    s = np.asarray(y_score, dtype=np.float64)
+    s = as_real(y_score, "y_score")
     if s.ndim == 2 and s.shape[1] == 1:
         s = s[:, 0]
     if y.ndim != 1 or s.ndim != 1 or y.shape != s.shape:

@@ -14,7 +14,7 @@ from typing import Any
 
 import numpy as np
 
-from metrics._validation import _positions, check_binary_inputs, check_sample_weight
+from metrics._validation import _positions, as_real, check_binary_inputs, check_sample_weight
 from metrics.classification import _warn
 
 __all__ = ["brier_score_loss", "log_loss"]
@@ -136,7 +136,7 @@ _RENAMED = object()  # log_loss(y_pred=) not passed
 
 
 def _proba_matrix(y_proba: Any) -> np.ndarray:
-    arr = np.asarray(y_proba, dtype=np.float64)
+    arr = as_real(y_proba, "y_proba")
     if arr.ndim not in (1, 2):
         raise ValueError(f"y_proba must be 1-D or 2-D, got shape {arr.shape}.")
     return arr

@@ -79,7 +79,8 @@ def _call(name: str):
             else:
                 args.append(value)
         names = {p.name for p in params}
-        if any(p.kind is inspect.Parameter.VAR_POSITIONAL for p in params):
+        # *models (scores side by side); not *args, keywords still taken by position
+        if any(p.kind is inspect.Parameter.VAR_POSITIONAL and p.name != "args" for p in params):
             args += [S, S2] if variant == 0 else [P[:, 0], P[:, 1]]
         if "n_resamples" in names:
             kwargs["n_resamples"] = 30
