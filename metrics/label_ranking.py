@@ -95,7 +95,7 @@ def dcg_score(
     >>> round(dcg_score([[10, 0, 0, 1, 5]], [[0.1, 0.2, 0.3, 4, 70]]), 4)
     9.4995
     """
-    from metrics.ranking import _as_matrix, _new_value_columns, _tie_averaged
+    from metrics.ranking import _as_matrix, _row_dcg
 
     if k is not None and (not isinstance(k, (int, np.integer)) or isinstance(k, bool) or k < 1):
         raise ValueError(f"k must be a positive integer or None, got {k!r}.")
@@ -110,16 +110,8 @@ def dcg_score(
     if y.shape[1] < 2:
         raise ValueError("y_true has one column; DCG needs at least 2 labels to rank.")
     w = check_sample_weight(sample_weight, y.shape[0])
-    discount = 1 / (np.log(np.arange(y.shape[1]) + 2) / np.log(log_base))
-    if k is not None:
-        discount[k:] = 0
-    order = np.argsort(s, axis=1)[:, ::-1]
-    gains = np.take_along_axis(y, order, axis=1)
-    if not ignore_ties:
-        new = _new_value_columns(np.take_along_axis(s, order, axis=1))
-        if not new.all():
-            gains = _tie_averaged(gains, new)
-    return float(np.average(gains @ discount, weights=w))
+    dcg, _ = _row_dcg(y, s, k=k, log_base=log_base, ignore_ties=ignore_ties)
+    return float(np.average(dcg, weights=w))
 
 
 # --- any metric at every threshold -------------------------------------------------------------

@@ -878,6 +878,25 @@ def _tie_averaged(gains: np.ndarray, new: np.ndarray) -> np.ndarray:
     return np.repeat(sums / counts, counts).reshape(gains.shape)
 
 
+def _row_dcg(
+    y: np.ndarray, s: np.ndarray, *, k: int | None, log_base: float, ignore_ties: bool
+) -> tuple[np.ndarray, np.ndarray]:
+    """Each row's DCG (its gains ``y`` in decreasing order of the scores ``s``, tied scores
+    sharing the mean of their gains unless ``ignore_ties``) and the discount used, cut at ``k``:
+    what :func:`ndcg_score` and :func:`metrics.dcg_score` share."""
+    # The discount exactly as scikit-learn computes it, so that results agree to the last bits.
+    discount = 1 / (np.log(np.arange(y.shape[1]) + 2) / np.log(log_base))
+    if k is not None:
+        discount[k:] = 0
+    order = np.argsort(s, axis=1)[:, ::-1]
+    gains = np.take_along_axis(y, order, axis=1)
+    if not ignore_ties:
+        new = _new_value_columns(np.take_along_axis(s, order, axis=1))
+        if not new.all():
+            gains = _tie_averaged(gains, new)
+    return gains @ discount, discount
+
+
 def ndcg_score(
     y_true: Any,
     y_score: Any,
@@ -930,17 +949,7 @@ def ndcg_score(
             f"y_true has {n_labels} column; NDCG needs at least 2 labels (columns) to rank."
         )
     w = check_sample_weight(sample_weight, n_samples)
-    # The discount exactly as scikit-learn computes it, so that results agree to the last bits.
-    discount = 1 / (np.log(np.arange(n_labels) + 2) / np.log(2))
-    if k is not None:
-        discount[k:] = 0
-    order = np.argsort(s, axis=1)[:, ::-1]
-    gains = np.take_along_axis(y, order, axis=1)
-    if not ignore_ties:
-        new = _new_value_columns(np.take_along_axis(s, order, axis=1))
-        if not new.all():
-            gains = _tie_averaged(gains, new)
-    dcg = gains @ discount
+    dcg, discount = _row_dcg(y, s, k=k, log_base=2, ignore_ties=ignore_ties)
     ideal = np.sort(y, axis=1)[:, ::-1] @ discount
     ndcg = np.divide(dcg, ideal, out=np.zeros(n_samples), where=ideal != 0)
     # Tie-averaged gains can sum a last bit above the ideal DCG (all rows tied and relevant):
