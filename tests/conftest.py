@@ -6,6 +6,7 @@ import functools
 import gc
 import inspect
 import os
+import sys
 import threading
 
 import pytest
@@ -250,3 +251,10 @@ def pytest_collection_finish(session):
     object of the whole suite's imports, 58% of a conformance test's time."""
     gc.collect()
     gc.freeze()
+
+
+def pytest_sessionfinish(session, exitstatus):
+    """Stop the server and the Chromium the browser files of this process shared."""
+    lens = sys.modules.get("tests.lens_browser")
+    if lens is not None:
+        lens.stop_shared()

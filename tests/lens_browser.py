@@ -8,6 +8,7 @@ import shutil
 import socket
 import subprocess
 import sys
+import urllib.request
 from pathlib import Path
 
 import pytest
@@ -181,3 +182,43 @@ def sized_page(browser, request, width: int, height: int):
         artifacts.mkdir(exist_ok=True)
         pg.screenshot(path=artifacts / f"FAILED-{request.node.name}.png", full_page=True)
     context.close()
+
+
+# The processes the browser files share within one test process: name -> (the generator that
+# started it, what it yielded). Kept here, not in a test file: pytest imports a test file by
+# its bare name ("test_browser") and the other files import it as "tests.test_browser", two
+# modules with a dict each; this module is imported one way only.
+_SHARED: dict = {}
+
+
+def shared(name: str, start):
+    """What the generator function ``start`` yields, started once per test process and kept
+    until ``stop_shared``; started again when it has died (a server that no longer answers, a
+    browser that lost its connection)."""
+    held = _SHARED.get(name)
+    if held is not None and not _alive(held[1]):
+        _SHARED.pop(name)
+        next(held[0], None)
+        held = None
+    if held is None:
+        gen = start()
+        held = _SHARED[name] = (gen, next(gen))
+    return held[1]
+
+
+def _alive(thing) -> bool:
+    if isinstance(thing, str):  # a server's URL
+        try:
+            with urllib.request.urlopen(f"{thing}/_stcore/health", timeout=5) as r:
+                return r.status == 200
+        except OSError:
+            return False
+    return thing.is_connected()
+
+
+def stop_shared() -> None:
+    """Stop what ``shared`` started, browsers before the servers they browsed (called by
+    tests/conftest.py when the session ends)."""
+    for name in sorted(_SHARED, key=lambda n: n != "browser"):
+        gen, _ = _SHARED.pop(name)
+        next(gen, None)

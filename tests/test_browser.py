@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.lens_browser import settle, table_input
+from tests.lens_browser import settle, shared, table_input
 
 ROOT = Path(__file__).resolve().parent.parent
 ARTIFACTS = ROOT / "test-artifacts"
@@ -37,9 +37,12 @@ def _free_port() -> int:
 
 @pytest.fixture(scope="module")
 def server():
-    """The dashboard's URL: a server of the file's own (a server shared across files once
-    answered a projector test's page path with "Page not found")."""
-    yield from _serve()
+    """The dashboard's URL: one server per test process, shared by the browser files that run
+    on it (each test opens its own browser context, so no session, cookie or widget value
+    passes between tests); started on first use and stopped when the process's tests end
+    (``tests.lens_browser.shared``). A shared server is started once and its
+    caches are warm: each file starting its own cost a start and a cold first page each."""
+    return shared("server", _serve)
 
 
 @pytest.fixture
@@ -95,8 +98,12 @@ def _serve(env: dict | None = None, script: str = "app.py"):
 
 @pytest.fixture(scope="module")
 def browser():
-    """Debian's Chromium, one per file; each test opens its own context, so no cookies or
-    storage pass between tests."""
+    """Debian's Chromium, one per test process (shared as the server is); each test opens its
+    own context, so no cookies or storage pass between tests."""
+    return shared("browser", _chromium)
+
+
+def _chromium():
     from tests.lens_browser import chromium
 
     with chromium() as b:

@@ -123,7 +123,7 @@ def _key(tab, key: str):
 
 
 def test_threshold_fits_and_its_chart_text_grows(server, tab):  # noqa: F811
-    _present(tab, server, "threshold")
+    _present(tab, server, "")  # Threshold is the default page, at the root
     _check(
         tab,
         "threshold",
