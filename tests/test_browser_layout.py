@@ -116,53 +116,63 @@ PHONE_PAGES = [
 ]
 
 
+@pytest.fixture(scope="module")
+def phone(browser):  # noqa: F811
+    """One 390x844 tab for every page this file opens on a phone: each page by its link (a new
+    session), the dashboard's scripts cached between pages as a phone's browser keeps them."""
+    context = browser.new_context(viewport={"width": 390, "height": 844})
+    yield context.new_page()
+    context.close()
+
+
 @pytest.mark.parametrize(("path", "dataset"), PHONE_PAGES)
-def test_phone_nothing_overlaps_or_is_cut_off(server, browser, path, dataset):  # noqa: F811
-    context, page = _open(browser, f"{server}/{path}?dataset={dataset}", 390, 844)
-    try:
-        ARTIFACTS.mkdir(exist_ok=True)
-        page.screenshot(path=ARTIFACTS / f"phone-{path or 'threshold'}-{dataset}.png")
-        # Walk the whole page: Streamlit scrolls its main block, not the document.
-        boxes = page.evaluate(
-            """() => {
-              const out = {wide: [], titles: [], tables: []};
-              const W = window.innerWidth;
-              for (const el of document.querySelectorAll(
-                  '[data-testid="stMain"] [data-testid="stElementContainer"]')) {
-                const r = el.getBoundingClientRect();
-                if (r.width > 0 && r.right > W + 1) out.wide.push(el.className + ' ' + r.right);
-              }
-              for (const el of document.querySelectorAll('.js-plotly-plot .gtitle, '
-                  + '.js-plotly-plot .annotation-text, .js-plotly-plot .legendtext')) {
-                const r = el.getBoundingClientRect();
-                if (r.width > 0) out.titles.push({
-                  plot: el.closest('.js-plotly-plot').id || '',
-                  chart: [...document.querySelectorAll('.js-plotly-plot')]
-                    .indexOf(el.closest('.js-plotly-plot')),
-                  text: el.textContent, x: r.x, y: r.y, width: r.width, height: r.height,
-                  kind: el.classList.contains('gtitle') ? 'title' : 'label'});
-                if (r.width > 0 && (r.right > W + 1 || r.x < -1))
-                  out.wide.push('text ' + el.textContent + ' ' + r.x + '-' + r.right);
-              }
-              for (const el of document.querySelectorAll('[data-testid="stDataFrame"]')) {
-                const r = el.getBoundingClientRect();
-                out.tables.push({x: r.x, right: r.right});
-              }
-              return out;
-            }"""
-        )
-        assert boxes["wide"] == [], boxes["wide"]
-        titles = [t for t in boxes["titles"] if t["kind"] == "title"]
-        for i, a in enumerate(titles):
-            for b in titles[i + 1 :]:
-                assert not _overlap(a, b), (a["text"], b["text"])
-        # Within one chart, a title never runs into a legend entry or label.
-        for t in titles:
-            for other in boxes["titles"]:
-                if other is not t and other["chart"] == t["chart"] and other["kind"] == "label":
-                    assert not _overlap(t, other), (t["text"], other["text"])
-        for table in boxes["tables"]:
-            assert table["x"] >= 0
-            assert table["right"] <= 391
-    finally:
-        context.close()
+def test_phone_nothing_overlaps_or_is_cut_off(server, phone, path, dataset):  # noqa: F811
+    page = phone
+    page.goto(f"{server}/{path}?dataset={dataset}")
+    _wait_for_app(page)
+    settle(page)
+    assert page.locator('[data-testid="stException"]').count() == 0
+    ARTIFACTS.mkdir(exist_ok=True)
+    page.screenshot(path=ARTIFACTS / f"phone-{path or 'threshold'}-{dataset}.png")
+    # Walk the whole page: Streamlit scrolls its main block, not the document.
+    boxes = page.evaluate(
+        """() => {
+          const out = {wide: [], titles: [], tables: []};
+          const W = window.innerWidth;
+          for (const el of document.querySelectorAll(
+              '[data-testid="stMain"] [data-testid="stElementContainer"]')) {
+            const r = el.getBoundingClientRect();
+            if (r.width > 0 && r.right > W + 1) out.wide.push(el.className + ' ' + r.right);
+          }
+          for (const el of document.querySelectorAll('.js-plotly-plot .gtitle, '
+              + '.js-plotly-plot .annotation-text, .js-plotly-plot .legendtext')) {
+            const r = el.getBoundingClientRect();
+            if (r.width > 0) out.titles.push({
+              plot: el.closest('.js-plotly-plot').id || '',
+              chart: [...document.querySelectorAll('.js-plotly-plot')]
+                .indexOf(el.closest('.js-plotly-plot')),
+              text: el.textContent, x: r.x, y: r.y, width: r.width, height: r.height,
+              kind: el.classList.contains('gtitle') ? 'title' : 'label'});
+            if (r.width > 0 && (r.right > W + 1 || r.x < -1))
+              out.wide.push('text ' + el.textContent + ' ' + r.x + '-' + r.right);
+          }
+          for (const el of document.querySelectorAll('[data-testid="stDataFrame"]')) {
+            const r = el.getBoundingClientRect();
+            out.tables.push({x: r.x, right: r.right});
+          }
+          return out;
+        }"""
+    )
+    assert boxes["wide"] == [], boxes["wide"]
+    titles = [t for t in boxes["titles"] if t["kind"] == "title"]
+    for i, a in enumerate(titles):
+        for b in titles[i + 1 :]:
+            assert not _overlap(a, b), (a["text"], b["text"])
+    # Within one chart, a title never runs into a legend entry or label.
+    for t in titles:
+        for other in boxes["titles"]:
+            if other is not t and other["chart"] == t["chart"] and other["kind"] == "label":
+                assert not _overlap(t, other), (t["text"], other["text"])
+    for table in boxes["tables"]:
+        assert table["x"] >= 0
+        assert table["right"] <= 391

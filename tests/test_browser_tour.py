@@ -21,23 +21,29 @@ from tests.tour_pages import TOUR
 SHOTS = Path(os.environ.get("DOCS_SHOTS") or ROOT / "test-artifacts")
 
 
-@pytest.mark.parametrize(("slug", "dataset"), TOUR.items())
-def test_every_page_of_the_tour_opens_and_is_photographed(server, browser, slug, dataset):  # noqa: F811
+@pytest.fixture(scope="module")
+def tab(browser):  # noqa: F811
+    """One 1280x800 tab for the whole tour: each page is opened by its link (a new session on
+    the server), and the browser keeps the dashboard's scripts cached between pages, as a
+    reader's browser does."""
     context = browser.new_context(viewport={"width": 1280, "height": 800})
-    page = context.new_page()
-    try:
-        path = "" if slug == "threshold" else slug
-        page.goto(f"{server}/{path}?dataset={dataset}")
-        wait_for_app(page)
-        # A widget whose script chunk is still loading shows a grey skeleton, which the page's
-        # rest does not wait for: a picture for people waits for the widgets themselves.
-        page.wait_for_function(
-            "() => !document.querySelector('[data-testid=\"stSkeleton\"]')", timeout=60_000
-        )
-        settle(page)
-        assert page.locator('[data-testid="stException"]').count() == 0
-        assert page.locator('[data-testid="stAlert"]', has_text="cannot be used").count() == 0
-        SHOTS.mkdir(parents=True, exist_ok=True)
-        page.screenshot(path=SHOTS / f"tour-{slug}.png")
-    finally:
-        context.close()
+    yield context.new_page()
+    context.close()
+
+
+@pytest.mark.parametrize(("slug", "dataset"), TOUR.items())
+def test_every_page_of_the_tour_opens_and_is_photographed(server, tab, slug, dataset):  # noqa: F811
+    path = "" if slug == "threshold" else slug
+    tab.goto(f"{server}/{path}?dataset={dataset}")
+    wait_for_app(tab)
+    # A widget whose script chunk is still loading shows a grey skeleton, which the page's
+    # rest does not wait for: a picture for people waits for the widgets themselves.
+    tab.wait_for_function(
+        "() => !document.querySelector('[data-testid=\"stSkeleton\"]')", timeout=60_000
+    )
+    settle(tab)
+    assert tab.locator('[data-testid="stException"]').count() == 0
+    assert tab.locator('[data-testid="stAlert"]', has_text="cannot be used").count() == 0
+    assert tab.get_by_text("Page not found").count() == 0, slug
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    tab.screenshot(path=SHOTS / f"tour-{slug}.png")
