@@ -71,3 +71,7 @@ from metrics.detection.rules import (  # noqa: E402
 )
 
 __all__ += ["RULES", "RULE_LABELS", "SETTING_LABELS", "convention_effects", "convention_settings"]
+
+from metrics.detection.tide import ERROR_TYPES, TIDE_LABELS, TideErrors, tide_errors  # noqa: E402
+
+__all__ += ["ERROR_TYPES", "TIDE_LABELS", "TideErrors", "tide_errors"]
