@@ -1,154 +1,565 @@
-"""Two distributions over a studentized scale, without scipy: the studentized range with finite
-degrees of freedom (Tukey's HSD) and the noncentral t (the power of the paired t-test).
+"""Why two conventions' mAPs differ: switch one rule at a time, on the user's own boxes.
 
-Both are a normal quantity divided by ``S = sqrt(V / df)`` with ``V`` chi-squared on ``df``
-degrees of freedom, so both are one integral over ``S``:
+Each convention of :mod:`metrics.detection.conventions` is a setting of nine rules. A hybrid
+evaluator here takes any mix of settings; at a convention's own settings it is that
+convention's arithmetic (equal to :func:`~metrics.detection.detection_ap`, and for ``"coco"``
+to pycocotools). :func:`convention_effects` walks from one convention to another, switching
+the rules in the fixed order of :data:`RULES`, and reports what each switch changes on these
+boxes (counts) and how much it moves the mAP. The steps telescope: each row's ``ap_before`` is
+the previous row's ``ap_after``, the first is the source convention's mAP and the last the
+target's.
 
-* ``P(Q > q) = E_S[P(R > q S)]`` for the range ``R`` of ``k`` standard normals, where
-  ``P(R > w) = k * int phi(z) (Phi(z)^(k-1) - (Phi(z) - Phi(z - w))^(k-1)) dz`` (written as a
-  difference of powers so a small tail keeps its digits);
-* ``P(T' > c) = E_S[Phi(delta - c S)]`` for ``T' = (Z + delta) / S``.
+The order (data first, then geometry, then matching, then the curve):
 
-The expectation over ``S`` is the trapezoid rule in ``x = log S``, where the density is smooth
-and decays like ``exp(df * x)`` on the left and doubly exponentially on the right: for such an
-integrand on the real line the trapezoid rule converges geometrically (Trefethen and Weideman,
-SIAM Review 2014): for a Gaussian-like bump of width ``sigma`` the error is about
-``exp(-2 pi^2 sigma^2 / h^2)``, so a step of ``sigma / 1.5`` is exact to double precision. The
-weights are normalised on the grid. The inner integral over ``z`` is the same rule on
-[-9, 9] with a step of 0.25 (``phi`` is below 1e-18 outside).
+1. ``crowd``: crowd regions absorb detections with IoU over the detection's area (COCO),
+   count as VOC "difficult" with the ordinary IoU (VOC), or are dropped (Ultralytics).
+2. ``difficult``: "difficult" objects are ordinary objects (COCO, which has no such flag),
+   ignored (VOC) or dropped (Ultralytics).
+3. ``area``: COCO's "all" area range ``[0, 1e5²]`` ignores the ground truths outside it and
+   the unmatched detections outside it; the others have no range.
+4. ``cap``: COCO keeps the 100 best-scored detections of each image and category (maxDets).
+5. ``iou_compare``: a match needs IoU ``>= t`` (COCO caps t at 1 - 1e-10; Ultralytics) or
+   ``> t`` (VOC).
+6. ``box_size``: IoU arithmetic: pycocotools' ``x2 - x1``, VOC's inclusive pixels
+   ``x2 - x1 + 1``, or Ultralytics' ``x2 - x1`` with ``+ 1e-7`` in the union.
+7. ``matching``: greedy, each detection takes the best still-free object (COCO); each
+   detection looks only at its best-overlapping object, first of equal overlaps, and is a
+   false positive if a higher-ranked detection took it (VOC); the same with the last of equal
+   overlaps (Ultralytics).
+8. ``interpolation``: precision read at 101 recall points (COCO), 11 points (VOC 2007), every
+   recall step (VOC 2012), or the trapezoid of ``np.interp`` at 101 points with a precision-1
+   sentinel (Ultralytics); each with its library's precision and recall arithmetic.
+9. ``ties``: detections with equal scores ranked by image then file order (COCO,
+   Ultralytics) or by file order alone (VOC).
+
+In hybrid states the ignored ground truths behave alike under every matching: a detection
+matched to one is not counted (crowd and difficult ones absorb any number; one ignored for
+its area absorbs one), and a detection that is not a true positive and lies outside the area
+range is not counted.
 """
 
 from __future__ import annotations
 
-import math
-from functools import lru_cache
+from dataclasses import dataclass
 
 import numpy as np
 
-__all__ = [
-    "nct_two_sided_power",
-    "studentized_range_quantile",
-    "studentized_range_sf",
-]
+from metrics.detection._boxes import Detections, GroundTruth
+from metrics.detection.coco import AREA_RANGES, RECALL_THRESHOLDS, box_iou_pairs
+from metrics.detection.conventions import (
+    CONVENTIONS,
+    _pairs,
+    _ultra_ap,
+    _ultra_iou,
+    _voc_ap,
+    _voc_iou,
+    _xyxy,
+)
 
-_erf = np.frompyfunc(math.erf, 1, 1)
-_Z = np.linspace(-9.0, 9.0, 73)
-_DZ = _Z[1] - _Z[0]
-_PHI_Z = np.exp(-0.5 * _Z * _Z) / math.sqrt(2.0 * math.pi)
+__all__ = ["RULES", "RULE_LABELS", "SETTING_LABELS", "convention_effects", "convention_settings"]
+
+RULES = (
+    "crowd",
+    "difficult",
+    "area",
+    "cap",
+    "iou_compare",
+    "box_size",
+    "matching",
+    "interpolation",
+    "ties",
+)
+
+RULE_LABELS = {
+    "crowd": "crowd regions",
+    "difficult": "difficult objects",
+    "area": "area range",
+    "cap": "100-detection cap (maxDets)",
+    "iou_compare": "IoU ≥ t or > t",
+    "box_size": "box size +1 pixel (IoU arithmetic)",
+    "matching": "matching",
+    "interpolation": "interpolation",
+    "ties": "tie order",
+}
+
+_SETTINGS = {
+    "coco": {
+        "crowd": "absorb",
+        "difficult": "count",
+        "area": "all",
+        "cap": "100",
+        "iou_compare": "ge_capped",
+        "box_size": "pycocotools",
+        "matching": "greedy",
+        "interpolation": "101",
+        "ties": "image",
+    },
+    "voc07": {
+        "crowd": "ignore",
+        "difficult": "ignore",
+        "area": "none",
+        "cap": "none",
+        "iou_compare": "gt",
+        "box_size": "plus_one",
+        "matching": "best_first",
+        "interpolation": "11",
+        "ties": "file",
+    },
+    "ultralytics": {
+        "crowd": "drop",
+        "difficult": "drop",
+        "area": "none",
+        "cap": "none",
+        "iou_compare": "ge",
+        "box_size": "eps",
+        "matching": "best_last",
+        "interpolation": "interp101",
+        "ties": "image",
+    },
+}
+_SETTINGS["voc12"] = {**_SETTINGS["voc07"], "interpolation": "all"}
+
+SETTING_LABELS = {
+    "crowd": {
+        "absorb": "ignored, absorb detections (IoU over the detection's area)",
+        "ignore": "ignored like difficult objects (ordinary IoU)",
+        "drop": "dropped",
+    },
+    "difficult": {
+        "count": "ordinary objects",
+        "ignore": "ignored (neither counted nor penalised)",
+        "drop": "dropped",
+    },
+    "area": {"all": "COCO's 'all' range [0, 1e5²]", "none": "no area range"},
+    "cap": {"100": "100 per image and category", "none": "no cap"},
+    "iou_compare": {
+        "ge_capped": "IoU ≥ t (t capped at 1 − 1e-10)",
+        "ge": "IoU ≥ t",
+        "gt": "IoU > t",
+    },
+    "box_size": {
+        "pycocotools": "x2 − x1 (pycocotools)",
+        "plus_one": "x2 − x1 + 1 (VOC devkit)",
+        "eps": "x2 − x1, + 1e-7 in the union (Ultralytics)",
+    },
+    "matching": {
+        "greedy": "greedy: the best still-free object (pycocotools)",
+        "best_first": "best-overlapping object only, first of ties (VOC devkit)",
+        "best_last": "best-overlapping object only, last of ties (Ultralytics)",
+    },
+    "interpolation": {
+        "101": "101 recall points (COCO)",
+        "11": "11 recall points (VOC 2007)",
+        "all": "every recall step (VOC 2010+)",
+        "interp101": "np.interp at 101 points, trapezoid (Ultralytics)",
+    },
+    "ties": {"image": "image, then file order", "file": "file order"},
+}
+
+_CAP = 100
+_TP, _FP, _UNCOUNTED, _DROPPED = 1, 2, 3, 0
 
 
-def _normal_cdf(x: np.ndarray) -> np.ndarray:
-    return 0.5 * (1.0 + _erf(np.asarray(x, dtype=np.float64) / math.sqrt(2.0)).astype(np.float64))
+def convention_settings(convention: str) -> dict[str, str]:
+    """The setting of every rule in :data:`RULES` that ``convention`` uses."""
+    if convention not in _SETTINGS:
+        raise ValueError(
+            f"convention={convention!r} is not one of {', '.join(repr(c) for c in CONVENTIONS)}."
+        )
+    return dict(_SETTINGS[convention])
 
 
-_CDF_Z = _normal_cdf(_Z)
+@dataclass(frozen=True)
+class _State:
+    """One hybrid evaluation: AP per category and every detection's outcome."""
+
+    ap: np.ndarray  # (n_categories,), NaN without ground truth counted
+    outcome: np.ndarray  # (n_detections,) _TP / _FP / _UNCOUNTED / _DROPPED
+    n_positives: np.ndarray  # (n_categories,)
+    rank: np.ndarray  # (n_detections,) position in its category's ranking, -1 if not counted
+
+    @property
+    def map(self) -> float:
+        import pandas as pd
+
+        return float(pd.Series(self.ap).mean())
 
 
-def _sharpness(scale: float) -> float:
-    """``scale`` rounded up to a power of two (1 to 1024), so the grids are few and cached.
-    Past 1024 the tail probabilities are below 1e-300 or the power is 1 on any grid."""
-    return 2.0 ** min(10, math.ceil(math.log2(max(1.0, float(scale)))))
+def _group_rank(dt: Detections, n_cat: int) -> np.ndarray:
+    """Rank of each detection inside its (image, category) by -score, file order for ties."""
+    group = dt.image * n_cat + dt.category
+    order = np.lexsort((-dt.score, group))
+    g = group[order]
+    start = np.ones(g.size, dtype=bool)
+    start[1:] = g[1:] != g[:-1]
+    first = np.flatnonzero(start)
+    counts = np.diff(np.append(first, g.size))
+    rank = np.empty(g.size, dtype=np.int64)
+    rank[order] = np.arange(g.size) - np.repeat(first, counts)
+    return rank
 
 
-@lru_cache(maxsize=64)
-def _s_grid(df: float, sharp: float = 1.0) -> tuple[np.ndarray, np.ndarray]:
-    """(nodes S, weights) of ``E[g(S)]`` for ``S = sqrt(chi2_df / df)``; infinite df is S = 1.
-
-    ``sharp`` bounds how fast ``g(e^x)`` turns in ``x`` (``g(S) = Phi(delta - c S)`` turns
-    over ``1 / delta``), so the step resolves it as well as the density."""
-    if math.isinf(df):
-        return np.ones(1), np.ones(1)
-    # log density of x = log S, up to a constant: df * (x - (e^{2x} - 1) / 2), mode at 0,
-    # curvature 2 df.
-    width = 1.0 / math.sqrt(2.0 * df)
-    step = min(0.15, width / 1.5, 0.6 / sharp)
-    low = -36.0 / df - 0.5
-    high = 0.5 * math.log(1.0 + 80.0 / df) + 0.5
-    x = np.arange(low, high + step, step)
-    log_g = df * (x - 0.5 * np.expm1(2.0 * x))
-    w = np.exp(log_g - log_g.max())
-    keep = w > 1e-18
-    x, w = x[keep], w[keep]
-    return np.exp(x), w / w.sum()
-
-
-def _range_sf(w: np.ndarray, k: int) -> np.ndarray:
-    """``P(R > w)`` for the range of ``k`` standard normals, each ``w >= 0``."""
-    a = _CDF_Z  # Phi(z)
-    b = _normal_cdf(_Z[None, :] - np.asarray(w, dtype=np.float64)[:, None])  # Phi(z - w)
-    c = a - b  # Phi(z) - Phi(z - w), in [0, a]
-    # a^m - c^m = (a - c) * sum_j a^j c^(m-1-j): no cancellation when b is tiny.
-    m = k - 1
-    total = np.zeros_like(c)
-    for j in range(m):
-        total += a**j * c ** (m - 1 - j)
-    inner = b * total
-    return np.clip(k * _DZ * (inner * _PHI_Z).sum(axis=1), 0.0, 1.0)
-
-
-def studentized_range_sf(q, k: int, df: float) -> np.ndarray:
-    """``P(Q > q)`` for the studentized range of ``k`` means on ``df`` degrees of freedom
-    (``df = inf`` for a known variance); ``q`` a scalar or an array. Equals
-    ``scipy.stats.studentized_range.sf`` to about 1e-9 (tested)."""
-    if k < 2:
-        raise ValueError(f"k must be at least 2, got {k!r}.")
-    if not df > 0:
-        raise ValueError(f"df must be positive, got {df!r}.")
-    q = np.atleast_1d(np.asarray(q, dtype=np.float64))
-    out = np.ones(q.shape)
-    pos = q > 0
-    if pos.any():
-        qs = q[pos]
-        s, w = _s_grid(float(df), _sharpness(qs.max()))
-        sf = _range_sf((qs[:, None] * s[None, :]).ravel(), k).reshape(qs.size, s.size)
-        out[pos] = np.clip(sf @ w, 0.0, 1.0)
+def _pair_iou(db, gb, crowd_iou, mode: str) -> np.ndarray:
+    """IoU of aligned pairs under one arithmetic; crowd pairs divide by the detection's area."""
+    if mode == "pycocotools":
+        return box_iou_pairs(db, gb, crowd_iou)
+    if mode == "plus_one":
+        out = _voc_iou(db, gb)
+        if crowd_iou.any():
+            bx1, by1, bx2, by2 = _xyxy(db[crowd_iou])
+            gx1, gy1, gx2, gy2 = _xyxy(gb[crowd_iou])
+            iw = np.maximum(np.minimum(gx2, bx2) - np.maximum(gx1, bx1) + 1.0, 0.0)
+            ih = np.maximum(np.minimum(gy2, by2) - np.maximum(gy1, by1) + 1.0, 0.0)
+            out[crowd_iou] = iw * ih / ((bx2 - bx1 + 1.0) * (by2 - by1 + 1.0))
+        return out
+    out = _ultra_iou(db, gb)
+    if crowd_iou.any():
+        bx1, by1, bx2, by2 = _xyxy(db[crowd_iou])
+        gx1, gy1, gx2, gy2 = _xyxy(gb[crowd_iou])
+        iw = np.clip(np.minimum(gx2, bx2) - np.maximum(gx1, bx1), 0, None)
+        ih = np.clip(np.minimum(gy2, by2) - np.maximum(gy1, by1), 0, None)
+        out[crowd_iou] = iw * ih / ((bx2 - bx1) * (by2 - by1) + 1e-7)
     return out
 
 
-@lru_cache(maxsize=256)
-def studentized_range_quantile(p: float, k: int, df: float) -> float:
-    """The ``q`` with ``P(Q <= q) = p``: the Illinois variant of regula falsi on
-    ``log P(Q > q)``, which is nearly quadratic in ``q``, kept inside a bracket (to 1e-10)."""
-    if not 0.0 < p < 1.0:
-        raise ValueError(f"p must be strictly between 0 and 1, got {p!r}.")
-    target = math.log1p(-p)
+def _passes(iou: np.ndarray, thr: float, mode: str) -> np.ndarray:
+    if mode == "gt":
+        return iou > thr
+    if mode == "ge_capped":
+        return iou >= min(thr, 1 - 1e-10)
+    return iou >= thr
 
-    def f(q: float) -> float:
-        return math.log(max(float(studentized_range_sf(q, k, df)[0]), 1e-300)) - target
 
-    lo, hi = 0.0, 8.0
-    f_lo, f_hi = -target, f(hi)  # log P(Q > 0) = 0
-    while f_hi > 0.0:
-        lo, f_lo, hi = hi, f_hi, 2.0 * hi
-        f_hi = f(hi)
-    side = 0
-    for _ in range(200):
-        mid = (lo * f_hi - hi * f_lo) / (f_hi - f_lo)
-        if hi - lo < 1e-10 * hi:
-            break
-        f_mid = f(mid)
-        if f_mid == 0.0:
-            return mid
-        if f_mid > 0.0:
-            lo, f_lo = mid, f_mid
-            if side == 1:
-                f_hi *= 0.5
-            side = 1
+def _greedy(n_det, pd_, pg, iou, ok, rank, ignored, reusable, pos):
+    """pycocotools' greedy match at one threshold, every group at once, one rank at a time.
+
+    Returns the ground-truth row each detection matched (-1 if none)."""
+    matched = np.full(n_det, -1, dtype=np.int64)
+    keep = ok
+    pd_, pg, iou = pd_[keep], pg[keep], iou[keep]
+    if pd_.size == 0:
+        return matched
+    # Inside a detection, the pair it prefers comes last: not ignored, higher IoU, later gt.
+    o = np.lexsort((pos[pg], iou, pd_, rank[pd_]))
+    pd_, pg = pd_[o], pg[o]
+    n_p = pd_.size
+    key = (~ignored[pg]).astype(np.int64) * n_p + np.arange(n_p)
+    taken = np.zeros(ignored.size, dtype=bool)
+    r_of = rank[pd_]
+    bounds = np.searchsorted(r_of, np.arange(int(r_of.max()) + 2))
+    for r in range(bounds.size - 1):
+        s, e = bounds[r], bounds[r + 1]
+        if s == e:
+            continue
+        g = pg[s:e]
+        val = np.where(~taken[g] | reusable[g], key[s:e], -1)
+        d = pd_[s:e]
+        seg = np.flatnonzero(np.r_[True, d[1:] != d[:-1]])
+        best = np.maximum.reduceat(val, seg)
+        hit = best >= 0
+        chosen = pg[best[hit] % n_p]
+        matched[d[seg[hit]]] = chosen
+        taken[chosen] = True
+    return matched
+
+
+def _best_overlap(n_det, pd_, pg, iou, ok, pos, last: bool):
+    """Each detection's best-overlapping ground truth (first or last of equal overlaps) and
+    whether that overlap passes the threshold."""
+    best = np.full(n_det, -1, dtype=np.int64)
+    hit = np.zeros(n_det, dtype=bool)
+    if pd_.size == 0:
+        return best, hit
+    tie = -pos[pg] if last else pos[pg]
+    o = np.lexsort((tie, -iou, pd_))
+    first = np.ones(o.size, dtype=bool)
+    first[1:] = pd_[o][1:] != pd_[o][:-1]
+    b = o[first]
+    best[pd_[b]] = pg[b]
+    hit[pd_[b]] = ok[b]
+    return best, hit
+
+
+def _first_per_key(keys: np.ndarray, order_value: np.ndarray) -> np.ndarray:
+    if keys.size == 0:
+        return np.zeros(0, dtype=bool)
+    o = np.lexsort((order_value, keys))
+    first = np.ones(o.size, dtype=bool)
+    first[1:] = keys[o][1:] != keys[o][:-1]
+    out = np.zeros(keys.size, dtype=bool)
+    out[o[first]] = True
+    return out
+
+
+def _coco_ap(tp: np.ndarray, npos: int) -> np.ndarray:
+    """pycocotools' 101 precision samples of one category (its accumulate arithmetic)."""
+    nd = tp.size
+    if nd == 0:
+        return np.zeros(RECALL_THRESHOLDS.size)
+    tps = np.cumsum(tp).astype(np.float64)
+    fps = np.cumsum(~tp).astype(np.float64)
+    rc = tps / npos
+    pr = tps / (fps + tps + np.spacing(1))
+    pr = np.maximum.accumulate(pr[::-1])[::-1]
+    inds = np.searchsorted(rc, RECALL_THRESHOLDS, side="left")
+    return np.where(inds < nd, pr[np.minimum(inds, nd - 1)], 0.0)
+
+
+def _evaluate(gt: GroundTruth, dt: Detections, s: dict[str, str], thr: float) -> _State:
+    """AP per category and each detection's outcome under a mix of rule settings."""
+    n_cat, n_det, n_gt = gt.n_categories, len(dt), len(gt)
+    crowd, difficult = gt.iscrowd, gt.difficult & ~gt.iscrowd
+    dropped = np.zeros(n_gt, dtype=bool)
+    ignored = np.zeros(n_gt, dtype=bool)
+    reusable = np.zeros(n_gt, dtype=bool)
+    for flag, how in ((crowd, s["crowd"]), (difficult, s["difficult"])):
+        if how == "drop":
+            dropped |= flag
+        elif how in ("absorb", "ignore"):
+            ignored |= flag
+            reusable |= flag
+    crowd_iou = crowd & (s["crowd"] == "absorb")
+    lo, hi = AREA_RANGES[0]
+    det_outside = np.zeros(n_det, dtype=bool)
+    if s["area"] == "all":
+        ignored |= ((gt.area < lo) | (gt.area > hi)) & ~dropped
+        det_outside = (dt.area < lo) | (dt.area > hi)
+
+    rank = _group_rank(dt, n_cat)
+    kept = rank < _CAP if s["cap"] == "100" else np.ones(n_det, dtype=bool)
+    rows = np.flatnonzero(kept)
+    sub = dt.subset(rows)
+    srank = rank[rows]
+    pd_, pg = _pairs(gt, sub, np.flatnonzero(~dropped))
+    iou = _pair_iou(sub.boxes[pd_], gt.boxes[pg], crowd_iou[pg], s["box_size"])
+    ok = _passes(iou, thr, s["iou_compare"])
+    pos = np.arange(n_gt)  # file order of the ground truths
+
+    n_sub = rows.size
+    out_sub = np.full(n_sub, _FP, dtype=np.int8)
+    if s["matching"] == "greedy":
+        m = _greedy(n_sub, pd_, pg, iou, ok, srank, ignored, reusable, pos)
+        has = np.flatnonzero(m >= 0)
+        absorbed = ignored[m[has]]
+        out_sub[has[absorbed]] = _UNCOUNTED
+        # pycocotools stores the matched annotation id and reads 0 as "no match"
+        out_sub[has[~absorbed & (gt.ann_id[m[has]] != 0)]] = _TP
+    else:
+        best, hit = _best_overlap(n_sub, pd_, pg, iou, ok, pos, s["matching"] == "best_last")
+        d = np.flatnonzero(hit)
+        g = best[d]
+        win = np.zeros(n_sub, dtype=bool)
+        win[d[_first_per_key(g, srank[d])]] = True
+        out_sub[d[win[d] & ~ignored[g]]] = _TP
+        out_sub[d[ignored[g] & (win[d] | reusable[g])]] = _UNCOUNTED
+    out_sub[(out_sub == _FP) & det_outside[rows]] = _UNCOUNTED
+
+    outcome = np.full(n_det, _DROPPED, dtype=np.int8)
+    outcome[rows] = out_sub
+    npos = np.bincount(gt.category[~dropped & ~ignored], minlength=n_cat)
+
+    counted = np.flatnonzero((outcome == _TP) | (outcome == _FP))
+    if s["ties"] == "image":
+        order = counted[np.lexsort((rank[counted], dt.image[counted], -dt.score[counted]))]
+    else:
+        order = counted[np.argsort(-dt.score[counted], kind="stable")]
+    pos_in_rank = np.full(n_det, -1, dtype=np.int64)
+    cat_sorted = dt.category[order]
+    o2 = np.argsort(cat_sorted, kind="stable")
+    order = order[o2]
+    cat_sorted = cat_sorted[o2]
+    bounds = np.searchsorted(cat_sorted, np.arange(n_cat + 1))
+    pos_in_rank[order] = np.arange(order.size) - bounds[cat_sorted]
+
+    ap = np.full(n_cat, np.nan)
+    how = s["interpolation"]
+    samples = np.zeros((RECALL_THRESHOLDS.size, n_cat))
+    for k in range(n_cat):
+        if npos[k] == 0:
+            continue
+        tp = outcome[order[bounds[k] : bounds[k + 1]]] == _TP
+        if how == "101":
+            samples[:, k] = _coco_ap(tp, int(npos[k]))
+        elif how == "interp101":
+            ap[k] = _ultra_ap(tp, int(npos[k])) if tp.size else 0.0
         else:
-            hi, f_hi = mid, f_mid
-            if side == -1:
-                f_lo *= 0.5
-            side = -1
-    return 0.5 * (lo + hi)
+            ap[k] = _voc_ap(tp, ~tp, int(npos[k]), how == "11")
+    if how == "101":
+        has = npos > 0
+        ap[has] = samples[:, has].mean(axis=0)
+    return _State(ap=ap, outcome=outcome, n_positives=npos, rank=pos_in_rank)
 
 
-def nct_two_sided_power(delta, crit: float, df: float) -> np.ndarray:
-    """``P(|T'| > crit)`` for the noncentral t on ``df`` degrees of freedom with noncentrality
-    ``delta`` (scalar or array): the power of a two-sided t-test whose critical value is
-    ``crit``. Equals ``scipy.stats.nct.sf(crit, df, delta) + nct.cdf(-crit, df, delta)``."""
-    delta = np.atleast_1d(np.asarray(delta, dtype=np.float64))
-    s, w = _s_grid(float(df), _sharpness(max(crit, float(np.abs(delta).max()))))
-    cs = crit * s[None, :]
-    upper = _normal_cdf((delta[:, None] - cs).ravel()).reshape(delta.size, s.size)
-    lower = _normal_cdf((-delta[:, None] - cs).ravel()).reshape(delta.size, s.size)
-    return np.clip((upper + lower) @ w, 0.0, 1.0)
+def _n(count: int, one: str, many: str | None = None) -> str:
+    return f"{count:,} {one if count == 1 else (many or one + 's')}"
+
+
+_OUTCOME_WORDS = {_TP: "true positive", _FP: "false positive", _UNCOUNTED: "not counted"}
+# _transitions leaves out the detections the cap adds or removes: _describe names those.
+
+
+def _transitions(before: _State, after: _State) -> tuple[str, int]:
+    """The detections whose outcome changes, in words, and how many."""
+    parts = []
+    changed = before.outcome != after.outcome
+    b, a = before.outcome[changed], after.outcome[changed]
+    n_changed = int(changed.sum())
+    for src, dst in ((_TP, _FP), (_FP, _TP), (_TP, _UNCOUNTED), (_FP, _UNCOUNTED)):
+        c = int(((b == src) & (a == dst)).sum())
+        if c:
+            parts.append(f"{_n(c, 'detection')} {_OUTCOME_WORDS[src]} → {_OUTCOME_WORDS[dst]}")
+    for src, dst in ((_UNCOUNTED, _TP), (_UNCOUNTED, _FP)):
+        c = int(((b == src) & (a == dst)).sum())
+        if c:
+            parts.append(f"{_n(c, 'detection')} not counted → {_OUTCOME_WORDS[dst]}")
+    nb, na = int(before.n_positives.sum()), int(after.n_positives.sum())
+    if nb != na:
+        parts.append(f"ground truths counted {nb:,} → {na:,}")
+    return "; ".join(parts), n_changed
+
+
+def _describe(rule, s_from, s_to, gt, dt, before, after, thr) -> tuple[str, int]:
+    """What switching ``rule`` changes on these boxes, in counts."""
+    if s_from == s_to:
+        return "the same in both conventions", 0
+    moves, n_changed = _transitions(before, after)
+    lead = ""
+    if rule == "crowd":
+        n = int(gt.iscrowd.sum())
+        n_img = np.unique(gt.image[gt.iscrowd]).size
+        lead = f"{_n(n, 'crowd region')} on {_n(n_img, 'image')}" if n else "no crowd regions"
+    elif rule == "difficult":
+        n = int((gt.difficult & ~gt.iscrowd).sum())
+        lead = _n(n, "difficult object") if n else "no difficult objects"
+    elif rule == "area":
+        lo, hi = AREA_RANGES[0]
+        n_g = int(((gt.area < lo) | (gt.area > hi)).sum())
+        n_d = int(((dt.area < lo) | (dt.area > hi)).sum())
+        lead = (
+            f"{_n(n_g, 'ground truth')} and {_n(n_d, 'detection')} outside [0, 1e5²] px²"
+            if n_g or n_d
+            else "every box inside COCO's 'all' range"
+        )
+    elif rule == "cap":
+        dropped = (before.outcome == _DROPPED) != (after.outcome == _DROPPED)
+        n_img = np.unique(dt.image[dropped]).size
+        verb = "drops" if s_to == "100" else "brings back"
+        lead = "no image has more than 100 detections of one category"
+        if dropped.any():
+            seen = np.where(before.outcome == _DROPPED, after.outcome, before.outcome)[dropped]
+            kinds = [
+                _n(int((seen == o).sum()), _OUTCOME_WORDS[o], _OUTCOME_WORDS[o] + "s")
+                if o != _UNCOUNTED
+                else f"{int((seen == o).sum()):,} not counted"
+                for o in (_TP, _FP, _UNCOUNTED)
+                if (seen == o).any()
+            ]
+            lead = (
+                f"the cap {verb} {_n(int(dropped.sum()), 'detection')} on "
+                f"{_n(n_img, 'image')} ({', '.join(kinds)})"
+            )
+    elif rule == "iou_compare":
+        lead = f"{SETTING_LABELS[rule][s_from]} → {SETTING_LABELS[rule][s_to]}"
+    elif rule == "interpolation":
+        lead = (
+            f"the same matches; precision read at {SETTING_LABELS[rule][s_from]} → "
+            f"{SETTING_LABELS[rule][s_to]}"
+        )
+    elif rule == "ties":
+        both = (before.rank >= 0) & (after.rank >= 0)
+        moved = int((before.rank[both] != after.rank[both]).sum())
+        lead = (
+            f"{_n(moved, 'detection')} change place in their category's ranking (tied scores)"
+            if moved
+            else "no tied score changes the ranking"
+        )
+    if rule == "cap" and moves:
+        moves = "then " + moves
+    text = "; ".join(p for p in (lead, moves) if p)
+    return text or "no detection or ground truth changes on these boxes", n_changed
+
+
+def convention_effects(
+    ground_truth, detections, *, from_: str = "coco", to: str = "voc07", iou_threshold=0.5
+):
+    """Walk from ``from_``'s mAP to ``to``'s, switching one rule at a time in :data:`RULES` order.
+
+    Parameters
+    ----------
+    ground_truth, detections
+        As :func:`metrics.detection.coco_evaluate` takes them.
+    from_, to : str
+        Conventions of :data:`~metrics.detection.CONVENTIONS`.
+    iou_threshold : float, default 0.5
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row a rule, in the fixed order: ``step, rule, label, setting_from, setting_to,
+        change`` (what the switch changes on these boxes, in counts), ``n_changed``
+        (detections whose outcome changes), ``ap_before, ap_after, difference`` (mAP over the
+        categories with ground truth counted), ``n_categories`` (after) and ``largest_change``
+        (the category it moves most). The first ``ap_before`` is ``detection_ap(from_)``'s
+        mean, the last ``ap_after`` ``detection_ap(to)``'s; ``difference`` sums to their gap.
+
+    Examples
+    --------
+    >>> from metrics.detection import convention_effects
+    >>> gt = {"images": [{"id": 1}], "categories": [{"id": 1, "name": "cat"}],
+    ...       "annotations": [{"id": 1, "image_id": 1, "category_id": 1,
+    ...                        "bbox": [0, 0, 10, 20], "area": 200, "iscrowd": 0}]}
+    >>> dt = [{"image_id": 1, "category_id": 1, "bbox": [0, 0, 10, 10], "score": 0.9}]
+    >>> walk = convention_effects(gt, dt, from_="coco", to="voc07", iou_threshold=0.5)
+    >>> moved = walk[walk.difference.abs() > 1e-9]
+    >>> moved[["rule", "ap_before", "ap_after"]].round(4).values.tolist()  # IoU 0.5, 121/231
+    [['iou_compare', 1.0, 0.0], ['box_size', 0.0, 1.0]]
+    """
+    import pandas as pd
+
+    from metrics.detection.io import load_detections, load_ground_truth
+
+    s_from, s_to = convention_settings(from_), convention_settings(to)
+    try:
+        thr = float(iou_threshold)
+    except (TypeError, ValueError):
+        raise ValueError(
+            f"iou_threshold={iou_threshold!r} must be a number between 0 and 1."
+        ) from None
+    if not 0.0 <= thr <= 1.0:
+        raise ValueError(f"iou_threshold={iou_threshold!r} must be between 0 and 1.")
+    gt = load_ground_truth(ground_truth)
+    dt = load_detections(detections, gt)
+    state = dict(s_from)
+    before = _evaluate(gt, dt, state, thr)
+    rows = []
+    for step, rule in enumerate(RULES, start=1):
+        state[rule] = s_to[rule]
+        after = before if s_from[rule] == s_to[rule] else _evaluate(gt, dt, state, thr)
+        change, n_changed = _describe(rule, s_from[rule], s_to[rule], gt, dt, before, after, thr)
+        delta = after.ap - before.ap
+        moved = np.where(np.isnan(delta), 0.0, delta)
+        largest = ""
+        if np.any(moved != 0):
+            k = int(np.argmax(np.abs(moved)))
+            largest = f"{gt.category_names[k]} ({moved[k]:+.4f})"
+        a0, a1 = before.map, after.map
+        rows.append(
+            {
+                "step": step,
+                "rule": rule,
+                "label": RULE_LABELS[rule],
+                "setting_from": SETTING_LABELS[rule][s_from[rule]],
+                "setting_to": SETTING_LABELS[rule][s_to[rule]],
+                "change": change,
+                "n_changed": n_changed,
+                "ap_before": a0,
+                "ap_after": a1,
+                "difference": a1 - a0 if a0 == a0 and a1 == a1 else np.nan,
+                "n_categories": int(np.isfinite(after.ap).sum()),
+                "largest_change": largest,
+            }
+        )
+        before = after
+    frame = pd.DataFrame(rows)
+    frame.attrs.update(from_=from_, to=to, iou_threshold=thr, order=RULES)
+    return frame
