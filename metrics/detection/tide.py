@@ -105,6 +105,13 @@ def _first_argmax(pd_: np.ndarray, pg: np.ndarray, value: np.ndarray, n_det: int
     return best_v, best_g
 
 
+def _gt_category(gt: GroundTruth, gt_of: np.ndarray) -> np.ndarray:
+    out = np.full(gt_of.size, -1, dtype=np.int64)
+    has = gt_of >= 0
+    out[has] = gt.category[gt_of[has]]
+    return out
+
+
 def _tide_ap(tp: np.ndarray, n_gt: int) -> float:
     """tidecv's AP of one category (0-1): points already in their sorted order."""
     if n_gt == 0:
@@ -320,7 +327,8 @@ def tide_errors(
         todo &= ~hit
 
     # A free ground truth pointed to by cls/loc errors: the highest score fixes it.
-    pointing = (gt_of >= 0) & ~used_gt[np.maximum(gt_of, 0)]
+    pointing = gt_of >= 0
+    pointing[pointing] = ~used_gt[gt_of[pointing]]
     usable = np.zeros(n_gt, dtype=bool)
     usable[gt_of[pointing]] = True
     is_best = np.zeros(n_det, dtype=bool)
@@ -345,7 +353,7 @@ def tide_errors(
         "ignored": ignored,
         "is_best": is_best,
         "cat": dt.category,
-        "gt_cat": np.where(gt_of >= 0, gt.category[np.maximum(gt_of, 0)], -1),
+        "gt_cat": _gt_category(gt, gt_of),
         "score": dt.score,
         "key": key,
         "n_det": int(key.max()) + 1 if n_det else 0,
