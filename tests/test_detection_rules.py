@@ -143,8 +143,10 @@ def _one_image(boxes, dets, crowd=(), cats=None, images=1):
 def test_iou_exactly_half_is_a_match_for_coco_and_not_for_voc_until_the_plus_one():
     gt, dt = _one_image([[0, 0, 10, 20]], [([0, 0, 10, 10], 0.9)])
     walk = convention_effects(gt, dt, from_="coco", to="voc07").set_index("rule")
-    assert walk.loc["iou_compare", "change"].startswith("IoU ≥ t (t capped at 1 − 1e-10) → IoU > t")
-    assert "1 detection true positive → false positive" in walk.loc["iou_compare", "change"]
+    assert walk.loc["iou_compare", "change"] == "1 detection true positive → false positive"
+    assert walk.loc["iou_compare", "setting_to"] == "IoU > t"
+    assert walk.loc["iou_compare", "largest_category"] == "cat"
+    assert walk.loc["iou_compare", "largest_category_change"] == pytest.approx(-1.0)
     assert walk.loc["iou_compare", "difference"] == pytest.approx(-1.0)
     assert "1 detection false positive → true positive" in walk.loc["box_size", "change"]
     assert walk.loc["box_size", "difference"] == pytest.approx(1.0)

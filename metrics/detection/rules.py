@@ -458,13 +458,8 @@ def _describe(rule, s_from, s_to, gt, dt, before, after, thr) -> tuple[str, int]
                 f"the cap {verb} {_n(int(dropped.sum()), 'detection')} on "
                 f"{_n(n_img, 'image')} ({', '.join(kinds)})"
             )
-    elif rule == "iou_compare":
-        lead = f"{SETTING_LABELS[rule][s_from]} → {SETTING_LABELS[rule][s_to]}"
     elif rule == "interpolation":
-        lead = (
-            f"the same matches; precision read at {SETTING_LABELS[rule][s_from]} → "
-            f"{SETTING_LABELS[rule][s_to]}"
-        )
+        lead = "the same matches and ranking, the curve read at other recall points"
     elif rule == "ties":
         both = (before.rank >= 0) & (after.rank >= 0)
         moved = int((before.rank[both] != after.rank[both]).sum())
@@ -498,8 +493,9 @@ def convention_effects(
         One row a rule, in the fixed order: ``step, rule, label, setting_from, setting_to,
         change`` (what the switch changes on these boxes, in counts), ``n_changed``
         (detections whose outcome changes), ``ap_before, ap_after, difference`` (mAP over the
-        categories with ground truth counted), ``n_categories`` (after) and ``largest_change``
-        (the category it moves most). The first ``ap_before`` is ``detection_ap(from_)``'s
+        categories with ground truth counted), ``n_categories`` (after), ``largest_category``
+        and ``largest_category_change`` (the category whose AP the step moves most, and by
+        how much; "" and 0 when none moves). The first ``ap_before`` is ``detection_ap(from_)``'s
         mean, the last ``ap_after`` ``detection_ap(to)``'s; ``difference`` sums to their gap.
 
     Examples
@@ -538,10 +534,10 @@ def convention_effects(
         change, n_changed = _describe(rule, s_from[rule], s_to[rule], gt, dt, before, after, thr)
         delta = after.ap - before.ap
         moved = np.where(np.isnan(delta), 0.0, delta)
-        largest = ""
+        largest, largest_by = "", 0.0
         if np.any(moved != 0):
             k = int(np.argmax(np.abs(moved)))
-            largest = f"{gt.category_names[k]} ({moved[k]:+.4f})"
+            largest, largest_by = gt.category_names[k], float(moved[k])
         a0, a1 = before.map, after.map
         rows.append(
             {
@@ -556,7 +552,8 @@ def convention_effects(
                 "ap_after": a1,
                 "difference": a1 - a0 if a0 == a0 and a1 == a1 else np.nan,
                 "n_categories": int(np.isfinite(after.ap).sum()),
-                "largest_change": largest,
+                "largest_category": largest,
+                "largest_category_change": largest_by,
             }
         )
         before = after
