@@ -41,6 +41,8 @@ def _walk(gt_key: str, det_key: str, gt, dt) -> None:
     if src == dst:
         st.info("Pick two different conventions to see which rules separate them.")
         return
+    if walk["ap_before"].isna().iloc[0] and walk["ap_after"].isna().iloc[-1]:
+        return
     differs = walk[walk["setting_from"] != walk["setting_to"]]
     st.markdown("\n".join(f"- {rule_sentence(row)}" for _, row in differs.iterrows()))
     chart(

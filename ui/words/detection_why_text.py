@@ -52,10 +52,15 @@ def rule_sentence(row) -> str:
 
 def walk_summary(walk, from_label: str, to_label: str, iou: float) -> str:
     start, end = walk["ap_before"].iloc[0], walk["ap_after"].iloc[-1]
+    if math.isnan(start) and math.isnan(end):
+        return (
+            "No category has a ground truth either convention counts, so neither mAP is "
+            "defined and there is nothing to split."
+        )
     moving = walk[walk["difference"].abs() > 5e-7]
     n = len(moving)
-    rules = "no rule" if n == 0 else ("1 rule" if n == 1 else f"{n} rules")
+    rules = "no rule moves" if n == 0 else ("1 rule moves" if n == 1 else f"{n} rules move")
     return (
         f"{md(from_label)} gives mAP **{points(start)}**, {md(to_label)} **{points(end)}** at "
-        f"IoU {iou:g}: {rules} move the number on these boxes."
+        f"IoU {iou:g}: {rules} the number on these boxes."
     )
