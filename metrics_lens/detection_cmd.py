@@ -63,6 +63,12 @@ def _detection_parser() -> argparse.ArgumentParser:
     names = ("coco", "voc07", "voc12", "ultralytics")
     p.add_argument("--from", dest="why_from", choices=names, default="coco", help="(coco)")
     p.add_argument("--to", dest="why_to", choices=names, default="voc07", help="(voc07)")
+    p.add_argument(
+        "--why-range",
+        action="store_true",
+        help="with --why: average each step over IoU 0.50:0.95 (COCO's AP, Ultralytics' "
+        "mAP50-95) instead of --iou",
+    )
     _inputs(p)
     return p
 
@@ -154,7 +160,8 @@ def detection_main(argv: list[str]) -> int:
         if args.why:
             from metrics_lens import detection_why as dw
 
-            why_args = dict(from_=args.why_from, to=args.why_to, iou=args.iou)
+            iou = "0.5:0.95" if args.why_range else args.iou
+            why_args = dict(from_=args.why_from, to=args.why_to, iou=iou)
             walk, tide = dw.why(gt, det, **why_args)
     except ValueError as exc:
         return _fail("detection", str(exc), args.json)

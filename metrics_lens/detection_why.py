@@ -13,7 +13,7 @@ import math
 __all__ = ["why", "why_json", "why_text"]
 
 
-def why(gt, det, *, from_: str, to: str, iou: float):
+def why(gt, det, *, from_: str, to: str, iou):
     """(the walk, TIDE's result) on loaded boxes."""
     from metrics.detection import convention_effects, tide_errors
 
@@ -82,7 +82,8 @@ def _pts(v, plus=False) -> str:
 
 def why_text(walk, tide, *, from_: str, to: str, iou: float) -> str:
     lines = [
-        f"Why the numbers differ: {from_} mAP@{iou:g} {_pts(walk['ap_before'].iloc[0])} -> "
+        f"Why the numbers differ: {from_} mAP@{iou if isinstance(iou, str) else f'{iou:g}'} "
+        f"{_pts(walk['ap_before'].iloc[0])} -> "
         f"{to} {_pts(walk['ap_after'].iloc[-1])} (AP points), one rule at a time in this order:"
     ]
     for row in walk.to_dict(orient="records"):

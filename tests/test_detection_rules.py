@@ -27,6 +27,9 @@ from metrics.detection import (
     load_detections,
     load_ground_truth,
 )
+from metrics.detection import (
+    IOU_THRESHOLDS as IOU_T,
+)
 from metrics.detection.rules import _evaluate
 from tests.strategies import detection_datasets, examples
 
@@ -116,6 +119,38 @@ def test_single_rule_states_equal_pycocotools(data):
     assert walk.ap_after["cap"] == pytest.approx(uncapped, abs=1e-12) or (uncapped == -1)
 
 
+def _pycocotools_stats(gt, dt):
+    from pycocotools.coco import COCO
+    from pycocotools.cocoeval import COCOeval
+
+    with contextlib.redirect_stdout(io.StringIO()):
+        coco_gt = COCO()
+        coco_gt.dataset = copy.deepcopy(gt)
+        coco_gt.createIndex()
+        ev = COCOeval(coco_gt, coco_gt.loadRes(copy.deepcopy(dt)), "bbox")
+        ev.evaluate()
+        ev.accumulate()
+        ev.summarize()
+    return ev.stats
+
+
+@settings(max_examples=examples(6), deadline=None)
+@given(detection_datasets(max_images=3, burst=False))
+def test_the_coco_range_walk_ends_on_pycocotools_ap_and_mean_ultralytics(data):
+    pytest.importorskip("pycocotools")
+    gt, dt = data
+    walk = convention_effects(gt, dt, from_="coco", to="ultralytics", iou_threshold="0.5:0.95")
+    start = _pycocotools_stats(gt, dt)[0]
+    if start == -1:
+        assert np.isnan(walk.ap_before.iloc[0])
+        return
+    assert walk.ap_before.iloc[0] == pytest.approx(start, abs=1e-12)
+    per_t = [detection_ap(gt, dt, convention="ultralytics", iou_threshold=t) for t in IOU_T]
+    end = np.nanmean(np.mean([s.to_numpy() for s in per_t], axis=0))
+    assert walk.ap_after.iloc[-1] == pytest.approx(end, abs=1e-12) or np.isnan(end)
+    np.testing.assert_array_equal(walk.ap_before.to_numpy()[1:], walk.ap_after.to_numpy()[:-1])
+
+
 def _one_image(boxes, dets, crowd=(), cats=None, images=1):
     anns = [
         {
@@ -203,7 +238,7 @@ def test_bad_input_is_one_sentence():
         convention_effects(gt, dt, from_="yolo")
     with pytest.raises(ValueError, match="iou_threshold=2 must be between 0 and 1"):
         convention_effects(gt, dt, iou_threshold=2)
-    with pytest.raises(ValueError, match="must be a number"):
+    with pytest.raises(ValueError, match=r"or '0\.5:0\.95' for COCO's ten thresholds"):
         convention_effects(gt, dt, iou_threshold="half")
 
 

@@ -7,7 +7,14 @@ import json
 
 import pytest
 
-from metrics.detection import RULES, convention_effects, detection_ap, synthetic_coco, tide_errors
+from metrics.detection import (
+    RULES,
+    coco_evaluate,
+    convention_effects,
+    detection_ap,
+    synthetic_coco,
+    tide_errors,
+)
 from metrics_lens.cli import main
 
 
@@ -39,7 +46,7 @@ def test_json_why_is_the_library_walk_and_tide(files, capsys):
 
 
 def test_text_names_each_rule_and_bad_input_is_one_line(files, capsys):
-    path, _, _ = files
+    path, gt, dt = files
     args = ["detection", str(path / "gt.json"), str(path / "dt.json")]
     assert main([*args, "--why"]) == 0
     out = capsys.readouterr().out
@@ -48,6 +55,10 @@ def test_text_names_each_rule_and_bad_input_is_one_line(files, capsys):
     assert "Dupe: a second detection of a matched object" in out
     assert main([*args]) == 0
     assert "Why the numbers differ" not in capsys.readouterr().out
+    assert main([*args, "--why", "--why-range", "--json"]) == 0
+    why = json.loads(capsys.readouterr().out)["why"]
+    assert why["iou_threshold"] == "0.5:0.95"
+    assert why["map_from"] == pytest.approx(coco_evaluate(gt, dt).stats[0], abs=1e-12)
     with pytest.raises(SystemExit) as exc:
         main([*args, "--why", "--to", "yolo"])
     assert exc.value.code == 2

@@ -14,6 +14,7 @@ import pytest
 
 from metrics.detection import (
     RULES,
+    coco_evaluate,
     convention_effects,
     detection_ap,
     load_detections,
@@ -66,6 +67,11 @@ def test_the_section_walks_from_one_convention_to_the_other(example):
     assert not at.exception, at.exception
     end = detection_ap(g, d, convention="ultralytics").mean()
     assert _waterfall(at)["y"][-1] == pytest.approx(100 * end, abs=1e-9)
+    at.checkbox(key="detection_why_range").check().run()
+    assert not at.exception, at.exception
+    w = _waterfall(at)
+    assert w["y"][0] == pytest.approx(100 * coco_evaluate(g, d).stats[0], abs=1e-9)
+    assert any("IoU 0.5:0.95 (the mean of ten thresholds)" in m.value for m in at.markdown)
     at.selectbox(key="detection_why_to").set_value("coco").run()
     assert "Pick two different conventions" in at.info[-1].value
 

@@ -45,7 +45,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from metrics.detection._boxes import Detections, GroundTruth
-from metrics.detection.coco import AREA_RANGES, RECALL_THRESHOLDS, box_iou_pairs
+from metrics.detection.coco import AREA_RANGES, IOU_THRESHOLDS, RECALL_THRESHOLDS, box_iou_pairs
 from metrics.detection.conventions import (
     CONVENTIONS,
     _pairs,
@@ -56,7 +56,14 @@ from metrics.detection.conventions import (
     _xyxy,
 )
 
-__all__ = ["RULES", "RULE_LABELS", "SETTING_LABELS", "convention_effects", "convention_settings"]
+__all__ = [
+    "COCO_RANGE",
+    "RULES",
+    "RULE_LABELS",
+    "SETTING_LABELS",
+    "convention_effects",
+    "convention_settings",
+]
 
 RULES = (
     "crowd",
@@ -174,9 +181,10 @@ class _State:
     """One hybrid evaluation: AP per category and every detection's outcome."""
 
     ap: np.ndarray  # (n_categories,), NaN without ground truth counted
-    outcome: np.ndarray  # (n_detections,) _TP / _FP / _UNCOUNTED / _DROPPED
+    outcome: np.ndarray  # (n_detections,) _TP / _FP / _UNCOUNTED / _DROPPED, first threshold
     n_positives: np.ndarray  # (n_categories,)
     rank: np.ndarray  # (n_detections,) position in its category's ranking, -1 if not counted
+    outcomes: np.ndarray | None = None  # (n_thresholds, n_detections) when several
 
     @property
     def map(self) -> float:
@@ -390,6 +398,18 @@ def _evaluate(gt: GroundTruth, dt: Detections, s: dict[str, str], thr: float) ->
     return _State(ap=ap, outcome=outcome, n_positives=npos, rank=pos_in_rank)
 
 
+def _evaluate_at(gt, dt, s: dict[str, str], thresholds: np.ndarray) -> _State:
+    """:func:`_evaluate` at each threshold, AP averaged over them per category (COCO's
+    AP@[.5:.95] and Ultralytics' mAP50-95 both average each class over the thresholds)."""
+    states = [_evaluate(gt, dt, s, float(t)) for t in thresholds]
+    if len(states) == 1:
+        return states[0]
+    ap = np.stack([st.ap for st in states]).mean(axis=0)
+    first = states[0]
+    outcomes = np.stack([st.outcome for st in states])
+    return _State(ap, first.outcome, first.n_positives, first.rank, outcomes)
+
+
 def _n(count: int, one: str, many: str | None = None) -> str:
     return f"{count:,} {one if count == 1 else (many or one + 's')}"
 
@@ -401,17 +421,21 @@ _OUTCOME_WORDS = {_TP: "true positive", _FP: "false positive", _UNCOUNTED: "not 
 def _transitions(before: _State, after: _State) -> tuple[str, int]:
     """The detections whose outcome changes, in words, and how many."""
     parts = []
-    changed = before.outcome != after.outcome
-    b, a = before.outcome[changed], after.outcome[changed]
-    n_changed = int(changed.sum())
+    several = before.outcomes is not None
+    ob = before.outcomes if several else before.outcome[None, :]
+    oa = after.outcomes if several else after.outcome[None, :]
+    changed = ob != oa
+    b, a = ob[changed], oa[changed]
+    n_changed = int(changed.any(axis=0).sum())
+    noun = "(detection, IoU threshold) pair" if several else "detection"
     for src, dst in ((_TP, _FP), (_FP, _TP), (_TP, _UNCOUNTED), (_FP, _UNCOUNTED)):
         c = int(((b == src) & (a == dst)).sum())
         if c:
-            parts.append(f"{_n(c, 'detection')} {_OUTCOME_WORDS[src]} → {_OUTCOME_WORDS[dst]}")
+            parts.append(f"{_n(c, noun)} {_OUTCOME_WORDS[src]} → {_OUTCOME_WORDS[dst]}")
     for src, dst in ((_UNCOUNTED, _TP), (_UNCOUNTED, _FP)):
         c = int(((b == src) & (a == dst)).sum())
         if c:
-            parts.append(f"{_n(c, 'detection')} not counted → {_OUTCOME_WORDS[dst]}")
+            parts.append(f"{_n(c, noun)} not counted → {_OUTCOME_WORDS[dst]}")
     nb, na = int(before.n_positives.sum()), int(after.n_positives.sum())
     if nb != na:
         parts.append(f"ground truths counted {nb:,} → {na:,}")
@@ -474,6 +498,28 @@ def _describe(rule, s_from, s_to, gt, dt, before, after, thr) -> tuple[str, int]
     return text or "no detection or ground truth changes on these boxes", n_changed
 
 
+COCO_RANGE = "0.5:0.95"
+
+
+def _thresholds(iou_threshold) -> np.ndarray:
+    """One threshold, or COCO's ten (``"0.5:0.95"``, pycocotools' own values)."""
+    if isinstance(iou_threshold, str) and iou_threshold.replace(" ", "") in (
+        COCO_RANGE,
+        "0.50:0.95",
+    ):
+        return IOU_THRESHOLDS.copy()
+    try:
+        thr = float(iou_threshold)
+    except (TypeError, ValueError):
+        raise ValueError(
+            f"iou_threshold={iou_threshold!r} must be a number between 0 and 1, or "
+            f"{COCO_RANGE!r} for COCO's ten thresholds."
+        ) from None
+    if not 0.0 <= thr <= 1.0:
+        raise ValueError(f"iou_threshold={iou_threshold!r} must be between 0 and 1.")
+    return np.array([thr])
+
+
 def convention_effects(
     ground_truth, detections, *, from_: str = "coco", to: str = "voc07", iou_threshold=0.5
 ):
@@ -485,7 +531,10 @@ def convention_effects(
         As :func:`metrics.detection.coco_evaluate` takes them.
     from_, to : str
         Conventions of :data:`~metrics.detection.CONVENTIONS`.
-    iou_threshold : float, default 0.5
+    iou_threshold : float or "0.5:0.95", default 0.5
+        One IoU threshold, or COCO's ten (0.50, 0.55, ..., 0.95): each state's AP per
+        category is then the mean over the ten, as COCO's AP@[.5:.95] and Ultralytics'
+        mAP50-95 average them, and the counts are over (detection, threshold) pairs.
 
     Returns
     -------
@@ -515,22 +564,16 @@ def convention_effects(
     from metrics.detection.io import load_detections, load_ground_truth
 
     s_from, s_to = convention_settings(from_), convention_settings(to)
-    try:
-        thr = float(iou_threshold)
-    except (TypeError, ValueError):
-        raise ValueError(
-            f"iou_threshold={iou_threshold!r} must be a number between 0 and 1."
-        ) from None
-    if not 0.0 <= thr <= 1.0:
-        raise ValueError(f"iou_threshold={iou_threshold!r} must be between 0 and 1.")
+    thresholds = _thresholds(iou_threshold)
+    thr = float(thresholds[0]) if thresholds.size == 1 else COCO_RANGE
     gt = load_ground_truth(ground_truth)
     dt = load_detections(detections, gt)
     state = dict(s_from)
-    before = _evaluate(gt, dt, state, thr)
+    before = _evaluate_at(gt, dt, state, thresholds)
     rows = []
     for step, rule in enumerate(RULES, start=1):
         state[rule] = s_to[rule]
-        after = before if s_from[rule] == s_to[rule] else _evaluate(gt, dt, state, thr)
+        after = before if s_from[rule] == s_to[rule] else _evaluate_at(gt, dt, state, thresholds)
         change, n_changed = _describe(rule, s_from[rule], s_to[rule], gt, dt, before, after, thr)
         delta = after.ap - before.ap
         moved = np.where(np.isnan(delta), 0.0, delta)

@@ -11,7 +11,7 @@ __all__ = ["effects", "tide"]
 
 
 @st.cache_data(max_entries=8, show_spinner="Switching one rule at a time...")
-def effects(gt_key: str, det_key: str, from_: str, to: str, iou: float, _gt, _dt):
+def effects(gt_key: str, det_key: str, from_: str, to: str, iou, _gt, _dt):
     return detection.convention_effects(_gt, _dt, from_=from_, to=to, iou_threshold=iou)
 
 

@@ -8,6 +8,7 @@ import pandas as pd
 import streamlit as st
 
 from metrics.detection import CONVENTIONS
+from metrics.detection.rules import COCO_RANGE
 from ui.compute import detection_why_compute as wc
 from ui.figures.detection_charts import CONVENTION_LABELS
 from ui.figures.detection_why_charts import convention_waterfall_figure, tide_figure
@@ -34,10 +35,19 @@ def _walk(gt_key: str, det_key: str, gt, dt) -> None:
         "To", CONVENTIONS, index=1, format_func=CONVENTION_LABELS.get, key="detection_why_to"
     )
     with c3:
-        iou = st.select_slider("IoU threshold", options=_IOUS, value=0.5, key="detection_why_iou")
-    walk = wc.effects(gt_key, det_key, src, dst, float(iou), gt, dt)
+        every = st.checkbox(
+            "Average over IoU 0.50:0.95",
+            key="detection_why_range",
+            help="COCO's AP@[.5:.95] and Ultralytics' mAP50-95 average each class over the "
+            "ten thresholds 0.50, 0.55, ..., 0.95; each step is then averaged the same way.",
+        )
+        iou = st.select_slider(
+            "IoU threshold", options=_IOUS, value=0.5, key="detection_why_iou", disabled=every
+        )
+    iou = COCO_RANGE if every else float(iou)
+    walk = wc.effects(gt_key, det_key, src, dst, iou, gt, dt)
     src_l, dst_l = CONVENTION_LABELS[src], CONVENTION_LABELS[dst]
-    st.markdown(walk_summary(walk, src_l, dst_l, float(iou)))
+    st.markdown(walk_summary(walk, src_l, dst_l, iou))
     if src == dst:
         st.info("Pick two different conventions to see which rules separate them.")
         return

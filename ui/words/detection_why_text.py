@@ -50,7 +50,7 @@ def rule_sentence(row) -> str:
     )
 
 
-def walk_summary(walk, from_label: str, to_label: str, iou: float) -> str:
+def walk_summary(walk, from_label: str, to_label: str, iou) -> str:
     start, end = walk["ap_before"].iloc[0], walk["ap_after"].iloc[-1]
     if math.isnan(start) and math.isnan(end):
         return (
@@ -60,7 +60,8 @@ def walk_summary(walk, from_label: str, to_label: str, iou: float) -> str:
     moving = walk[walk["difference"].abs() > 5e-7]
     n = len(moving)
     rules = "no rule moves" if n == 0 else ("1 rule moves" if n == 1 else f"{n} rules move")
+    at = f"IoU {iou:g}" if isinstance(iou, float) else f"IoU {iou} (the mean of ten thresholds)"
     return (
         f"{md(from_label)} gives mAP **{points(start)}**, {md(to_label)} **{points(end)}** at "
-        f"IoU {iou:g}: {rules} the number on these boxes."
+        f"{at}: {rules} the number on these boxes."
     )
