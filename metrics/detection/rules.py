@@ -315,6 +315,11 @@ def _coco_ap(tp: np.ndarray, npos: int) -> np.ndarray:
 
 def _evaluate(gt: GroundTruth, dt: Detections, s: dict[str, str], thr: float) -> _State:
     """AP per category and each detection's outcome under a mix of rule settings."""
+    return _evaluate_many(gt, dt, s, [thr])[0]
+
+
+def _evaluate_many(gt, dt, s: dict[str, str], thresholds, rank=None) -> list[_State]:
+    """:func:`_evaluate` at several thresholds: the pairs and their IoU are computed once."""
     n_cat, n_det, n_gt = gt.n_categories, len(dt), len(gt)
     crowd, difficult = gt.iscrowd, gt.difficult & ~gt.iscrowd
     dropped = np.zeros(n_gt, dtype=bool)
@@ -333,16 +338,43 @@ def _evaluate(gt: GroundTruth, dt: Detections, s: dict[str, str], thr: float) ->
         ignored |= ((gt.area < lo) | (gt.area > hi)) & ~dropped
         det_outside = (dt.area < lo) | (dt.area > hi)
 
-    rank = _group_rank(dt, n_cat)
+    if rank is None:
+        rank = _group_rank(dt, n_cat)
     kept = rank < _CAP if s["cap"] == "100" else np.ones(n_det, dtype=bool)
     rows = np.flatnonzero(kept)
     sub = dt.subset(rows)
     srank = rank[rows]
     pd_, pg = _pairs(gt, sub, np.flatnonzero(~dropped))
     iou = _pair_iou(sub.boxes[pd_], gt.boxes[pg], crowd_iou[pg], s["box_size"])
-    ok = _passes(iou, thr, s["iou_compare"])
     pos = np.arange(n_gt)  # file order of the ground truths
+    npos = np.bincount(gt.category[~dropped & ~ignored], minlength=n_cat)
+    return [
+        _at_threshold(
+            gt,
+            dt,
+            s,
+            thr,
+            rank,
+            rows,
+            srank,
+            pd_,
+            pg,
+            iou,
+            pos,
+            ignored,
+            reusable,
+            det_outside,
+            npos,
+        )
+        for thr in thresholds
+    ]
 
+
+def _at_threshold(
+    gt, dt, s, thr, rank, rows, srank, pd_, pg, iou, pos, ignored, reusable, det_outside, npos
+) -> _State:
+    n_cat, n_det = gt.n_categories, len(dt)
+    ok = _passes(iou, float(thr), s["iou_compare"])
     n_sub = rows.size
     out_sub = np.full(n_sub, _FP, dtype=np.int8)
     if s["matching"] == "greedy":
@@ -364,7 +396,6 @@ def _evaluate(gt: GroundTruth, dt: Detections, s: dict[str, str], thr: float) ->
 
     outcome = np.full(n_det, _DROPPED, dtype=np.int8)
     outcome[rows] = out_sub
-    npos = np.bincount(gt.category[~dropped & ~ignored], minlength=n_cat)
 
     counted = np.flatnonzero((outcome == _TP) | (outcome == _FP))
     if s["ties"] == "image":
@@ -398,10 +429,10 @@ def _evaluate(gt: GroundTruth, dt: Detections, s: dict[str, str], thr: float) ->
     return _State(ap=ap, outcome=outcome, n_positives=npos, rank=pos_in_rank)
 
 
-def _evaluate_at(gt, dt, s: dict[str, str], thresholds: np.ndarray) -> _State:
+def _evaluate_at(gt, dt, s: dict[str, str], thresholds: np.ndarray, rank=None) -> _State:
     """:func:`_evaluate` at each threshold, AP averaged over them per category (COCO's
     AP@[.5:.95] and Ultralytics' mAP50-95 both average each class over the thresholds)."""
-    states = [_evaluate(gt, dt, s, float(t)) for t in thresholds]
+    states = _evaluate_many(gt, dt, s, thresholds, rank)
     if len(states) == 1:
         return states[0]
     ap = np.stack([st.ap for st in states]).mean(axis=0)
@@ -569,11 +600,15 @@ def convention_effects(
     gt = load_ground_truth(ground_truth)
     dt = load_detections(detections, gt)
     state = dict(s_from)
-    before = _evaluate_at(gt, dt, state, thresholds)
+    rank = _group_rank(dt, gt.n_categories)
+    before = _evaluate_at(gt, dt, state, thresholds, rank)
     rows = []
     for step, rule in enumerate(RULES, start=1):
         state[rule] = s_to[rule]
-        after = before if s_from[rule] == s_to[rule] else _evaluate_at(gt, dt, state, thresholds)
+        if s_from[rule] == s_to[rule]:
+            after = before
+        else:
+            after = _evaluate_at(gt, dt, state, thresholds, rank)
         change, n_changed = _describe(rule, s_from[rule], s_to[rule], gt, dt, before, after, thr)
         delta = after.ap - before.ap
         moved = np.where(np.isnan(delta), 0.0, delta)
