@@ -97,5 +97,8 @@ def _tide(gt_key: str, det_key: str, gt, dt) -> None:
 def render(gt_key: str, det_key: str, gt, dt) -> None:
     """The section, below the conventions side by side."""
     st.subheader("Why the numbers differ")
-    _walk(gt_key, det_key, gt, dt)
-    _tide(gt_key, det_key, gt, dt)
+    try:
+        _walk(gt_key, det_key, gt, dt)
+        _tide(gt_key, det_key, gt, dt)
+    except ValueError as exc:  # the boxes were read above; keep the page if a step refuses
+        st.error(" ".join(str(exc).split()), icon=":material/error:")
