@@ -255,3 +255,16 @@ def test_equal_iou_ties_go_where_each_library_sends_them():
         np.testing.assert_array_equal(ours, detection_ap(g, d, convention=c).to_numpy())
         assert ours[0] == pytest.approx(ap, abs=1e-9), c
     assert _pycocotools_ap50(gt, dt) == pytest.approx(1.0)
+
+
+def test_plus_one_on_normalised_boxes_is_named():
+    import dataclasses
+
+    from metrics.detection import Detections
+
+    gt, dt = _one_image([[0, 0, 10, 20]], [([0, 0, 10, 10], 0.9)])
+    g, d = _loaded((gt, dt))
+    g = dataclasses.replace(g, boxes=g.boxes / 640, has_areas=False)
+    d = Detections(d.image, d.category, d.boxes / 640, d.score)
+    walk = convention_effects(g, d, from_="coco", to="voc12").set_index("rule")
+    assert walk.loc["box_size", "change"].startswith("the boxes are normalised (no image sizes)")

@@ -513,6 +513,8 @@ def _describe(rule, s_from, s_to, gt, dt, before, after, thr) -> tuple[str, int]
                 f"the cap {verb} {_n(int(dropped.sum()), 'detection')} on "
                 f"{_n(n_img, 'image')} ({', '.join(kinds)})"
             )
+    elif rule == "box_size" and not gt.has_areas and "plus_one" in (s_from, s_to):
+        lead = "the boxes are normalised (no image sizes), so +1 is a whole image width"
     elif rule == "interpolation":
         lead = "the same matches and ranking, the curve read at other recall points"
     elif rule == "ties":
