@@ -21,6 +21,7 @@ from hypothesis import strategies as st
 from metrics.detection import (
     CONVENTIONS,
     RULES,
+    SETTING_LABELS,
     convention_effects,
     convention_settings,
     detection_ap,
@@ -268,3 +269,183 @@ def test_plus_one_on_normalised_boxes_is_named():
     d = Detections(d.image, d.category, d.boxes / 640, d.score)
     walk = convention_effects(g, d, from_="coco", to="voc12").set_index("rule")
     assert walk.loc["box_size", "change"].startswith("the boxes are normalised (no image sizes)")
+
+
+# --- every mix of settings against a literal, one-detection-at-a-time reference ------------
+
+
+def _ref_iou(d, g, mode, crowd_iou):
+    dx, dy, dw, dh = d
+    gx, gy, gw, gh = g
+    if mode == "pycocotools":
+        w = min(dw + dx, gw + gx) - max(dx, gx)
+        h = min(dh + dy, gh + gy) - max(dy, gy)
+        if w <= 0 or h <= 0:
+            return 0.0
+        return w * h / (dw * dh if crowd_iou else dw * dh + gw * gh - w * h)
+    bx1, by1, bx2, by2 = dx, dy, dx + dw, dy + dh
+    gx1, gy1, gx2, gy2 = gx, gy, gx + gw, gy + gh
+    if mode == "plus_one":
+        iw = max(min(gx2, bx2) - max(gx1, bx1) + 1.0, 0.0)
+        ih = max(min(gy2, by2) - max(gy1, by1) + 1.0, 0.0)
+        own = (bx2 - bx1 + 1.0) * (by2 - by1 + 1.0)
+        if crowd_iou:
+            return iw * ih / own
+        return iw * ih / (own + (gx2 - gx1 + 1.0) * (gy2 - gy1 + 1.0) - iw * ih)
+    iw = max(min(gx2, bx2) - max(gx1, bx1), 0)
+    ih = max(min(gy2, by2) - max(gy1, by1), 0)
+    if crowd_iou:
+        return iw * ih / ((bx2 - bx1) * (by2 - by1) + 1e-7)
+    inter = iw * ih
+    return inter / ((gx2 - gx1) * (gy2 - gy1) + (bx2 - bx1) * (by2 - by1) - inter + 1e-7)
+
+
+def _ref_ap(tp, npos, how):
+    tp = np.array(tp, dtype=bool)
+    tpc = np.cumsum(tp).astype(float)
+    fpc = np.cumsum(~tp).astype(float)
+    if how == "101":
+        if tp.size == 0:
+            return 0.0
+        rc, pr = tpc / npos, tpc / (fpc + tpc + np.spacing(1))
+        pr = np.maximum.accumulate(pr[::-1])[::-1]
+        idx = np.searchsorted(rc, np.linspace(0, 1, 101), side="left")
+        return float(np.mean([pr[i] if i < tp.size else 0.0 for i in idx]))
+    if how == "interp101":
+        if tp.size == 0:
+            return 0.0
+        mrec = np.concatenate(([0.0], tpc / (npos + 1e-16), [1.0]))
+        mpre = np.concatenate(([1.0], tpc / (tpc + fpc), [0.0]))
+        mpre = np.flip(np.maximum.accumulate(np.flip(mpre)))
+        x = np.linspace(0, 1, 101)
+        return float(np.trapezoid(np.interp(x, mrec, mpre), x))
+    rec, prec = tpc / npos, tpc / np.maximum(tpc + fpc, np.finfo(float).eps)
+    if how == "11":
+        ap = 0.0
+        for t in np.arange(0.0, 1.1, 0.1):
+            p = prec[rec >= t]
+            ap += (p.max() if p.size else 0.0) / 11.0
+        return ap
+    mrec = np.concatenate(([0.0], rec, [1.0]))
+    mpre = np.maximum.accumulate(np.concatenate(([0.0], prec, [0.0]))[::-1])[::-1]
+    i = np.flatnonzero(mrec[1:] != mrec[:-1])
+    return float(np.sum((mrec[i + 1] - mrec[i]) * mpre[i + 1]))
+
+
+def hybrid_reference(gt, dt, s, thr):
+    """The module docstring's hybrid semantics, literally: AP per category id, outcomes."""
+    anns = gt["annotations"]
+    status = []  # (dropped, ignored, reusable, crowd_iou)
+    for a in anns:
+        crowd, diff = bool(a.get("iscrowd")), bool(a.get("difficult")) and not a.get("iscrowd")
+        how = s["crowd"] if crowd else (s["difficult"] if diff else "count")
+        dropped = how == "drop"
+        ignored = how in ("absorb", "ignore")
+        area = a.get("area", a["bbox"][2] * a["bbox"][3])
+        if s["area"] == "all" and not dropped and not 0 <= area <= 1e10:
+            ignored = True
+        status.append((dropped, ignored, how in ("absorb", "ignore"), crowd and how == "absorb"))
+    img_pos = {im: i for i, im in enumerate(sorted(im["id"] for im in gt["images"]))}
+    outcome, grank = {}, {}
+    groups = {}
+    for i, d in enumerate(dt):
+        groups.setdefault((d["image_id"], d["category_id"]), []).append(i)
+    for (img, cat), rows in groups.items():
+        rows = sorted(rows, key=lambda i: -dt[i]["score"])  # stable: file order for ties
+        for r, i in enumerate(rows):
+            grank[i] = r
+        if s["cap"] == "100":
+            rows = rows[:100]
+        cand = [
+            j
+            for j, a in enumerate(anns)
+            if a["image_id"] == img and a["category_id"] == cat and not status[j][0]
+        ]
+        taken, won = set(), set()
+        for i in rows:
+            ious = {
+                j: _ref_iou(dt[i]["bbox"], anns[j]["bbox"], s["box_size"], status[j][3])
+                for j in cand
+            }
+
+            def ok(v):
+                if s["iou_compare"] == "gt":
+                    return v > thr
+                return v >= (min(thr, 1 - 1e-10) if s["iou_compare"] == "ge_capped" else thr)
+
+            if s["matching"] == "greedy":
+                free = [j for j in cand if ok(ious[j]) and (j not in taken or status[j][2])]
+                if not free:
+                    outcome[i] = "fp"
+                else:
+                    j = max(free, key=lambda j: (not status[j][1], ious[j], j))
+                    taken.add(j)
+                    real = anns[j].get("id", 1) != 0
+                    outcome[i] = "unc" if status[j][1] else ("tp" if real else "fp")
+            else:
+                if not cand:
+                    outcome[i] = "fp"
+                else:
+                    top = max(ious.values())
+                    ties = [j for j in cand if ious[j] == top]
+                    j = ties[-1] if s["matching"] == "best_last" else ties[0]
+                    if not ok(top):
+                        outcome[i] = "fp"
+                    else:
+                        first = j not in won
+                        won.add(j)
+                        if status[j][1]:
+                            outcome[i] = "unc" if (first or status[j][2]) else "fp"
+                        else:
+                            outcome[i] = "tp" if first else "fp"
+            b = dt[i]["bbox"]
+            if outcome[i] == "fp" and s["area"] == "all" and not 0 <= b[2] * b[3] <= 1e10:
+                outcome[i] = "unc"
+    out = {}
+    for c in sorted(cat["id"] for cat in gt["categories"]):
+        npos = sum(
+            1
+            for j, a in enumerate(anns)
+            if a["category_id"] == c and not status[j][0] and not status[j][1]
+        )
+        if npos == 0:
+            out[c] = float("nan")
+            continue
+        mine = [i for i in outcome if dt[i]["category_id"] == c and outcome[i] != "unc"]
+        if s["ties"] == "image":
+            mine.sort(key=lambda i: (-dt[i]["score"], img_pos[dt[i]["image_id"]], grank[i]))
+        else:
+            mine.sort(key=lambda i: (-dt[i]["score"], i))
+        out[c] = _ref_ap([outcome[i] == "tp" for i in mine], npos, s["interpolation"])
+    codes = {"tp": 1, "fp": 2, "unc": 3}
+    return out, [codes.get(outcome.get(i), 0) for i in range(len(dt))]
+
+
+_MIXES = st.fixed_dictionaries({r: st.sampled_from(sorted(SETTING_LABELS[r])) for r in RULES})
+
+
+@settings(max_examples=examples(20), deadline=None)
+@given(with_difficult(max_images=3, burst=False), _MIXES, st.sampled_from((0.5, 0.3)))
+def test_any_mix_of_settings_equals_the_literal_reference(data, mix, thr):
+    g, d = _loaded(data)
+    ours = _evaluate(g, d, mix, thr)
+    ref, outcome = hybrid_reference(*data, mix, thr)
+    # each detection's outcome (0 cut by the cap, 1 TP, 2 FP, 3 not counted), then the AP
+    np.testing.assert_array_equal(ours.outcome, outcome)
+    np.testing.assert_allclose(ours.ap, [ref[c] for c in g.category_ids], rtol=0, atol=1e-12)
+
+
+@pytest.mark.parametrize("mode", ["pycocotools", "plus_one", "eps"])
+@settings(max_examples=examples(5), deadline=None)
+@given(seed=st.integers(0, 2**32 - 1))
+def test_each_iou_arithmetic_equals_its_literal_formula(mode, seed):
+    from metrics.detection.rules import _pair_iou
+
+    rng = np.random.default_rng(seed)
+    n = 200
+    db = np.column_stack([rng.integers(0, 40, (n, 2)), rng.integers(0, 30, (n, 2))]).astype(float)
+    gb = np.column_stack([rng.integers(0, 40, (n, 2)), rng.integers(0, 30, (n, 2))]).astype(float)
+    crowd = rng.random(n) < 0.5
+    ours = _pair_iou(db, gb, crowd, mode)
+    ref = [_ref_iou(d, g, mode, c) for d, g, c in zip(db, gb, crowd, strict=True)]
+    np.testing.assert_array_equal(ours, ref)
