@@ -392,9 +392,14 @@ __all__ += [
 ]
 
 # Object-detection AP: COCO (pycocotools' arithmetic), VOC 2007/2012, Ultralytics (issue 53).
-from metrics.detection import coco_evaluate, detection_ap  # noqa: E402
+from metrics.detection import (  # noqa: E402
+    coco_evaluate,
+    convention_effects,
+    detection_ap,
+    tide_errors,
+)
 
-__all__ += ["coco_evaluate", "detection_ap"]
+__all__ += ["coco_evaluate", "convention_effects", "detection_ap", "tide_errors"]
 
 # TREC qrels and runs, trec_eval's measures, runs compared over queries (issue 52).
 from metrics.trec import (  # noqa: E402

@@ -1,6 +1,7 @@
 """``metrics-lens detection`` and ``metrics-lens check --gt``: boxes in, COCO numbers out.
 
     metrics-lens detection GT DET [--json] [--convention coco|voc07|voc12|ultralytics|all]
+        [--why [--from CONVENTION] [--to CONVENTION]]
     metrics-lens check --gt GT BASELINE CANDIDATE --metric coco_map [--max-drop D] [--strict]
 
 GT is COCO ground-truth JSON, a CSV/Parquet box table (image_id, category, x, y, w, h) or a
@@ -52,6 +53,21 @@ def _detection_parser() -> argparse.ArgumentParser:
     )
     p.add_argument(
         "--iou", type=float, default=0.5, help="IoU threshold of --convention (default 0.5)"
+    )
+    p.add_argument(
+        "--why",
+        action="store_true",
+        help="also why two conventions' mAPs differ on these boxes: one rule at a time from "
+        "--from to --to at --iou, and TIDE's error breakdown",
+    )
+    names = ("coco", "voc07", "voc12", "ultralytics")
+    p.add_argument("--from", dest="why_from", choices=names, default="coco", help="(coco)")
+    p.add_argument("--to", dest="why_to", choices=names, default="voc07", help="(voc07)")
+    p.add_argument(
+        "--why-range",
+        action="store_true",
+        help="with --why: average each step over IoU 0.50:0.95 (COCO's AP, Ultralytics' "
+        "mAP50-95) instead of --iou",
     )
     _inputs(p)
     return p
@@ -141,6 +157,12 @@ def detection_main(argv: list[str]) -> int:
         per_convention = {
             c: detection_ap(gt, det, convention=c, iou_threshold=args.iou) for c in conventions
         }
+        if args.why:
+            from metrics_lens import detection_why as dw
+
+            iou = "0.5:0.95" if args.why_range else args.iou
+            why_args = dict(from_=args.why_from, to=args.why_to, iou=iou)
+            walk, tide = dw.why(gt, det, **why_args)
     except ValueError as exc:
         return _fail("detection", str(exc), args.json)
     if args.json:
@@ -153,6 +175,8 @@ def detection_main(argv: list[str]) -> int:
             }
             for c, s in per_convention.items()
         }
+        if args.why:
+            out["why"] = dw.why_json(walk, tide, **why_args)
         print(json.dumps(out))
         return 0
     print(result.summary_text())
@@ -165,6 +189,8 @@ def detection_main(argv: list[str]) -> int:
         for k, v in s.items():
             shown = "   n/a (no ground truth it counts)" if v != v else f"{v:.4f}"
             print(f"  {k:>6} {names[k]:<24} {shown}")
+    if args.why:
+        print("\n" + dw.why_text(walk, tide, **why_args))
     return 0
 
 

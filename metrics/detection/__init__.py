@@ -61,3 +61,17 @@ __all__ += ["DetectionPRCurve", "detection_pr_curve"]
 from metrics.detection.synthetic import synthetic_coco  # noqa: E402
 
 __all__ += ["synthetic_coco"]
+
+from metrics.detection.rules import (  # noqa: E402
+    RULE_LABELS,
+    RULES,
+    SETTING_LABELS,
+    convention_effects,
+    convention_settings,
+)
+
+__all__ += ["RULES", "RULE_LABELS", "SETTING_LABELS", "convention_effects", "convention_settings"]
+
+from metrics.detection.tide import ERROR_TYPES, TIDE_LABELS, TideErrors, tide_errors  # noqa: E402
+
+__all__ += ["ERROR_TYPES", "TIDE_LABELS", "TideErrors", "tide_errors"]

@@ -10,6 +10,7 @@ import streamlit as st
 from metrics.detection import CONVENTIONS, STAT_NAMES
 from ui.compute import detection_compute as dc
 from ui.figures.detection_charts import CONVENTION_LABELS, pr_curve_figure
+from ui.views import detection_why
 from ui.views.show import chart
 
 NEEDS = (
@@ -101,3 +102,4 @@ def render() -> None:
         "Ultralytics: crowd and difficult dropped, each prediction's best object, the first "
         "prediction per object, 101 np.interp points (a perfect class scores 0.995)."
     )
+    detection_why.render(gt_key, det_key, gt, dt)
