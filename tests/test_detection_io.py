@@ -168,3 +168,24 @@ def test_several_unknown_categories_read_as_english():
     d[1]["image_id"], d[2]["image_id"] = 11, 12
     with pytest.raises(ValueError, match=r"2 unknown image ids \(11, 12\)"):
         coco_evaluate(GT, d)
+
+
+def test_results_as_pycocotools_loadres_leaves_them_read_alike(tmp_path):
+    """A results file written from pycocotools itself (``COCO.loadRes`` then its ``dataset``
+    dumped: a dict with images, annotations holding area and id, and categories) gives the
+    same 12 numbers as the plain results list; ids typed apart ("1" against 1) are named."""
+    import contextlib
+
+    from pycocotools.coco import COCO
+
+    gt_path = tmp_path / "gt.json"
+    gt_path.write_text(json.dumps(GT))
+    with contextlib.redirect_stdout(io.StringIO()):
+        loaded = COCO(str(gt_path)).loadRes(json.loads(json.dumps(DT)))
+    res_path = tmp_path / "loadres.json"
+    res_path.write_text(json.dumps(loaded.dataset))
+    want = coco_evaluate(GT, DT).stats
+    np.testing.assert_array_equal(coco_evaluate(str(gt_path), str(res_path)).stats, want)
+    texts = [{**d, "image_id": str(d["image_id"])} for d in DT]
+    with pytest.raises(ValueError, match=r"written as str \('1'\) where the ground truth has int"):
+        coco_evaluate(GT, texts)

@@ -155,6 +155,14 @@ def _index_of(values: np.ndarray, known: np.ndarray, what: str, kind: str, fix: 
             missing = sorted({str(v) for v in values.tolist()} - {str(v) for v in known.tolist()})
         else:
             missing = sorted(set(values[~ok].tolist()), key=str)
+        as_text = {str(v) for v in known.tolist()}
+        if all(str(v) in as_text for v in missing):  # "1" against 1: the same ids, typed apart
+            sample = next(k for k in known.tolist() if str(k) == str(missing[0]))
+            fix = (
+                f"they are the ground truth's ids written as {type(missing[0]).__name__} "
+                f"({missing[0]!r}) where the ground truth has {type(sample).__name__} "
+                f"({sample!r}): write the ids the same way in both files."
+            )
         raise ValueError(
             f"{what}: {len(missing)} unknown {kind if len(missing) == 1 else _plural(kind)} "
             f"({_listed(missing)}) not in the ground truth; {fix}"
