@@ -196,3 +196,21 @@ def test_a_beta_is_a_number_from_0_to_10():
     assert beta_problem(0) is None
     assert "outside 0.0 to 10.0" in beta_problem(11)
     assert "not a number (a str)" in beta_problem("1")
+
+
+def test_the_strip_bins_a_range_wider_than_a_float_holds():
+    """Scores near ±1.7e308 (the data layer keeps uploads within MAX_SCORE, but the strip draws
+    any source's counts): more rows than dots are binned, not a numpy "Too many bins"."""
+    from ui.views.threshold_drag import DOTS_UP_TO, strip_data
+
+    n = DOTS_UP_TO + 1
+    scores = np.linspace(-1.7, 1.7, n) * 1e308
+    data = strip_data(
+        scores, np.ones(n), np.ones(n), low=-1.7e308, high=1.7e308, step=1e305, threshold=0.0,
+        positive_name="a", negative_name="b",
+    )  # fmt: skip
+    for row in data["rows"]:
+        assert sum(row["counts"]) == n
+        assert row["edges"][0] == -1.7e308
+        assert row["edges"][-1] == 1.7e308
+        assert all(np.isfinite(row["edges"]))

@@ -199,7 +199,13 @@ def _row(
     if dots:  # one dot a row: each distinct score as often as rows have it
         return {"name": name, "color": color,
                 "dots": np.repeat(scores, amounts.astype(np.int64)).tolist()}  # fmt: skip
-    counts, edges = np.histogram(scores, bins=BINS, range=(low, high), weights=amounts)
+    # In units of the range's largest end when the range is wider than a float holds (scores
+    # near ±1.8e308): numpy refuses to cut it into bins ("Too many bins for data range").
+    unit = max(abs(low), abs(high)) if not np.isfinite(high - low) else 1.0
+    counts, edges = np.histogram(
+        scores / unit, bins=BINS, range=(low / unit, high / unit), weights=amounts
+    )
+    edges = edges * unit
     return {"name": name, "color": color, "counts": counts.tolist(), "edges": edges.tolist()}
 
 
