@@ -22,7 +22,9 @@ __all__ = [
     "MAX_CELLS",
     "MAX_CUTOFFS",
     "MAX_GRID",
+    "MAX_KAPPA_ANNOTATORS",
     "MAX_PAIR_SIDE",
+    "MAX_RATING_CELLS",
     "MAX_RESAMPLES",
     "MAX_ROUNDS",
     "check_at_most",
@@ -38,6 +40,8 @@ MAX_BINS = 100_000  # reliability bins, lift-table bins
 MAX_PAIR_SIDE = 2_000  # positives (and negatives) drawn in the AUC pair grid: 4e6 cells
 MAX_ROUNDS = 100_000  # rounds of a threshold search
 MAX_CUTOFFS = 10_000  # cut-offs k of one ranking_curves call (a grouped sum each)
+MAX_RATING_CELLS = 20_000_000  # items x annotators of a ratings table: 160 MB of float64
+MAX_KAPPA_ANNOTATORS = 100  # Cohen's kappa for every pair up to this many annotators: 4,950
 
 
 def check_count(value: Any, name: str, high: int, *, low: int = 1) -> int:

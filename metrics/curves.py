@@ -10,8 +10,10 @@ A score greater than or equal to the threshold is predicted positive, as in scik
 
 from __future__ import annotations
 
+import math
 import warnings
 from dataclasses import dataclass
+from numbers import Real
 from typing import Any
 
 import numpy as np
@@ -206,7 +208,17 @@ class ThresholdCounts:
         n_pos, n_neg = float(self.n_pos), float(self.n_neg)
         if not n_pos > 0 or not n_neg > 0:
             raise ValueError("Reweighting to a prevalence needs rows of both classes.")
-        prevalence = float(prevalence)
+        if isinstance(prevalence, np.ndarray) and prevalence.ndim == 0:
+            prevalence = prevalence.item()  # a 0-d array: its number
+        if isinstance(prevalence, (bool, str, bytes)) or not isinstance(prevalence, Real):
+            raise ValueError(
+                f"prevalence must be a real number strictly between 0 and 1; got a "
+                f"{type(prevalence).__name__}."
+            )
+        try:
+            prevalence = float(prevalence)
+        except OverflowError:  # an int past a float's range
+            prevalence = math.inf
         if not 0.0 < prevalence < 1.0:
             raise ValueError(f"A prevalence lies strictly between 0 and 1; got {prevalence!r}.")
         here = n_pos / (n_pos + n_neg)

@@ -12,7 +12,7 @@ import functools
 
 import streamlit as st
 
-from ui.analyses.threshold_presets import top_threshold
+from ui.analyses.threshold_presets import beta_problem, prevalence_problem, top_threshold
 from ui.compute import data, thresholds
 from ui.frame import presentation, shell
 from ui.tables import score_state
@@ -24,9 +24,7 @@ from ui.words.safe import md
 
 # At 1280x720 outside presentation mode the slider, the strip, the matrix and the curves fit
 # the first screen only with less of Streamlit's 6rem over the page.
-COMPACT_TOP = (
-    '<style>[data-testid="stMain"] .stMainBlockContainer { padding-top: 4rem; }</style>'
-)
+COMPACT_TOP = '<style>[data-testid="stMain"] .stMainBlockContainer { padding-top: 4rem; }</style>'
 
 ds, model = shell.page_context()
 counts = data.threshold_counts(ds.key, model, ds)  # one sort per (data, model), cached
@@ -67,6 +65,12 @@ if st.session_state.get("threshold_prevalence_for") != (ds.key, model):
     st.session_state["threshold_prevalence_for"] = (ds.key, model)
     st.session_state.pop("threshold_prevalence", None)
 prevalence = st.session_state.get("threshold_prevalence") if can_reweight else None
+# The box keeps to its range, but a plan, a link or a client can send anything: refused in a
+# sentence, the box emptied, the data's own balance shown (never a traceback).
+if refused := prevalence_problem(prevalence):
+    st.session_state.pop("threshold_prevalence", None)
+    st.warning(refused, icon=":material/warning:")
+    prevalence = None
 if prevalence is not None:
     counts = counts.at_prevalence(float(prevalence))
 
@@ -137,7 +141,12 @@ with reset_col:
 threshold = min(max(thresholds.current(ds, model), low), high)
 shown_threshold = thresholds.label(ds, model, threshold)  # digits that keep the count true
 c = counts.at(threshold)  # a lookup in the precomputed counts, never a recount
-beta = float(st.session_state.get("threshold_beta", 1.0))
+beta = st.session_state.get("threshold_beta", 1.0)
+if refused := beta_problem(beta):  # a plan's or a client's value: said, and back to 1
+    st.session_state.pop("threshold_beta", None)
+    st.warning(refused, icon=":material/warning:")
+    beta = 1.0
+beta = float(beta)
 view.flagged(setting, c, shown_threshold, n_total, can_reweight)
 strip = (not state.weighted, 12 * presentation.SCALE if presenting else 12)  # whole rows, font
 figures, rates_col = view.charts(

@@ -4,6 +4,7 @@ and the figures resized for a projector."""
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from dataclasses import replace
 
@@ -14,7 +15,19 @@ from metrics import ThresholdCounts
 from metrics.guarantees import GuaranteedThreshold
 from metrics.thresholds import ThresholdChoice, choose_threshold
 
-__all__ = ["GUARANTEED", "PRESETS", "cells", "choose", "presented", "top_threshold"]
+__all__ = [
+    "BETA_RANGE",
+    "GUARANTEED",
+    "PRESETS",
+    "PREVALENCE_RANGE",
+    "beta_problem",
+    "cells",
+    "choose",
+    "number_problem",
+    "presented",
+    "prevalence_problem",
+    "top_threshold",
+]
 
 PRESETS = {
     "Max F-beta": "max_f_beta",
@@ -33,6 +46,48 @@ NO_ROW_WEIGHTS = (
     "A guarantee needs each row's weight (for the effective sample size), and "
     "this table's weights were summed by its engine: load the rows to use it."
 )
+
+
+# The prevalence control's own bounds: a share the reweighting can reach without dividing by
+# (nearly) nothing. A plan, a link or a hostile client can send any value; outside these the
+# page says so and shows the data's own balance.
+PREVALENCE_RANGE = (0.001, 0.999)
+
+
+BETA_RANGE = (0.0, 10.0)  # the F-beta box's bounds
+
+
+def prevalence_problem(value: object) -> str | None:
+    """None when ``value`` is a prevalence the Threshold page can reweight to (or None: the
+    data's own), else one sentence saying what is wrong and what to give instead."""
+    if value is None:
+        return None
+    return number_problem(
+        value, "The prevalence", PREVALENCE_RANGE,
+        "a share of 0 or 1 (or nearly) leaves one class without weight; give a share in that "
+        "range, or leave the box empty for the data's own",
+    )  # fmt: skip
+
+
+def beta_problem(value: object) -> str | None:
+    """None when ``value`` is an F-beta's beta the Threshold page takes, else the sentence."""
+    return number_problem(value, "F-beta's beta", BETA_RANGE, "1 weighs precision and recall alike")
+
+
+def number_problem(value: object, what: str, bounds: tuple[float, float], hint: str) -> str | None:
+    """None when ``value`` is a real number within ``bounds``, else one sentence naming
+    ``what``, the bounds and ``hint`` (a text is never echoed: it could be markdown or HTML)."""
+    low, high = bounds
+    if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)):
+        kind = type(value).__name__
+        return f"{what} is not a number (a {kind}): it goes from {low} to {high}; {hint}."
+    try:
+        number = float(value)
+    except OverflowError:  # an int past a float's range
+        number = math.inf if value > 0 else -math.inf
+    if not low <= number <= high:  # NaN fails this too
+        return f"{what} {number!r} is outside {low} to {high}: {hint}."
+    return None
 
 
 def top_threshold(counts: ThresholdCounts, wanted: float) -> float:

@@ -117,8 +117,19 @@ def open_pending() -> None:
         # the same table: its thresholds are set now (a new table takes them when it loads)
         pending = st.session_state.pop("thresholds_from_url", {})
         st.session_state["thresholds"] = {**st.session_state.get("thresholds", {}), **pending}
+    # Only the page's own settings, as capture() keeps them: a plan file or link made by hand
+    # could otherwise set any of the session's state (the dataset, the source, a flag).
+    prefix, left_out = (view.page or "threshold") + "_", []
     for key, value in view.settings.items():
-        st.session_state[key] = value
+        if key.startswith(prefix) and not any(s in key for s in _SKIP):
+            st.session_state[key] = value
+        else:
+            left_out.append(key)
+    if left_out:
+        st.session_state["_plan_error"] = (
+            f"View {at + 1}'s settings {', '.join(sorted(left_out)[:5])} are not its page's "
+            "own, so they were left out."
+        )
     st.session_state[_GO] = (URL_PATHS.index(view.page), view.title or TITLES[view.page])
 
 

@@ -17,7 +17,20 @@ from ui.words.safe import md
 __all__ = ["SOURCE", "fallback"]
 
 
+_BAD = "sample_link_bad"  # the link's thresholds that are not finite numbers
+
+
 def sidebar() -> Dataset:
+    if bad := st.session_state.pop(_BAD, None):
+        st.warning(
+            md(
+                "The link's thresholds "
+                + ", ".join(f"“{b[:40]}”" for b in bad[:5])
+                + " are not finite numbers (write model:0.5), so those models keep their "
+                "default thresholds.",
+                limit=600,
+            )
+        )
     st.session_state.setdefault("dataset", DEFAULT_DATASET)
     st.selectbox(
         "Sample dataset",
@@ -46,16 +59,20 @@ def read_link(q: Mapping) -> bool:
     st.session_state["source"] = SOURCE.label
     if "model" in q:
         st.session_state["model"] = q["model"]
-    pending = {}
+    pending, bad = {}, []
     for item in q.get_all("threshold"):
         model, _, value = item.rpartition(":")
         try:
             number = float(value)
         except ValueError:
-            continue  # not a number: keep the default
-        if math.isfinite(number):
+            number = math.nan  # not a number: said, and the default kept
+        if math.isfinite(number):  # past the scores is fine: the page clamps it to its range
             pending[model or q.get("model", "")] = number
+        else:
+            bad.append(item)
     st.session_state["thresholds_from_url"] = pending
+    if bad:
+        st.session_state[_BAD] = bad
     return True
 
 

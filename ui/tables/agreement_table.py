@@ -15,6 +15,7 @@ import re
 import numpy as np
 import pandas as pd
 
+from metrics._bounds import MAX_KAPPA_ANNOTATORS
 from metrics.agreement import AgreementReport, AnnotatorScores, LongRatings, ratings_from_long
 
 __all__ = [
@@ -105,6 +106,17 @@ def agreement_rows(report: AgreementReport, columns: list[str]) -> list[dict[str
             "random: each row's majority label, right for the share that agrees with it",
         },
     ]
+    if not report.cohen_kappa and report.n_annotators > MAX_KAPPA_ANNOTATORS:
+        pairs = report.n_annotators * (report.n_annotators - 1) // 2
+        rows.append(
+            {
+                "statistic": "Cohen's kappa for each pair",
+                "value": "—",
+                "what it says": f"given for up to {MAX_KAPPA_ANNOTATORS} annotators; these "
+                f"{report.n_annotators:,} make {pairs:,} pairs, so Fleiss' kappa and "
+                "Krippendorff's alpha above say their agreement at once",
+            }
+        )
     for (i, j), kappa in report.cohen_kappa.items():
         rows.append(
             {

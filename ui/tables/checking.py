@@ -133,6 +133,19 @@ def _score_problems(frame: pd.DataFrame, col: str) -> tuple[np.ndarray | None, l
     return values, problems
 
 
+def _soft_outside(series: pd.Series) -> np.ndarray | None:
+    """For a numeric label column with some value strictly between 0 and 1 (shares, as a soft
+    label holds): the rows whose value is outside [0, 1] or infinite (missing ones are said
+    apart). None for any other column."""
+    if not pd.api.types.is_numeric_dtype(series) or pd.api.types.is_bool_dtype(series):
+        return None
+    q = series.to_numpy(dtype=np.float64)
+    with np.errstate(invalid="ignore"):
+        if not ((q > 0) & (q < 1)).any():
+            return None
+        return ~np.isnan(q) & ~((q >= 0) & (q <= 1))
+
+
 def _binary_labels(
     frame: pd.DataFrame, mapping: ColumnMapping
 ) -> tuple[np.ndarray | None, list[Problem]]:
@@ -143,6 +156,22 @@ def _binary_labels(
     if missing.any():
         problems.append(_rows_problem(f"Label column {col!r}", missing, "missing value"))
     values = pd.unique(series.dropna()).tolist()
+    if (outside := _soft_outside(series)) is not None:
+        # shares with some values out of [0, 1] (or infinite): a soft label gone wrong
+        if outside.any():
+            shown = ", ".join(f"{v!r}" for v in series[outside].to_numpy()[:3].tolist())
+            problems.append(
+                _rows_problem(
+                    f"Label column {col!r} holds shares (a soft label) but",
+                    outside,
+                    "value",
+                    f" outside [0, 1]: {shown}{', ...' if outside.sum() > 3 else ''}; a soft "
+                    "label is a share "
+                    "of positive votes from 0 to 1 (fix those values, or pick another label "
+                    "column)",
+                )
+            )
+        return None, problems
     if len(values) > 2:
         shown = ", ".join(repr(v) for v in values[:6])
         grades = all(_is_grade(v) for v in values)
@@ -428,4 +457,8 @@ def _bad_rows(frame: pd.DataFrame, mapping: ColumnMapping) -> np.ndarray:
             dtype=np.float64, na_value=np.nan
         )
         bad |= ~(grades >= 0)
+    elif mapping.label is not None and not (mapping.is_multiclass or mapping.is_multilabel):
+        outside = _soft_outside(frame[mapping.label])  # shares past [0, 1]
+        if outside is not None:
+            bad |= outside
     return bad

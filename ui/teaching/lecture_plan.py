@@ -21,6 +21,8 @@ import zlib
 from collections.abc import Collection, Mapping
 from dataclasses import dataclass, field, replace
 
+from ui.analyses.threshold_presets import beta_problem, prevalence_problem
+
 __all__ = [
     "FORMAT",
     "MAX_NOTE",
@@ -47,6 +49,9 @@ MAX_NOTE = 160  # one line under the slide
 MAX_BYTES = 200_000  # a plan file is small: a larger one is not a plan
 _KEY = re.compile(r"[A-Za-z][A-Za-z0-9_]{0,63}")
 _SCALAR = (str, int, float, bool, type(None))
+# Settings whose values a page reads as numbers with bounds: a plan that breaks one is refused
+# when it is read, in its own sentence (the page checks them again: a link can be old).
+_CHECKS = {"threshold_prevalence": prevalence_problem, "threshold_beta": beta_problem}
 
 
 @dataclass(frozen=True)
@@ -228,6 +233,8 @@ def _checked_view(v, i: int) -> View:
                 f"{where}'s setting {str(key)[:40]!r} is not a name with a number, a text, "
                 "a yes/no or a list of them."
             )
+        if key in _CHECKS and (problem := _CHECKS[key](value)):
+            raise ValueError(f"{where}'s setting {key!r}: {problem}")
     upload, title = v.get("upload", ""), v.get("title", "")
     if not isinstance(upload, str) or len(upload) > 255:
         raise ValueError(f"{where}'s upload must be a file name.")

@@ -14,15 +14,18 @@ text set with ``textContent``: a class name is never parsed as HTML.
 from __future__ import annotations
 
 import functools
+import math
+from collections.abc import Mapping
 
 import numpy as np
 import streamlit as st
 
 from ui.compute import thresholds
 
-__all__ = ["DOTS_UP_TO", "class_strip", "nice_ticks", "strip_data"]
+__all__ = ["DOTS_UP_TO", "class_strip", "dragged_value", "nice_ticks", "strip_data"]
 
 KEY = "threshold_drag"
+NOTICE = "threshold_drag_notice"  # why the line's last value was not taken, for the next run
 DOTS_UP_TO = 3_000  # one dot a row up to this many rows; a histogram per class above
 BINS = 60
 THROTTLE_MS = 200
@@ -196,7 +199,13 @@ def _row(
     if dots:  # one dot a row: each distinct score as often as rows have it
         return {"name": name, "color": color,
                 "dots": np.repeat(scores, amounts.astype(np.int64)).tolist()}  # fmt: skip
-    counts, edges = np.histogram(scores, bins=BINS, range=(low, high), weights=amounts)
+    # In units of the range's largest end when the range is wider than a float holds (scores
+    # near ±1.8e308): numpy refuses to cut it into bins ("Too many bins for data range").
+    unit = max(abs(low), abs(high)) if not np.isfinite(high - low) else 1.0
+    counts, edges = np.histogram(
+        scores / unit, bins=BINS, range=(low / unit, high / unit), weights=amounts
+    )
+    edges = edges * unit
     return {"name": name, "color": color, "counts": counts.tolist(), "edges": edges.tolist()}
 
 
@@ -259,15 +268,47 @@ def strip_data(
     }
 
 
+def dragged_value(state: object) -> tuple[float | None, str | None]:
+    """(the threshold the line sent, None) or (None, the sentence why it cannot be one).
+
+    The script only ever sends a finite number within the strip's range, but the component's
+    value comes from the browser, and a hostile client can send anything: a text, NaN (as
+    JSON's null or a string), an infinity, an integer past a float's range, a list. None of
+    them may raise in the callback; the page says what arrived and keeps its threshold."""
+    if state is None:
+        return None, None
+    if not isinstance(state, Mapping):
+        return None, "The threshold line sent a value that is not its state: the threshold stays."
+    value = state.get("threshold")
+    if value is None:
+        return None, None
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return None, (
+            f"The threshold line sent a {type(value).__name__}, not a number: the threshold "
+            "stays where it was. Drag the line or use the slider."
+        )
+    try:
+        number = float(value)
+    except OverflowError:  # an int past a float's range
+        number = math.inf
+    if not math.isfinite(number):
+        return None, (
+            f"The threshold line sent {number!r}, not a finite number: the threshold stays "
+            "where it was. Drag the line or use the slider."
+        )
+    return number, None
+
+
 def _dragged(model: str, low: float, high: float) -> None:
     """The line was moved: its value becomes the model's threshold (clamped to the slider's
-    range), as a move of the slider would."""
-    state = st.session_state.get(KEY)
-    value = state.get("threshold") if state is not None else None
+    range), as a move of the slider would; a value that is no number is said, not taken."""
+    value, refused = dragged_value(st.session_state.get(KEY))
+    if refused:
+        st.session_state[NOTICE] = refused
     if value is None:
         return
     st.session_state[thresholds.DRAGGED] = True
-    thresholds.set_clamped(model, low, high, float(value))
+    thresholds.set_clamped(model, low, high, value)
 
 
 def class_strip(counts, *, model: str, low: float, high: float, step: float, threshold: float,
@@ -281,6 +322,8 @@ def class_strip(counts, *, model: str, low: float, high: float, step: float, thr
         low=low, high=high, step=step, threshold=threshold, positive_name=positive_name,
         negative_name=negative_name, whole=whole, height=height, font=font,
     )  # fmt: skip
+    if refused := st.session_state.pop(NOTICE, None):
+        st.warning(refused, icon=":material/warning:")
     _component()(
         key=KEY,
         data=data,
