@@ -189,3 +189,62 @@ def test_results_as_pycocotools_loadres_leaves_them_read_alike(tmp_path):
     texts = [{**d, "image_id": str(d["image_id"])} for d in DT]
     with pytest.raises(ValueError, match=r"written as str \('1'\) where the ground truth has int"):
         coco_evaluate(GT, texts)
+
+
+def _picture(size: tuple[int, int], fmt: str, orientation: int | None = None) -> bytes:
+    from PIL import Image
+
+    out = io.BytesIO()
+    im = Image.new("RGB", size)
+    if orientation is None:
+        im.save(out, fmt)
+    else:
+        exif = Image.Exif()
+        exif[0x0112] = orientation
+        im.save(out, fmt, exif=exif)
+    return out.getvalue()
+
+
+def test_yolo_zip_with_its_images_reads_sizes_from_their_headers(tmp_path):
+    """Images beside the labels (images/x.jpg, labels/x.txt) give the sizes, a JPEG stored
+    on its side turned by its EXIF orientation as YOLO trainers turn it; an image without a
+    label file is an image with no object, where a detection is a false positive."""
+    sizes = {1: (200, 100), 2: (100, 100)}
+    anns = {str(i): [] for i in sizes}
+    for a in GT["annotations"]:
+        anns[str(a["image_id"])].append(
+            _yolo_line(a["bbox"], sizes[a["image_id"]], [1, 3].index(a["category_id"]))
+        )
+    dets = {str(i): [] for i in (*sizes, 3)}
+    for d in DT:
+        dets[str(d["image_id"])].append(
+            _yolo_line(d["bbox"], sizes[d["image_id"]], [1, 3].index(d["category_id"]), d["score"])
+        )
+    dets["3"].append(_yolo_line([5, 5, 20, 20], (50, 50), 0, 0.95))
+    pictures = {
+        "images/1.jpg": _picture((100, 200), "JPEG", orientation=6),  # shown 200 wide
+        "images/2.png": _picture((100, 100), "PNG"),
+        "images/3.png": _picture((50, 50), "PNG"),  # no label file: background
+    }
+    (tmp_path / "gt.zip").write_bytes(_yolo_zip(anns, {"classes.txt": "cat\ndog\n", **pictures}))
+    (tmp_path / "dt.zip").write_bytes(_yolo_zip(dets))
+    gt = load_ground_truth(tmp_path / "gt.zip")
+    assert gt.has_areas
+    np.testing.assert_allclose(gt.image_sizes, [[200, 100], [100, 100], [50, 50]])
+    pixels = gt.boxes[np.argsort(gt.ann_id if gt.ann_id.size else gt.image, kind="stable")]
+    np.testing.assert_allclose(
+        np.sort(pixels, axis=0), np.sort([a["bbox"] for a in GT["annotations"]], axis=0)
+    )
+    got = coco_evaluate(gt, load_detections(tmp_path / "dt.zip", gt))
+    ground = {**GT, "images": [*GT["images"], {"id": 3, "width": 50, "height": 50}]}
+    want = coco_evaluate(ground, [*DT, {"image_id": 3, "category_id": 1,
+                                        "bbox": [5, 5, 20, 20], "score": 0.95}])  # fmt: skip
+    np.testing.assert_allclose(got.stats, want.stats, atol=1e-12)
+    assert got.stats[1] < coco_evaluate(GT, DT).stats[1]  # the background image's false positive
+
+    broken = _yolo_zip(
+        anns, {"images/1.jpg": b"not a picture", "images/2.png": pictures["images/2.png"]}
+    )
+    (tmp_path / "broken.zip").write_bytes(broken)
+    with pytest.raises(ValueError, match=r"images/1.jpg is not an image whose size can be read"):
+        load_ground_truth(tmp_path / "broken.zip")

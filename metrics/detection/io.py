@@ -264,6 +264,27 @@ def read_box_table(source, ground_truth: GroundTruth | None = None) -> GroundTru
     )
 
 
+_IMAGE_SUFFIXES = (".jpg", ".jpeg", ".png", ".bmp", ".webp", ".gif", ".tif", ".tiff")
+
+
+def _picture_size(zf: zipfile.ZipFile, info: zipfile.ZipInfo, what: str) -> tuple[float, float]:
+    """An image's width and height from its header (the pixels are not decoded), turned as its
+    EXIF orientation turns it, as YOLO trainers read it (Ultralytics' ``exif_size``)."""
+    from PIL import Image, UnidentifiedImageError
+
+    try:
+        with zf.open(info) as fh, Image.open(fh) as im:
+            w, h = im.size
+            if im.getexif().get(0x0112) in (5, 6, 7, 8):  # rotated a quarter turn
+                w, h = h, w
+    except (UnidentifiedImageError, OSError, ValueError, zipfile.BadZipFile):
+        raise ValueError(
+            f"{what}: {info.filename} is not an image whose size can be read; remove it or "
+            "give the image sizes in a file."
+        ) from None
+    return float(w), float(h)
+
+
 def _read_sizes(image_sizes) -> dict[str, tuple[float, float]]:
     if image_sizes is None:
         return {}
@@ -293,9 +314,12 @@ def read_yolo_labels(
 
     Lines are ``class cx cy w h`` normalised to the image (detections add a confidence).
     ``image_sizes`` (a CSV ``image, width, height``, a JSON ``{image: [w, h]}`` or a dict)
-    turns them into pixels; without it the boxes stay normalised and the COCO area ranges are
-    unavailable. ``names`` (or a ``classes.txt`` in the zip) names the class indices.
-    With ``ground_truth`` the labels are read as detections against it.
+    turns them into pixels; without it the sizes are read from the headers of the images in
+    the zip (``images/x.jpg`` beside ``labels/x.txt``, turned by their EXIF orientation), and
+    an image there without a label file is an image with no object; with neither, the boxes
+    stay normalised and the COCO area ranges are unavailable. ``names`` (or a ``classes.txt``
+    in the zip) names the class indices. With ``ground_truth`` the labels are read as
+    detections against it.
     """
     what = _name(source)
     try:
@@ -304,12 +328,17 @@ def read_yolo_labels(
         raise ValueError(
             f"{what} is not a zip file; zip the YOLO labels/ folder's .txt files."
         ) from None
-    stems, rows = [], []
+    stems, rows, pictures = [], [], {}
     class_names = list(names) if names is not None else None
     with zf:
         for info in zf.infolist():
             path = PurePosixPath(info.filename)
-            if info.is_dir() or path.suffix.lower() != ".txt" or path.name.startswith("."):
+            if info.is_dir() or path.name.startswith("."):
+                continue
+            if path.suffix.lower() in _IMAGE_SUFFIXES:
+                pictures.setdefault(path.stem, info)
+                continue
+            if path.suffix.lower() != ".txt":
                 continue
             text = zf.read(info).decode("utf-8", errors="replace")
             if path.name == "classes.txt":
@@ -335,9 +364,13 @@ def read_yolo_labels(
                         f"{what}: {path.name} line {lineno} holds something other than numbers."
                     ) from None
                 rows.append((path.stem, *values))
-    if not stems:
-        raise ValueError(f"{what} holds no .txt label files; zip the YOLO labels/ folder.")
-    sizes = _read_sizes(image_sizes)
+        if not stems:
+            raise ValueError(f"{what} holds no .txt label files; zip the YOLO labels/ folder.")
+        sizes = _read_sizes(image_sizes)
+        if not sizes and pictures:  # the images beside their labels: sizes from their headers
+            sizes = {stem: _picture_size(zf, info, what) for stem, info in pictures.items()}
+            if ground_truth is None:  # an image without a label file is an image of background
+                stems += [stem for stem in pictures if stem not in set(stems)]
     if (
         ground_truth is not None
         and not sizes
@@ -352,7 +385,8 @@ def read_yolo_labels(
     if missing:
         raise ValueError(
             f"{what}: no image size for {len(missing)} image{'s' if len(missing) != 1 else ''} "
-            f"({', '.join(missing[:5])}); the sizes file needs every image's width and height."
+            f"({', '.join(missing[:5])}); give every image's width and height in the sizes "
+            "file, or put every labelled image in the zip beside its labels."
         )
     arr = np.array([r[1:] for r in rows], dtype=np.float64).reshape(
         -1, 5 if ground_truth is None else 6
