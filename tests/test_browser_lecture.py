@@ -83,7 +83,8 @@ CUT = """() => {
   for (const i of main.querySelectorAll('input')) {  // a menu's name, a box's placeholder
     const r = i.getBoundingClientRect(), cs = getComputedStyle(i);
     const text = i.value || i.placeholder;
-    if (!seen(r) || !text || i.closest('[data-testid="stSidebar"]') || i.type === 'file') continue;
+    if (!seen(r) || !text || i.closest('[data-testid="stSidebar"]')
+        || ['file', 'checkbox', 'radio'].includes(i.type)) continue;  // a toggle's value is "on"
     ctx.font = `${cs.fontWeight} ${cs.fontSize} ${cs.fontFamily}`;
     const room = i.clientWidth - parseFloat(cs.paddingLeft) - parseFloat(cs.paddingRight);
     const need = ctx.measureText(text).width;
