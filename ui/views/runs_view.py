@@ -25,7 +25,16 @@ TESTS = {
     "fisher": "Fisher's randomization test",
     "bootstrap": "paired bootstrap",
     "wilcoxon": "Wilcoxon signed-rank",
+    "tukey": "Tukey's HSD, queries as blocks",
+    "tukey-oneway": "Tukey's HSD, one-way (ranx's)",
 }
+TUKEY_NOTE = (
+    "Tukey's HSD compares every pair of runs at once on the queries all runs answered: its p "
+    "already holds the pairs of a measure. Queries as blocks is the two-way ANOVA IR papers use "
+    "(with two runs it is the paired t-test); one-way is what ranx's compare(stat_test='tukey') "
+    "computes (scipy's tukey_hsd), which ignores that the runs answered the same queries and so "
+    "finds fewer differences."
+)
 _SUPERSCRIPTS = "ᵃᵇᶜᵈᵉᶠᵍʰⁱʲᵏˡᵐⁿᵒᵖʳˢᵗᵘᵛʷˣʸᶻ"
 _LETTERS = "abcdefghijklmnoprstuvwxyz"  # the letters with a superscript form
 FLIPS = 10
@@ -106,9 +115,42 @@ def _pairs(table: pd.DataFrame, measure: str) -> None:
             "ci_high",
             "p_value",
             "p_adjusted",
+            "effect_size",
+            "detectable",
         )
     }
+    fmt["power"] = st.column_config.NumberColumn("power", format="percent")
     st.dataframe(shown, hide_index=True, column_config=fmt, key="runs_pairs")
+    st.markdown(
+        md(
+            "What each pair could see (the paired t-test's view, whatever the test): "
+            + " ".join(
+                f"{r.run} - {r.baseline}: {detectable_sentence(r, measure)}"
+                for r in shown.itertuples(index=False)
+            ),
+            1600,
+        )
+    )
+
+
+def detectable_sentence(row, measure: str) -> str:
+    """A pair's effect size, power and smallest detectable difference in words (a row of
+    compare_runs' table)."""
+    n = int(row.n_queries)
+    queries = f"{n:,} quer{'y' if n == 1 else 'ies'}"
+    if n < 2:
+        return f"with {queries}, power is not defined."
+    if np.isnan(row.detectable):
+        return (
+            f"the difference is the same on all {queries}, so there is no spread to weigh: "
+            f"power and the smallest detectable difference are not defined."
+        )
+    return (
+        f"with {queries}, a true difference of {row.detectable:.3f} {measure} would be missed "
+        f"1 time in 5 by the paired t-test at alpha 0.05, a smaller one more often; the observed "
+        f"{row.difference:+.3f} (effect size d_z {row.effect_size:+.2f}) would be found "
+        f"{row.power:.0%} of the time."
+    )
 
 
 def verdict(table: pd.DataFrame, candidate: str, baseline: str, measure: str) -> str:
@@ -126,7 +168,13 @@ def verdict(table: pd.DataFrame, candidate: str, baseline: str, measure: str) ->
         status = f"p {r['p_value']:.4f}, exploratory (outside the family)"
     else:
         word = "significant" if r["significant"] else "not significant"
-        status = f"p {r['p_value']:.4f}, Holm-adjusted {r['p_adjusted']:.4f}: {word}"
+        if "Tukey" in table.attrs.get("family", ""):
+            status = (
+                f"Tukey's p {r['p_value']:.4f} (over the pairs), over the family "
+                f"{r['p_adjusted']:.4f}: {word}"
+            )
+        else:
+            status = f"p {r['p_value']:.4f}, Holm-adjusted {r['p_adjusted']:.4f}: {word}"
     return (
         f"{candidate} - {baseline} on {measure}: {sign * r['difference']:+.4f} "
         f"(95% interval {low:+.4f} to {high:+.4f}) over {int(r['n_queries'])} queries; {status}."
@@ -222,6 +270,9 @@ def render() -> None:
             400,
         )
     )
+
+    if test.startswith("tukey"):
+        st.caption(TUKEY_NOTE)
 
     st.subheader(f"Every pair on {measure}")
     _pairs(table, measure)
