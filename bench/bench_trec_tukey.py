@@ -2,7 +2,7 @@
 
 Run from the repository root::
 
-    .venv/bin/python -m bench.bench_trec_tukey                    # 1,000 queries, 4 runs
+    .venv/bin/python -m bench.bench_trec_tukey                    # 1,000 queries x 200, 4 runs
     .venv/bin/python -m bench.bench_trec_tukey --queries 6980 --docs 1000 --runs 3
 
 ranx (numba pins numpy) lives in its own venv (``--ranx-python``, by default
@@ -67,7 +67,7 @@ def make_files(folder: Path, n_queries: int, n_docs: int, n_runs: int, seed: int
 
     rng = np.random.default_rng(seed)
     qrels_lines, runs = [], [[] for _ in range(n_runs)]
-    skills = np.linspace(0.6, 1.4, n_runs)
+    skills = np.linspace(0.9, 1.1, n_runs)  # close: p-values across the range
     for q in range(n_queries):
         qid = f"q{q}"
         n_rel = int(rng.integers(1, 5))
@@ -95,7 +95,7 @@ def make_files(folder: Path, n_queries: int, n_docs: int, n_runs: int, seed: int
 def main(argv: list[str] | None = None) -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--queries", type=int, default=1000)
-    ap.add_argument("--docs", type=int, default=100)
+    ap.add_argument("--docs", type=int, default=200)
     ap.add_argument("--runs", type=int, default=4)
     ap.add_argument("--ranx-python", default=DEFAULT_RANX)
     args = ap.parse_args(argv)

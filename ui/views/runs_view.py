@@ -80,7 +80,8 @@ def _files():
         if qrels is not None or runs:
             st.info(
                 "Uploads are used once there is a qrels file and at least two runs; until then "
-                "the page shows the seeded synthetic example.",
+                "the page shows the files metrics-lens app was given, or the seeded synthetic "
+                "example.",
                 icon=":material/info:",
             )
         return None, None
@@ -231,16 +232,23 @@ def render() -> None:
     st.title("Runs")
     st.caption(NEEDS)
     qrels_file, run_files = _files()
-    key = (
-        rc.EXAMPLE
-        if qrels_file is None
-        else "|".join(rc.key_of(*f) for f in (qrels_file, *run_files))
-    )
+    given = rc.app_files() if qrels_file is None else None
     try:
-        qrels, runs, what = rc.read(key, qrels_file, run_files)
+        if given is not None:
+            key = rc.key_of_paths(*given)
+            qrels, runs, what = rc.read_paths(key, *given)
+        else:
+            key = (
+                rc.EXAMPLE
+                if qrels_file is None
+                else "|".join(rc.key_of(*f) for f in (qrels_file, *run_files))
+            )
+            qrels, runs, what = rc.read(key, qrels_file, run_files)
     except ValueError as exc:
         _error(exc)
         return
+    if key != rc.EXAMPLE:
+        st.session_state[rc.GIVEN] = True  # the other pages point here (ui.frame.trec_note)
     names = list(runs)
     st.markdown(
         md(
