@@ -164,6 +164,23 @@ def test_uploaded_trec_files_and_a_damaged_line(page):
     assert "this one has 7" in message
     assert at.title[0].value == "Runs"
 
+    # An unjudged document returned twice: said, and the numbers still shown
+    first = _run_bytes(run_a, "sparse").decode().splitlines()
+    q0 = first[0].split()[0]
+    extra = f"{q0} Q0 never-judged 999 99.0 sparse\n{q0} Q0 never-judged 999 98.0 sparse\n"
+    at.file_uploader(key="runs_runs").set_value(
+        [
+            ("a.run", (extra + "\n".join(first) + "\n").encode(), "text/plain"),
+            ("b.run", _run_bytes(run_b, "neural"), "text/plain"),
+        ]
+    ).run()
+    assert not at.exception, at.exception
+    assert not at.error
+    warning = " ".join(w.value.replace("\\", "") for w in at.warning)
+    assert "Run sparse returns 1 document more than once for a query (1 extra row" in warning
+    assert "trec_eval refuses such a run" in warning
+    assert _table(at, "runs_table") is not None
+
 
 def _write(data: bytes):
     import tempfile

@@ -4,6 +4,7 @@ codes (0 pass, 1 worse, 2 bad input in one line)."""
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 
@@ -184,3 +185,13 @@ def test_app_with_qrels_refuses_bad_input_in_one_line(extra, match, tmp_path, ca
     assert len(err.splitlines()) == 1, err
     assert match in err
     assert "Traceback" not in err
+
+
+def test_report_with_tukey_names_its_family(tmp_path, capsys):
+    qrels, base, cand = _files(tmp_path, candidate_good=False)
+    third = tmp_path / "third.txt"
+    third.write_text(Path(cand).read_text().replace(" cand\n", " third\n"))
+    code = main(["report", "--qrels", qrels, base, cand, str(third), "--test", "tukey"])
+    out = capsys.readouterr().out
+    assert code == 0
+    assert "Tukey's HSD over the 3 pairs of 3 runs (queries as blocks)" in out

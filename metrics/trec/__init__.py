@@ -10,7 +10,7 @@ compared over queries with paired tests.
 """
 
 from metrics.trec.compare import adjust_p_values, compare_runs, runs_beaten, tukey_hsd
-from metrics.trec.measures import MEASURES, trec_evaluate
+from metrics.trec.measures import MEASURES, duplicate_documents, trec_evaluate
 from metrics.trec.power import PairedPower, paired_power
 from metrics.trec.readers import read_qrels, read_run, read_trec_qrels, read_trec_run
 
@@ -19,6 +19,7 @@ __all__ = [
     "PairedPower",
     "adjust_p_values",
     "compare_runs",
+    "duplicate_documents",
     "paired_power",
     "read_qrels",
     "read_run",

@@ -465,8 +465,7 @@ def compare_runs(
             f"({design}) for each "
             + (f"measure{across}" if primary is None else f"of primary measure {primary}")
             + f", alpha {alpha:g}, on the {int(table['n_queries'].iloc[0])} queries every run "
-            f"answered"
-            + ("" if primary is None else "; the other measures are exploratory")
+            f"answered" + ("" if primary is None else "; the other measures are exploratory")
         )
     elif primary is None:
         table.attrs["family"] = (

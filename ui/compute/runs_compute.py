@@ -160,6 +160,17 @@ def per_query(key: str, _qrels, _runs):
     }
 
 
+@st.cache_data(max_entries=16, show_spinner=False)
+def duplicates(key: str, _runs) -> dict:
+    """{run: its documents returned more than once for a query} for the runs that have any."""
+    out = {}
+    for name, run in _runs.items():
+        dups = trec.duplicate_documents(run)
+        if len(dups):
+            out[name] = dups
+    return out
+
+
 def differences(tables: dict, candidate: str, baseline: str, measure: str):
     """The queries both runs were evaluated on: baseline, candidate and their difference, the
     largest gains first."""
@@ -179,6 +190,7 @@ __all__ = [
     "app_files",
     "comparison",
     "differences",
+    "duplicates",
     "example",
     "key_of",
     "key_of_paths",

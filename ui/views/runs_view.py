@@ -13,6 +13,7 @@ from metrics import trec
 from ui.compute import runs_compute as rc
 from ui.figures.runs_charts import difference_figure
 from ui.views.show import chart
+from ui.words.runs_text import duplicates_sentence
 from ui.words.safe import md
 
 NEEDS = (
@@ -256,6 +257,8 @@ def render() -> None:
             400,
         )
     )
+    for name, dups in rc.duplicates(key, runs).items():
+        st.warning(md(duplicates_sentence(name, dups), 800), icon=":material/content_copy:")
     measure, test, primary = _controls()
     try:
         table = rc.comparison(key, test, primary, qrels, runs)
