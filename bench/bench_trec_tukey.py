@@ -19,7 +19,7 @@ The data: ``--runs`` runs of ``--docs`` documents for every one of ``--queries``
 distinct within a query (so both tools rank alike), 1-4 relevant documents a query, graded 1-2,
 each run with its own skill and its own per-query luck. Timed, each side warm (called once
 before): ranx's ``compare`` (which evaluates too) against our ``compare_runs`` for each design;
-reading the files is not timed. Nothing is asserted.
+reading the files is not timed; each side's best of three calls. Nothing is asserted.
 """
 
 from __future__ import annotations
@@ -47,9 +47,11 @@ for i, p in enumerate(run_paths):
     r.name = f"r{i}"
     runs.append(r)
 compare(qrels, runs, measures, stat_test="tukey", max_p=0.05)  # warm: numba compiled
-t0 = time.perf_counter()
-report = compare(qrels, runs, measures, stat_test="tukey", max_p=0.05)
-seconds = time.perf_counter() - t0
+seconds = float("inf")
+for _ in range(3):  # the best of three: the machine is shared
+    t0 = time.perf_counter()
+    report = compare(qrels, runs, measures, stat_test="tukey", max_p=0.05)
+    seconds = min(seconds, time.perf_counter() - t0)
 out = {"seconds": seconds, "p": {}, "mean": {}}
 for i, a in enumerate(runs):
     for m in measures:
@@ -118,8 +120,12 @@ def main(argv: list[str] | None = None) -> None:
     ours = {}
     for test in ("tukey-oneway", "tukey"):
         compare_runs(qrels, runs, MEASURES, test=test)  # warm
-        t0 = time.perf_counter()
-        ours[test] = (compare_runs(qrels, runs, MEASURES, test=test), time.perf_counter() - t0)
+        best = float("inf")
+        for _ in range(3):  # the best of three, as ranx's side
+            t0 = time.perf_counter()
+            table = compare_runs(qrels, runs, MEASURES, test=test)
+            best = min(best, time.perf_counter() - t0)
+        ours[test] = (table, best)
 
     print(
         f"{args.queries:,} queries x {args.docs:,} documents, {args.runs} runs, "
@@ -139,7 +145,7 @@ def main(argv: list[str] | None = None) -> None:
         p_ranx = ranx["p"][f"{row.baseline}|{row.run}|{ranx_m}"]
         err = abs(row.p_value - p_ranx)
         worst = max(worst, err)
-        if p_ranx > 1e-9:
+        if p_ranx > 1e-6:  # below, scipy's quadrature (ranx's) loses relative digits
             worst_rel = max(worst_rel, err / p_ranx)
         print(
             f"{row.baseline + '-' + row.run:>9} {row.measure:>12} {p_ranx:12.6g} "
@@ -156,7 +162,7 @@ def main(argv: list[str] | None = None) -> None:
     print(f"means: largest |ours - ranx| {mean_err:.2e}")
     print(
         f"tukey-oneway p against ranx: largest |difference| {worst:.2e}, relative "
-        f"{worst_rel:.2e} (p above 1e-9)"
+        f"{worst_rel:.2e} (p above 1e-6)"
     )
     t_ranx = ranx["seconds"]
     for test, (_, seconds) in ours.items():
