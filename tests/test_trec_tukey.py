@@ -82,9 +82,7 @@ def test_detectable_effect_has_80_percent_power_and_matches_statsmodels(n):
     crit = ss.t.ppf(0.975, n - 1)
     nc = d * np.sqrt(n)
     # Exactly 80% on scipy's noncentral t; statsmodels' root finder stops at ~1e-5.
-    assert ss.nct.sf(crit, n - 1, nc) + ss.nct.cdf(-crit, n - 1, nc) == pytest.approx(
-        0.8, abs=1e-8
-    )
+    assert ss.nct.sf(crit, n - 1, nc) + ss.nct.cdf(-crit, n - 1, nc) == pytest.approx(0.8, abs=1e-8)
     want = TTestPower().solve_power(effect_size=None, nobs=n, alpha=0.05, power=0.8)
     assert d == pytest.approx(want, rel=5e-5)
 
@@ -167,7 +165,7 @@ def test_blocked_tukey_of_two_runs_is_the_paired_t_test(y):
     assert half == pytest.approx((ci.high - ci.low) / 2.0, rel=1e-8)
 
 
-@pytest.mark.parametrize("seed", range(3))
+@pytest.mark.parametrize("seed", range(2))
 def test_oneway_tukey_equals_scipy_and_statsmodels(seed):
     rng = np.random.default_rng(seed)
     y = np.round(rng.beta(0.6, 1.5, size=(25, 3)), 2)
@@ -204,8 +202,7 @@ def test_compare_runs_tukey_on_trec_eval_values_and_the_family():
     measures = ["map", "ndcg_cut_5"]
     table = compare_runs(qrels, runs, measures, test="tukey")
     ev = {
-        n: pytrec_eval.RelevanceEvaluator(qrels, set(measures)).evaluate(r)
-        for n, r in runs.items()
+        n: pytrec_eval.RelevanceEvaluator(qrels, set(measures)).evaluate(r) for n, r in runs.items()
     }
     common = sorted(set(ev["a"]) & set(ev["b"]) & set(ev["c"]))
     assert len(common) == 28
@@ -262,3 +259,22 @@ def test_blocked_tukey_family_error_is_about_alpha_with_exchangeable_runs():
         hits += tukey_hsd(y)[0].min() < 0.05
     # 300 draws at 5%: 99.9% of counts fall in 4..28.
     assert 4 <= hits <= 28
+
+
+def test_the_pair_sentence_says_when_no_difference_could_be_detected():
+    from types import SimpleNamespace
+
+    from ui.views.runs_view import detectable_sentence
+
+    row = SimpleNamespace(
+        n_queries=3, detectable=1.391, difference=-0.123, effect_size=-0.29, power=0.06
+    )
+    text = detectable_sentence(row, "ndcg_cut_10")
+    assert text.startswith("with 3 queries and this spread, even the largest difference")
+    assert "smallest detectable is 1.391" in text
+    row = SimpleNamespace(
+        n_queries=43, detectable=0.031, difference=0.01, effect_size=0.2, power=0.2
+    )
+    assert detectable_sentence(row, "ndcg_cut_10").startswith(
+        "with 43 queries, a true difference of 0.031 ndcg_cut_10 would be missed 1 time in 5"
+    )

@@ -147,6 +147,14 @@ def detectable_sentence(row, measure: str) -> str:
             f"the difference is the same on all {queries}, so there is no spread to weigh: "
             f"power and the smallest detectable difference are not defined."
         )
+    if row.detectable >= 1.0:  # trec_eval's measures lie in [0, 1]
+        return (
+            f"with {queries} and this spread, even the largest difference {measure} can show "
+            f"(1) would be missed more than 1 time in 5 by the paired t-test at alpha 0.05 "
+            f"(the smallest detectable is {row.detectable:.3f}); the observed "
+            f"{row.difference:+.3f} (effect size d_z {row.effect_size:+.2f}) would be found "
+            f"{row.power:.0%} of the time."
+        )
     return (
         f"with {queries}, a true difference of {row.detectable:.3f} {measure} would be missed "
         f"1 time in 5 by the paired t-test at alpha 0.05, a smaller one more often; the observed "
