@@ -256,8 +256,8 @@ def render() -> None:
     except ValueError as exc:
         _error(exc)
         return
-    if key != rc.EXAMPLE:
-        st.session_state[rc.GIVEN] = True  # the other pages point here (ui.frame.trec_note)
+    # The other pages point here while the session holds TREC files (ui.frame.trec_note).
+    st.session_state[rc.GIVEN] = key != rc.EXAMPLE
     names = list(runs)
     st.markdown(
         md(
