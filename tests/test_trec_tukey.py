@@ -39,6 +39,7 @@ from metrics.trec import compare_runs, paired_power, tukey_hsd
 from metrics.trec.power import detectable_effect
 from tests.strategies import examples, per_query_values
 from tests.test_trec_compare import _case, _per_query
+from tests.trec_strategies import trec_cases
 
 # --- the distributions ---------------------------------------------------------------------
 
@@ -278,3 +279,58 @@ def test_the_pair_sentence_says_when_no_difference_could_be_detected():
     assert detectable_sentence(row, "ndcg_cut_10").startswith(
         "with 43 queries, a true difference of 0.031 ndcg_cut_10 would be missed 1 time in 5"
     )
+
+
+@st.composite
+def _three_runs(draw):
+    """Generated cases' qrels (ids that sort differently as text and as numbers, relevance
+    below 0, queries without a relevant document) and three runs over its queries: each returns
+    some of the judged documents, the case's run's and unjudged ones, with tied or untied
+    scores, and skips a query now and then."""
+    cases = [draw(trec_cases(max_queries=6)) for _ in range(3)]
+    qrels = {q: j for c in cases for q, j in c.qrels.items()}  # several queries, mostly
+    their = {q: r for c in cases for q, r in c.run.items()}
+    score = draw(
+        st.sampled_from(
+            [st.sampled_from([0.0, 0.5, 1.0]), st.floats(-1e3, 1e3, allow_nan=False, width=32)]
+        )
+    )
+    runs = []
+    for _ in range(3):
+        run = {}
+        for q in sorted(qrels):
+            if draw(st.integers(0, 5)) == 0:
+                continue
+            pool = sorted(set(qrels[q]) | set(their.get(q, {})) | {"9", "10", "x"})
+            docs = draw(st.lists(st.sampled_from(pool), min_size=1, unique=True))
+            run[q] = {d: draw(score) for d in docs}
+        runs.append(run)
+    return qrels, runs
+
+
+@settings(max_examples=examples(15), deadline=None)
+@given(_three_runs())
+def test_compare_runs_tukey_equals_tukey_on_pytrec_eval_values_of_generated_runs(drawn):
+    """Generated qrels and three runs (ties, ids that sort differently as text and as numbers,
+    unjudged and missing documents, queries only one run answers): Tukey's p of every pair is
+    tukey_hsd's on pytrec_eval's per-query values over the queries all three answered."""
+    qrels, (a, b, c) = drawn
+    runs = {"a": a, "b": b, "c": c}
+    measures = ["map", "ndcg_cut_5"]
+    ev = {
+        n: pytrec_eval.RelevanceEvaluator(qrels, set(measures)).evaluate(r) for n, r in runs.items()
+    }
+    common = sorted(set(ev["a"]) & set(ev["b"]) & set(ev["c"]))
+    if len(common) < 2:
+        with pytest.raises(ValueError, match="Tukey's HSD compares every run on the queries"):
+            compare_runs(qrels, runs, measures, test="tukey")
+        return
+    table = compare_runs(qrels, runs, measures, test="tukey")
+    for m in measures:
+        y = np.array([[ev[n][q][m] for n in "abc"] for q in common])
+        p, _, _ = tukey_hsd(y)
+        for row in table[table["measure"] == m].itertuples(index=False):
+            i, j = "abc".index(row.run), "abc".index(row.baseline)
+            assert row.n_queries == len(common)
+            assert row.p_value == pytest.approx(p[i, j], rel=1e-9, abs=1e-12)
+            assert row.difference == pytest.approx(y[:, i].mean() - y[:, j].mean(), abs=1e-12)
