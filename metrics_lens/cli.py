@@ -222,6 +222,8 @@ def _app(args) -> int:
     from ui.compute.reading import read_path, regular_file
     from ui.tables.loading import LoadError, TooLarge, mapping_with
 
+    if args.qrels is not None:
+        return _app_runs(args)
     run_dir = Path(tempfile.mkdtemp(prefix="metrics-lens-app-"))
     steps = Steps("app")  # a terminal sees each file read and the engine's pass; closed to serve
     try:
@@ -281,6 +283,63 @@ def _app(args) -> int:
         import shutil
 
         steps.close()
+        shutil.rmtree(run_dir, ignore_errors=True)
+
+
+def _app_runs(args) -> int:
+    """``app --qrels QRELS RUN...``: every file read once here (a damaged line is exit 2 with
+    its line number), then the dashboard on the Runs page with them."""
+    from metrics.trec import read_qrels, read_run
+    from metrics_lens.dashboard import serve
+    from metrics_lens.progress import Steps
+    from ui.compute.reading import regular_file
+    from ui.tables.loading import LoadError
+
+    if args.mlflow_run:
+        raise BadInput("Give --qrels with run files, or --mlflow-run, not both.")
+    table_flags = [f"--{n}" for n in ("label", "score", "group", "weight") if getattr(args, n)]
+    if table_flags:
+        raise BadInput(
+            f"{', '.join(table_flags)} name columns of a score table; with --qrels the files "
+            "are runs (query_id, doc_id, score): leave them out."
+        )
+    if len(args.files) < 2:
+        raise BadInput(
+            f"--qrels needs two or more runs to compare after it, got {len(args.files)}: "
+            "metrics-lens app --qrels QRELS RUN_A RUN_B."
+        )
+    paths = [Path(args.qrels), *(Path(f) for f in args.files)]
+    if len({p.resolve() for p in paths}) < len(paths):
+        raise BadInput("A file is given twice (the qrels and a run, or one run twice).")
+    steps = Steps("app")
+    try:
+        for k, p in enumerate(paths):
+            try:
+                regular_file(str(p))
+            except LoadError as exc:
+                raise BadInput(str(exc)) from None
+            with steps.step(f"reading {p.name}"):
+                try:
+                    (read_qrels if k == 0 else read_run)(p)
+                except ValueError as exc:
+                    message = " ".join(str(exc).split())
+                    named = p.name in message  # the TREC reader names the file and line
+                    raise BadInput(message if named else f"{p.name}: {message}") from None
+    finally:
+        steps.close()
+    run_dir = Path(tempfile.mkdtemp(prefix="metrics-lens-app-"))
+    try:
+        return serve(
+            [p.resolve() for p in paths],
+            port=args.port,
+            host=args.host,
+            open_browser=not args.no_browser,
+            run_dir=run_dir,
+            trec=True,
+        )
+    finally:
+        import shutil
+
         shutil.rmtree(run_dir, ignore_errors=True)
 
 

@@ -201,6 +201,12 @@ def _parser() -> argparse.ArgumentParser:
         "uploaded, when it fits a quarter of the uploads' share of METRICS_LENS_BUDGET_MB "
         "(192 MB by default); a larger CSV or Parquet file through the engine (DuckDB)",
     )
+    a.add_argument(
+        "--qrels",
+        metavar="QRELS",
+        help="TREC qrels (or JSON/CSV): the FILEs are then runs (TREC, Parquet/CSV or JSON, two "
+        "or more) and the dashboard opens on the Runs page with them",
+    )
     a.add_argument("--port", type=int, help="port (default: 8501 or the next free one)")
     a.add_argument(
         "--host",

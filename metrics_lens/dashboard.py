@@ -50,6 +50,7 @@ __all__ = [
 
 HERE = Path(__file__).resolve().parent
 APP_FILE_ENV = "METRICS_LENS_APP_FILE"  # the file the bare address opens (ui.sources.server)
+RUNS_ENV = "METRICS_LENS_RUNS"  # app --qrels: the qrels and runs (ui.compute.runs_compute)
 SERVER_SUFFIXES = (".parquet", ".pq", ".csv", ".npz")  # what the Server dataset source reads
 
 
@@ -227,6 +228,7 @@ def start(
     run_dir: Path | None = None,
     end_with_parent: bool = False,
     quiet: bool = False,
+    trec: bool = False,
 ) -> Started:
     """Start the dashboard in the background; returns once its process is started (not yet
     answering: see :func:`wait_healthy`).
@@ -236,7 +238,10 @@ def start(
     (a file that fits the memory budget); otherwise on the Server dataset source, read by the
     engine, and ``url`` is that source's link. ``end_with_parent`` asks Linux to end the server
     when this process dies, however it dies (a notebook kernel that is killed); ``quiet`` sends the
-    server's own output to ``server.log`` in the run directory instead of this process's."""
+    server's own output to ``server.log`` in the run directory instead of this process's.
+
+    With ``trec`` the files are a qrels file then two or more runs: ``RUNS_ENV`` names them to
+    the server and ``url`` is the Runs page, which opens with them."""
     own = run_dir is None
     run_dir = Path(tempfile.mkdtemp(prefix="metrics-lens-app-")) if own else run_dir
     try:
@@ -246,7 +251,11 @@ def start(
         port = port or free_port(8501, host)
         env = dict(os.environ)
         env.pop(APP_FILE_ENV, None)
-        if names:
+        env.pop(RUNS_ENV, None)
+        if names and trec:
+            env["METRICS_LENS_DATA_DIR"] = str(data_dir)
+            env[RUNS_ENV] = json.dumps({"qrels": names[0], "runs": names[1:]})
+        elif names:
             env["METRICS_LENS_DATA_DIR"] = str(data_dir)
             roles = {"label": label, "scores": list(scores), "group": group, "weight": weight,
                      "pos_label": None if pos_label is None else str(pos_label)}  # fmt: skip
@@ -266,7 +275,9 @@ def start(
                 weight=weight,
                 pos_label=pos_label,
             )
-            if names and not rows
+            if names and not rows and not trec
+            else f"{base}/runs"
+            if trec
             else base
         )
         output = open(run_dir / "server.log", "ab") if quiet else None  # noqa: SIM115 (the child's)
@@ -310,7 +321,14 @@ def serve(
     try:
         if wait_healthy(started.base, started.proc):
             print(f"Metrics Lens: {started.url}", file=out, flush=True)
-            if len(started.names) > 1:
+            if options.get("trec"):
+                print(
+                    f"The Runs page compares {', '.join(started.names[1:])} on the judgements "
+                    f"of {started.names[0]}",
+                    file=out,
+                    flush=True,
+                )
+            elif len(started.names) > 1:
                 print(
                     f"The other files are under Server dataset: {', '.join(started.names[1:])}",
                     file=out,

@@ -202,7 +202,11 @@ def _report_parser() -> argparse.ArgumentParser:
         help="trec_eval's names (repeat; default ndcg_cut_10, map, recip_rank, recall_100)",
     )
     p.add_argument(
-        "--test", default="fisher", choices=["fisher", "student", "bootstrap", "wilcoxon"]
+        "--test",
+        default="fisher",
+        choices=["fisher", "student", "bootstrap", "wilcoxon", "tukey", "tukey-oneway"],
+        help="paired test over queries for each pair (default fisher), or Tukey's HSD over "
+        "every pair at once: tukey (queries as blocks), tukey-oneway (ranx's)",
     )
     p.add_argument("--alpha", type=float, default=0.05, help="significance level (0.05)")
     p.add_argument("--resamples", type=int, default=10_000, help="Fisher/bootstrap resamples")
@@ -227,7 +231,8 @@ def _report(args) -> int:
     from pathlib import Path
 
     import metrics
-    from metrics.trec import runs_beaten
+    from metrics.trec import duplicate_documents, runs_beaten
+    from ui.words.runs_text import duplicates_sentence
 
     if len(args.runs) < 2:
         raise ValueError("give at least two runs to compare.")
@@ -248,6 +253,12 @@ def _report(args) -> int:
         while name in runs:
             name += "'"
         runs[name] = run
+    notes = []
+    for name, run in runs.items():
+        sentence = duplicates_sentence(name, duplicate_documents(run))
+        if sentence:
+            notes.append(sentence)
+            print(f"note: {sentence}")
     table = metrics.compare_runs(
         qrels,
         runs,
@@ -296,7 +307,9 @@ def _report(args) -> int:
             "</style></head><body><h1>Runs compared</h1>"
             f"<table><tr><th>run</th>{head}</tr>{rows}</table>"
             f"<p>A superscript names the runs this one is significantly better than; "
-            f"{html.escape(table.attrs['family'])}.</p><h2>Every test</h2>{tests}</body></html>",
+            f"{html.escape(table.attrs['family'])}.</p>"
+            + "".join(f"<p><b>Note:</b> {html.escape(n)}</p>" for n in notes)
+            + f"<h2>Every test</h2>{tests}</body></html>",
             encoding="utf-8",
         )
         print(f"wrote {args.output}")

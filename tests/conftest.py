@@ -182,7 +182,7 @@ SLOW_FILES = {
 
 
 # AppTest files long enough (a minute or more) that one started last would leave a worker idle.
-LONG_FILES = {"test_conformance.py", "test_real_corpus.py"}
+LONG_FILES = {"test_conformance.py", "test_conformance_runs.py", "test_real_corpus.py"}
 SHARED = pytest.StashKey[bool]()  # the test uses a module- or session-scoped fixture of ours
 
 

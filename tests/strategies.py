@@ -375,3 +375,27 @@ def detection_datasets(draw, max_images: int = 5, max_categories: int = 3, burst
         )
     order = rng.permutation(len(dets))
     return {"images": images, "annotations": anns, "categories": cats}, [dets[i] for i in order]
+
+
+@st.composite
+def per_query_values(draw, max_runs: int = 5, max_queries: int = 40) -> np.ndarray:
+    """Per-query values of several runs on one measure (queries x runs), as trec_eval gives
+    them: in [0, 1], mostly on a coarse grid so queries tie within and across runs, with the
+    shapes that break a pooled variance on purpose: two queries, a run equal to another, a run
+    that is another plus a constant (no residual left once queries are blocks), every value
+    tied, a column of zeros (queries without a relevant document)."""
+    k = draw(st.integers(2, max_runs))
+    n = draw(st.sampled_from((2, 3, 5, 17, max_queries)))
+    rng = np.random.default_rng(draw(st.integers(0, 2**32 - 1)))
+    grid = draw(st.sampled_from((2, 5, 100)))
+    y = np.round(rng.beta(0.6, 1.5, size=(n, k)) * grid) / grid
+    shape = draw(st.sampled_from(("plain", "copy", "shift", "tied", "zeros", "plain")))
+    if shape == "copy":
+        y[:, 1] = y[:, 0]
+    elif shape == "shift":
+        y = np.repeat(y[:, :1], k, axis=1) + np.arange(k) * 0.125
+    elif shape == "tied":
+        y[:] = 0.5
+    elif shape == "zeros":
+        y[:, -1] = 0.0
+    return y

@@ -77,6 +77,25 @@ def test_the_example_shows_trec_evaluate_means_superscripts_and_the_family(page)
     text = markdown_text(at).replace("\\", "")
     assert "15 tests (5 measures x 3 pairs), Holm, alpha 0.05, fisher test" in text
 
+    # Tukey's HSD over the three runs, and what each pair could see
+    at.selectbox(key="runs_test").set_value("tukey").run()
+    at.radio(key="runs_family").set_value("primary").run()
+    assert not at.exception, at.exception
+    text = markdown_text(at).replace("\\", "")
+    assert "3 tests, Tukey's HSD over the 3 pairs of 3 runs (queries as blocks)" in text
+    assert any("ranx's compare(stat_test='tukey')" in c.value for c in at.caption)
+    tukey = trec.compare_runs(qrels, runs, list(MEASURES), test="tukey", primary="ndcg_cut_10")
+    tukey = tukey[tukey["measure"] == "ndcg_cut_10"]
+    pairs = _table(at, "runs_pairs")
+    np.testing.assert_allclose(pairs["p_value"], tukey["p_value"], rtol=1e-12)
+    np.testing.assert_allclose(pairs["detectable"], tukey["detectable"], rtol=1e-12)
+    for r in tukey.itertuples(index=False):
+        assert (
+            f"{r.run} - {r.baseline}: with 60 queries, a true difference of "
+            f"{r.detectable:.3f} ndcg_cut_10 would be missed 1 time in 5 by the paired t-test"
+        ) in text
+        assert f"would be found {r.power:.0%} of the time" in text
+
 
 def _qrels_bytes(qrels):
     return "".join(
@@ -144,6 +163,23 @@ def test_uploaded_trec_files_and_a_damaged_line(page):
     assert "b.run, line 1" in message
     assert "this one has 7" in message
     assert at.title[0].value == "Runs"
+
+    # An unjudged document returned twice: said, and the numbers still shown
+    first = _run_bytes(run_a, "sparse").decode().splitlines()
+    q0 = first[0].split()[0]
+    extra = f"{q0} Q0 never-judged 999 99.0 sparse\n{q0} Q0 never-judged 999 98.0 sparse\n"
+    at.file_uploader(key="runs_runs").set_value(
+        [
+            ("a.run", (extra + "\n".join(first) + "\n").encode(), "text/plain"),
+            ("b.run", _run_bytes(run_b, "neural"), "text/plain"),
+        ]
+    ).run()
+    assert not at.exception, at.exception
+    assert not at.error
+    warning = " ".join(w.value.replace("\\", "") for w in at.warning)
+    assert "Run sparse returns 1 document more than once for a query (1 extra row" in warning
+    assert "trec_eval refuses such a run" in warning
+    assert _table(at, "runs_table") is not None
 
 
 def _write(data: bytes):

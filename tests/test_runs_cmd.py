@@ -4,6 +4,7 @@ codes (0 pass, 1 worse, 2 bad input in one line)."""
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 
@@ -148,3 +149,49 @@ def test_complete_counts_the_queries_a_run_lacks(tmp_path, capsys):
     assert json.loads(capsys.readouterr().out)["metrics"][0]["queries"] == 10
     assert main([*argv, "--complete"]) == 1
     assert json.loads(capsys.readouterr().out)["metrics"][0]["queries"] == N
+
+
+@pytest.mark.parametrize(
+    ("extra", "match"),
+    [
+        ("one_run", "--qrels needs two or more runs to compare after it, got 1"),
+        ("damaged", "cand.txt, line 3: a run line has 6"),
+        ("label", "--label name columns of a score table"),
+        ("twice", "A file is given twice"),
+        ("missing", "nothere.txt"),
+    ],
+)
+def test_app_with_qrels_refuses_bad_input_in_one_line(extra, match, tmp_path, capsys):
+    """``app --qrels`` reads every file before it starts a server: exit 2, one line."""
+    qrels, base, cand = _files(tmp_path, candidate_good=True)
+    runs = [base, cand]
+    flags = ["--no-browser", "--port", "1"]  # never reached: the files are refused first
+    if extra == "one_run":
+        runs = [base]
+    elif extra == "damaged":
+        path = tmp_path / "cand.txt"
+        lines = path.read_text().splitlines()
+        lines[2] = "7 Q0 x7"
+        path.write_text("\n".join(lines) + "\n")
+    elif extra == "label":
+        flags += ["--label", "y"]
+    elif extra == "twice":
+        runs = [base, base]
+    elif extra == "missing":
+        runs = [base, str(tmp_path / "nothere.txt")]
+    code = main(["app", "--qrels", qrels, *runs, *flags])
+    err = capsys.readouterr().err.strip()
+    assert code == 2
+    assert len(err.splitlines()) == 1, err
+    assert match in err
+    assert "Traceback" not in err
+
+
+def test_report_with_tukey_names_its_family(tmp_path, capsys):
+    qrels, base, cand = _files(tmp_path, candidate_good=False)
+    third = tmp_path / "third.txt"
+    third.write_text(Path(cand).read_text().replace(" cand\n", " third\n"))
+    code = main(["report", "--qrels", qrels, base, cand, str(third), "--test", "tukey"])
+    out = capsys.readouterr().out
+    assert code == 0
+    assert "Tukey's HSD over the 3 pairs of 3 runs (queries as blocks)" in out

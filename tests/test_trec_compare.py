@@ -151,7 +151,7 @@ def test_a_clear_improvement_is_significant():
 @pytest.mark.parametrize(
     ("kwargs", "match"),
     [
-        ({"test": "tukey"}, "test must be one of student"),
+        ({"test": "anova"}, "test must be one of student"),
         ({"correction": "fdr"}, "correction must be one of holm"),
         ({"baseline": "zzz"}, "baseline 'zzz' is not one of the runs"),
         ({"primary": "P_10"}, "primary 'P_10' is not one of the measures"),

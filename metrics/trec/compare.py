@@ -13,15 +13,32 @@ per-query differences ``d = run - baseline``:
 * ``"bootstrap"``: queries resampled with replacement; the percentile interval, and p from the
   resampled means shifted to the null (Efron and Tibshirani's bootstrap test);
 * ``"wilcoxon"``: the signed-rank test, zero differences dropped, normal approximation with the
-  tie correction (``scipy.stats.wilcoxon(..., method="asymptotic")``); t interval.
+  tie correction (``scipy.stats.wilcoxon(..., method="asymptotic")``); t interval;
+* ``"tukey"``: Tukey's HSD over every pair of the runs at once, with the queries as blocks: the
+  residual of the two-way ANOVA without interaction (run + query, the randomised block design
+  Carterette 2012 and Sakai 2014 use for IR runs) on ``(k - 1)(n - 1)`` degrees of freedom, the
+  studentized range of ``k`` means for p, Tukey's simultaneous interval. With two runs it is
+  the paired t-test. All runs are compared on the queries every run was evaluated on;
+* ``"tukey-oneway"``: the same over the one-way ANOVA's residual on ``k (n - 1)`` degrees of
+  freedom, the pairing over queries ignored: what ranx's ``compare(stat_test="tukey")`` computes
+  (it calls ``scipy.stats.tukey_hsd`` on the per-query scores), kept to reproduce its tables.
+  The query-to-query spread counts as noise, so it finds fewer differences than ``"tukey"``.
 
 A query with the same value in both runs counts as a tie everywhere: a difference of 0.
+
+Every row also says what the pair could see (:mod:`metrics.trec.power`, the paired t-test's
+view whatever the test): the effect size ``d_z`` of the differences, the power at that effect and
+the smallest difference detected 80% of the time at alpha 0.05 (``effect_size``, ``power``,
+``detectable``).
 
 The family. ``correction`` adjusts every p-value of the family together (Holm by default).
 Without ``primary`` the family is every measure x every pair; with ``primary`` it is the primary
 measure's pairs only (chosen before looking), and the other measures' rows are exploratory:
 their ``p_adjusted`` is NaN and ``significant`` is False. The returned table's
-``attrs["family"]`` says which, in words.
+``attrs["family"]`` says which, in words. Tukey's p-values already hold the family of a
+measure's pairs (``p_value`` is Tukey's adjusted p, as ranx shows it); across the family's
+measures ``"holm"`` and ``"bonferroni"`` multiply it by their number (Bonferroni), ``"none"``
+leaves it.
 """
 
 from __future__ import annotations
@@ -33,11 +50,14 @@ from typing import Any
 import numpy as np
 
 from metrics._student_t import t_cdf, t_quantile
+from metrics._studentized import studentized_range_quantile, studentized_range_sf
 from metrics.trec.measures import _prepare_qrels, evaluate_per_query, parse_measures
+from metrics.trec.power import paired_power
 
-__all__ = ["CORRECTIONS", "TESTS", "adjust_p_values", "compare_runs", "runs_beaten"]
+__all__ = ["CORRECTIONS", "TESTS", "adjust_p_values", "compare_runs", "runs_beaten", "tukey_hsd"]
 
-TESTS = ("student", "fisher", "bootstrap", "wilcoxon")
+TESTS = ("student", "fisher", "bootstrap", "wilcoxon", "tukey", "tukey-oneway")
+TUKEY = ("tukey", "tukey-oneway")
 CORRECTIONS = ("holm", "bonferroni", "none")
 
 # Resamples drawn per block: a block's sign matrix is (block, queries) bytes.
@@ -147,6 +167,85 @@ def _wilcoxon(d: np.ndarray) -> float:
     return min(1.0, 2.0 * 0.5 * math.erfc(-z / math.sqrt(2.0)))
 
 
+def tukey_hsd(
+    values: Any, *, blocked: bool = True, confidence: float = 0.95
+) -> tuple[np.ndarray, np.ndarray, float]:
+    """Tukey's HSD between the columns of ``values`` (queries x runs, one measure).
+
+    Parameters
+    ----------
+    values : array-like of shape (n_queries, n_runs)
+        Each run's per-query values on the same queries (``n_queries >= 2``, ``n_runs >= 2``).
+    blocked : bool, default True
+        Queries as blocks (two-way ANOVA without interaction, ``(k-1)(n-1)`` degrees of
+        freedom); False is the one-way ANOVA (``k (n-1)``), ``scipy.stats.tukey_hsd``'s design.
+    confidence : float
+        Level of the simultaneous intervals.
+
+    Returns
+    -------
+    p : ndarray of shape (n_runs, n_runs)
+        Tukey's p of each pair (1 on the diagonal).
+    half : float
+        Half-width of every pair's simultaneous interval around ``mean_i - mean_j``.
+    df : float
+        Degrees of freedom of the residual.
+    """
+    y = np.asarray(values, dtype=np.float64)
+    if y.ndim != 2 or y.shape[0] < 2 or y.shape[1] < 2:
+        raise ValueError(
+            f"Tukey's HSD needs at least two queries and two runs; got values of shape {y.shape}."
+        )
+    n, k = y.shape
+    means = y.mean(axis=0)
+    if blocked:
+        resid = y - y.mean(axis=1, keepdims=True) - means + y.mean()
+        df = float((n - 1) * (k - 1))
+    else:
+        resid = y - means
+        df = float(k * (n - 1))
+    mse = float((resid**2).sum()) / df
+    gap = np.abs(means[:, None] - means[None, :])
+    # A residual at rounding level (runs equal up to a constant per query) is no spread.
+    if mse <= 1e-24 * max(1.0, float((y**2).mean())):
+        return np.where(gap > 1e-12, 0.0, 1.0), 0.0, df
+    se = math.sqrt(mse / n)
+    i, j = np.triu_indices(k, 1)
+    p = np.ones((k, k))
+    p[i, j] = p[j, i] = studentized_range_sf(gap[i, j] / se, k, df)
+    return p, studentized_range_quantile(confidence, k, df) * se, df
+
+
+def _tukey_all(
+    per_run: dict[str, tuple[np.ndarray, np.ndarray]],
+    order: list[str],
+    names: list[str],
+    blocked: bool,
+    confidence: float,
+) -> tuple[dict[str, tuple[np.ndarray, np.ndarray]], list[tuple[np.ndarray, float]]]:
+    """Every run cut to the queries all runs were evaluated on, and Tukey's (p, half-width) per
+    measure over them."""
+    common = per_run[order[0]][0]
+    for name in order[1:]:
+        common = np.intersect1d(common, per_run[name][0], assume_unique=True)
+    if common.size < 2:
+        raise ValueError(
+            f"Tukey's HSD compares every run on the queries all {len(order)} runs answered; "
+            f"they share {common.size}, and it needs at least 2."
+        )
+    cut = {}
+    for name in order:
+        ids, values = per_run[name]
+        _, idx, _ = np.intersect1d(ids, common, assume_unique=True, return_indices=True)
+        cut[name] = (common, values[idx])
+    stacked = np.stack([cut[name][1] for name in order], axis=2)  # queries x measures x runs
+    tukey = []
+    for c in range(len(names)):
+        p, half, _ = tukey_hsd(stacked[:, c, :], blocked=blocked, confidence=confidence)
+        tukey.append((p, half))
+    return cut, tukey
+
+
 def _check_runs(runs: Any) -> dict[str, Any]:
     if not isinstance(runs, Mapping) or len(runs) < 2:
         raise ValueError(
@@ -183,7 +282,7 @@ def compare_runs(
         Two or more runs by name (DataFrames or ``{query_id: {doc_id: score}}``).
     measures : str or list of str
         trec_eval's measure names.
-    test : {"student", "fisher", "bootstrap", "wilcoxon"}
+    test : {"student", "fisher", "bootstrap", "wilcoxon", "tukey", "tukey-oneway"}
         See the module docstring.
     n_resamples : int, default 10_000
         Resamples of the Fisher and bootstrap tests.
@@ -206,7 +305,8 @@ def compare_runs(
     DataFrame
         One row per (run, baseline, measure): ``run, baseline, measure, n_queries, mean,
         baseline_mean, difference, ci_low, ci_high, p_value, p_adjusted, significant, wins,
-        ties, losses``. ``attrs["family"]`` describes the family of tests.
+        ties, losses, effect_size, power, detectable`` (the last three from
+        :func:`metrics.trec.power.paired_power`). ``attrs["family"]`` describes the family of tests.
     """
     import pandas as pd
 
@@ -251,6 +351,9 @@ def compare_runs(
     else:
         pairs = [(order[j], order[i]) for i in range(len(order)) for j in range(i + 1, len(order))]
 
+    if test in TUKEY:
+        per_run, tukey = _tukey_all(per_run, order, names, test == "tukey", confidence)
+
     rng = np.random.default_rng(seed)
     rows = []
     for run_name, base_name in pairs:
@@ -265,7 +368,14 @@ def compare_runs(
                 f"Runs {run_name!r} and {base_name!r} share no evaluated query; a paired test "
                 f"needs queries both runs answered."
             )
-        if test == "fisher":
+        if test in TUKEY:
+            i, j = order.index(run_name), order.index(base_name)
+            p = np.array([tukey[c][0][i, j] for c in range(len(names))])
+            intervals = [
+                (d[:, c].mean() - tukey[c][1], d[:, c].mean() + tukey[c][1])
+                for c in range(len(names))
+            ]
+        elif test == "fisher":
             p = _fisher(d, int(n_resamples), rng)
             intervals = [_t_interval(d[:, c], confidence)[1:] for c in range(d.shape[1])]
         elif test == "bootstrap":
@@ -279,6 +389,7 @@ def compare_runs(
             else:
                 p = np.array([_wilcoxon(d[:, c]) for c in range(d.shape[1])])
         for c, m in enumerate(names):
+            pw = paired_power(d[:, c], alpha=alpha)
             rows.append(
                 {
                     "run": run_name,
@@ -294,6 +405,9 @@ def compare_runs(
                     "wins": int((d[:, c] > 0).sum()),
                     "ties": int((d[:, c] == 0).sum()),
                     "losses": int((d[:, c] < 0).sum()),
+                    "effect_size": pw.effect_size,
+                    "power": pw.power,
+                    "detectable": pw.detectable,
                 }
             )
     table = pd.DataFrame(rows)
@@ -301,7 +415,13 @@ def compare_runs(
         np.ones(len(table), bool) if primary is None else (table["measure"] == primary).to_numpy()
     )
     adjusted = np.full(len(table), np.nan)
-    adjusted[in_family] = adjust_p_values(table["p_value"].to_numpy()[in_family], correction)
+    if test in TUKEY:
+        # Tukey's p holds a measure's pairs; Bonferroni over the family's measures.
+        n_measures = 1 if primary is not None else len(names)
+        scale = 1.0 if correction == "none" else float(n_measures)
+        adjusted[in_family] = np.minimum(1.0, table["p_value"].to_numpy()[in_family] * scale)
+    else:
+        adjusted[in_family] = adjust_p_values(table["p_value"].to_numpy()[in_family], correction)
     table["p_adjusted"] = adjusted
     table["significant"] = np.where(np.isnan(adjusted), False, adjusted < alpha)
     table = table[
@@ -321,11 +441,33 @@ def compare_runs(
             "wins",
             "ties",
             "losses",
+            "effect_size",
+            "power",
+            "detectable",
         ]
     ]
     n_family = int(in_family.sum())
     how = {"holm": "Holm", "bonferroni": "Bonferroni", "none": "no correction"}[correction]
-    if primary is None:
+    if test in TUKEY:
+        design = "queries as blocks" if test == "tukey" else "one-way, queries not paired"
+        across = (
+            ""
+            if primary is not None or len(names) == 1
+            else (
+                f", Bonferroni over {len(names)} measures"
+                if correction != "none"
+                else f", no correction over {len(names)} measures"
+            )
+        )
+        k = len(order)
+        table.attrs["family"] = (
+            f"{n_family} tests, Tukey's HSD over the {k * (k - 1) // 2} pairs of {k} runs "
+            f"({design}) for each "
+            + (f"measure{across}" if primary is None else f"of primary measure {primary}")
+            + f", alpha {alpha:g}, on the {int(table['n_queries'].iloc[0])} queries every run "
+            f"answered" + ("" if primary is None else "; the other measures are exploratory")
+        )
+    elif primary is None:
         table.attrs["family"] = (
             f"{n_family} tests ({len(names)} measures x {len(pairs)} pairs), {how}, "
             f"alpha {alpha:g}, {test} test"

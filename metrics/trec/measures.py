@@ -41,7 +41,7 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["MEASURES", "parse_measures", "trec_evaluate"]
+__all__ = ["MEASURES", "duplicate_documents", "parse_measures", "trec_evaluate"]
 
 # trec_eval's measure names this module computes: name -> (takes a cutoff, what it is).
 MEASURES: dict[str, tuple[bool, str]] = {
@@ -514,6 +514,51 @@ def evaluate_per_query(
         return qr.ids, values
     keep = j.in_run
     return qr.ids[keep], {name: v[keep] for name, v in values.items()}
+
+
+def duplicate_documents(run: Any) -> Any:
+    """The documents a run returns more than once for one query.
+
+    trec_eval refuses such a run: after ranking a query's results it sorts them by document id
+    and stops at the first id seen twice ("duplicate docs", ``form_res_rels.c``), so it gives no
+    numbers at all. pytrec_eval and ranx read a run into a ``{query: {doc: score}}`` mapping,
+    which keeps one copy silently. :func:`trec_evaluate` refuses a duplicate that is judged or
+    tied with a judged document (the rows it looks at) and keeps an unjudged one: every copy
+    takes a rank, so the documents below it sit one rank lower per extra copy. This function
+    finds them all, for a page or a report to say so (one hashed pass over the rows).
+
+    Parameters
+    ----------
+    run : DataFrame or mapping
+        As :func:`trec_evaluate` takes it (a mapping cannot hold a duplicate).
+
+    Returns
+    -------
+    DataFrame
+        ``query_id, doc_id, copies`` (text ids; ``copies >= 2``), one row per duplicated
+        (query, document), sorted; empty when there is none.
+    """
+    import pandas as pd
+    import pyarrow as pa
+
+    table = _as_table(run, "run", "score")
+    q = _text_ids(_column(table, ("query_id",), "run"), "The run's query_id")
+    d = _text_ids(_column(table, ("doc_id",), "run"), "The run's doc_id")
+    counts = (
+        pa.table({"query_id": q, "doc_id": d})
+        .group_by(["query_id", "doc_id"])
+        .aggregate([([], "count_all")])
+    )
+    copies = counts["count_all"].to_numpy()
+    keep = np.flatnonzero(copies > 1)
+    out = pd.DataFrame(
+        {
+            "query_id": counts["query_id"].take(pa.array(keep)).to_pandas().astype(object),
+            "doc_id": counts["doc_id"].take(pa.array(keep)).to_pandas().astype(object),
+            "copies": copies[keep].astype(np.int64),
+        }
+    )
+    return out.sort_values(["query_id", "doc_id"], kind="stable").reset_index(drop=True)
 
 
 def trec_evaluate(

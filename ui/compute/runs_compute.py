@@ -5,6 +5,8 @@ for."""
 from __future__ import annotations
 
 import hashlib
+import json
+import os
 import tempfile
 from pathlib import Path
 
@@ -14,6 +16,10 @@ import streamlit as st
 from metrics import trec
 
 EXAMPLE = "example"  # the seeded synthetic example's key
+# Set by ``metrics-lens app --qrels QRELS RUN...`` (metrics_lens.dashboard): the files' names
+# under METRICS_LENS_DATA_DIR, {"qrels": name, "runs": [name, ...]}.
+RUNS_ENV = "METRICS_LENS_RUNS"
+GIVEN = "runs_trec_given"  # session key: this session holds TREC files of the user's
 MEASURES = ("ndcg_cut_10", "map", "P_10", "recall_100", "recip_rank")
 SEED = 0  # the Fisher and bootstrap resamples' seed, so a table does not move on a rerun
 N_RESAMPLES = 10_000
@@ -85,6 +91,51 @@ def read(key: str, _qrels_file: tuple | None, _run_files: tuple | None):
     return qrels, dict(zip(names, frames, strict=True)), f"{_qrels_file[0]} with {files}"
 
 
+def app_files() -> tuple[Path, tuple[Path, ...]] | None:
+    """The qrels and runs ``metrics-lens app --qrels`` was given (paths under the data
+    directory), or None. Only base names are taken from the environment: nothing outside the
+    directory is read."""
+    from ui.compute.server_source import data_root
+
+    try:
+        spec = json.loads(os.environ[RUNS_ENV])
+        root = data_root()
+        qrels = root / Path(str(spec["qrels"])).name
+        runs = tuple(root / Path(str(r)).name for r in spec["runs"])
+    except (KeyError, TypeError, ValueError):
+        return None
+    return qrels, runs
+
+
+def key_of_paths(qrels: Path, runs: tuple[Path, ...]) -> str:
+    """The app files' cache key: each file's name, size and modification time (a 7M-line run is
+    not hashed on every rerun)."""
+    parts = []
+    for p in (qrels, *runs):
+        try:
+            stat = p.stat()
+            parts.append(f"{p.name}:{stat.st_size}:{stat.st_mtime_ns}")
+        except OSError:
+            parts.append(f"{p.name}:missing")
+    return "app|" + "|".join(parts)
+
+
+@st.cache_data(max_entries=2, show_spinner="Reading the qrels and runs...")
+def read_paths(key: str, _qrels: Path, _runs: tuple[Path, ...]):
+    """(qrels, {name: run}, what they are) from the files ``metrics-lens app`` was given."""
+    for p in (_qrels, *_runs):
+        if not p.is_file():
+            raise ValueError(f"{p.name} is no longer in the data directory; restart the command.")
+    qrels = trec.read_qrels(_qrels)
+    frames = [trec.read_run(p) for p in _runs]
+    names = _unique(
+        [str(f.attrs.get("run_tag") or p.stem) for f, p in zip(frames, _runs, strict=True)]
+    )
+    files = ", ".join(p.name for p in _runs)
+    what = f"{_qrels.name} with {files}, the files metrics-lens app was given"
+    return qrels, dict(zip(names, frames, strict=True)), what
+
+
 @st.cache_data(max_entries=16, show_spinner="Comparing the runs query by query...")
 def comparison(key: str, test: str, primary: str | None, _qrels, _runs):
     """compare_runs' table: every pair of runs on every measure, Holm over the family."""
@@ -109,6 +160,17 @@ def per_query(key: str, _qrels, _runs):
     }
 
 
+@st.cache_data(max_entries=16, show_spinner=False)
+def duplicates(key: str, _runs) -> dict:
+    """{run: its documents returned more than once for a query} for the runs that have any."""
+    out = {}
+    for name, run in _runs.items():
+        dups = trec.duplicate_documents(run)
+        if len(dups):
+            out[name] = dups
+    return out
+
+
 def differences(tables: dict, candidate: str, baseline: str, measure: str):
     """The queries both runs were evaluated on: baseline, candidate and their difference, the
     largest gains first."""
@@ -122,11 +184,17 @@ def differences(tables: dict, candidate: str, baseline: str, measure: str):
 
 __all__ = [
     "EXAMPLE",
+    "GIVEN",
     "MEASURES",
+    "RUNS_ENV",
+    "app_files",
     "comparison",
     "differences",
+    "duplicates",
     "example",
     "key_of",
+    "key_of_paths",
     "per_query",
     "read",
+    "read_paths",
 ]

@@ -33,6 +33,7 @@ from ui.frame import (
     presentation,
     sidebar,
     touch,
+    trec_note,
 )
 from ui.frame.data_menu import SAMPLE, data_menu, source_label
 from ui.frame.last_good import shown_dataset
@@ -247,6 +248,7 @@ def page_context(
         st.stop()
     notes.slice_note(ds)
     notes.stand_in_notes(ds)
+    trec_note.trec_note(ds, getattr(_inside, "page_title", None))
     if not require_usable:
         return ds, st.session_state.get("model")
     if not last_good.usable(ds):

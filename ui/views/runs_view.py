@@ -13,6 +13,7 @@ from metrics import trec
 from ui.compute import runs_compute as rc
 from ui.figures.runs_charts import difference_figure
 from ui.views.show import chart
+from ui.words.runs_text import duplicates_sentence
 from ui.words.safe import md
 
 NEEDS = (
@@ -25,7 +26,16 @@ TESTS = {
     "fisher": "Fisher's randomization test",
     "bootstrap": "paired bootstrap",
     "wilcoxon": "Wilcoxon signed-rank",
+    "tukey": "Tukey's HSD, queries as blocks",
+    "tukey-oneway": "Tukey's HSD, one-way (ranx's)",
 }
+TUKEY_NOTE = (
+    "Tukey's HSD compares every pair of runs at once on the queries all runs answered: its p "
+    "already holds the pairs of a measure. Queries as blocks is the two-way ANOVA IR papers use "
+    "(with two runs it is the paired t-test); one-way is what ranx's compare(stat_test='tukey') "
+    "computes (scipy's tukey_hsd), which ignores that the runs answered the same queries and so "
+    "finds fewer differences."
+)
 _SUPERSCRIPTS = "ᵃᵇᶜᵈᵉᶠᵍʰⁱʲᵏˡᵐⁿᵒᵖʳˢᵗᵘᵛʷˣʸᶻ"
 _LETTERS = "abcdefghijklmnoprstuvwxyz"  # the letters with a superscript form
 FLIPS = 10
@@ -71,7 +81,8 @@ def _files():
         if qrels is not None or runs:
             st.info(
                 "Uploads are used once there is a qrels file and at least two runs; until then "
-                "the page shows the seeded synthetic example.",
+                "the page shows the files metrics-lens app was given, or the seeded synthetic "
+                "example.",
                 icon=":material/info:",
             )
         return None, None
@@ -106,9 +117,50 @@ def _pairs(table: pd.DataFrame, measure: str) -> None:
             "ci_high",
             "p_value",
             "p_adjusted",
+            "effect_size",
+            "detectable",
         )
     }
+    fmt["power"] = st.column_config.NumberColumn("power", format="percent")
     st.dataframe(shown, hide_index=True, column_config=fmt, key="runs_pairs")
+    st.markdown(
+        md(
+            "What each pair could see (the paired t-test's view, whatever the test): "
+            + " ".join(
+                f"{r.run} - {r.baseline}: {detectable_sentence(r, measure)}"
+                for r in shown.itertuples(index=False)
+            ),
+            1600,
+        )
+    )
+
+
+def detectable_sentence(row, measure: str) -> str:
+    """A pair's effect size, power and smallest detectable difference in words (a row of
+    compare_runs' table)."""
+    n = int(row.n_queries)
+    queries = f"{n:,} quer{'y' if n == 1 else 'ies'}"
+    if n < 2:
+        return f"with {queries}, power is not defined."
+    if np.isnan(row.detectable):
+        return (
+            f"the difference is the same on all {queries}, so there is no spread to weigh: "
+            f"power and the smallest detectable difference are not defined."
+        )
+    if row.detectable >= 1.0:  # trec_eval's measures lie in [0, 1]
+        return (
+            f"with {queries} and this spread, even the largest difference {measure} can show "
+            f"(1) would be missed more than 1 time in 5 by the paired t-test at alpha 0.05 "
+            f"(the smallest detectable is {row.detectable:.3f}); the observed "
+            f"{row.difference:+.3f} (effect size d_z {row.effect_size:+.2f}) would be found "
+            f"{row.power:.0%} of the time."
+        )
+    return (
+        f"with {queries}, a true difference of {row.detectable:.3f} {measure} would be missed "
+        f"1 time in 5 by the paired t-test at alpha 0.05, a smaller one more often; the observed "
+        f"{row.difference:+.3f} (effect size d_z {row.effect_size:+.2f}) would be found "
+        f"{row.power:.0%} of the time."
+    )
 
 
 def verdict(table: pd.DataFrame, candidate: str, baseline: str, measure: str) -> str:
@@ -126,7 +178,13 @@ def verdict(table: pd.DataFrame, candidate: str, baseline: str, measure: str) ->
         status = f"p {r['p_value']:.4f}, exploratory (outside the family)"
     else:
         word = "significant" if r["significant"] else "not significant"
-        status = f"p {r['p_value']:.4f}, Holm-adjusted {r['p_adjusted']:.4f}: {word}"
+        if "Tukey" in table.attrs.get("family", ""):
+            status = (
+                f"Tukey's p {r['p_value']:.4f} (over the pairs), over the family "
+                f"{r['p_adjusted']:.4f}: {word}"
+            )
+        else:
+            status = f"p {r['p_value']:.4f}, Holm-adjusted {r['p_adjusted']:.4f}: {word}"
     return (
         f"{candidate} - {baseline} on {measure}: {sign * r['difference']:+.4f} "
         f"(95% interval {low:+.4f} to {high:+.4f}) over {int(r['n_queries'])} queries; {status}."
@@ -183,16 +241,23 @@ def render() -> None:
     st.title("Runs")
     st.caption(NEEDS)
     qrels_file, run_files = _files()
-    key = (
-        rc.EXAMPLE
-        if qrels_file is None
-        else "|".join(rc.key_of(*f) for f in (qrels_file, *run_files))
-    )
+    given = rc.app_files() if qrels_file is None else None
     try:
-        qrels, runs, what = rc.read(key, qrels_file, run_files)
+        if given is not None:
+            key = rc.key_of_paths(*given)
+            qrels, runs, what = rc.read_paths(key, *given)
+        else:
+            key = (
+                rc.EXAMPLE
+                if qrels_file is None
+                else "|".join(rc.key_of(*f) for f in (qrels_file, *run_files))
+            )
+            qrels, runs, what = rc.read(key, qrels_file, run_files)
     except ValueError as exc:
         _error(exc)
         return
+    # The other pages point here while the session holds TREC files (ui.frame.trec_note).
+    st.session_state[rc.GIVEN] = key != rc.EXAMPLE
     names = list(runs)
     st.markdown(
         md(
@@ -200,6 +265,8 @@ def render() -> None:
             400,
         )
     )
+    for name, dups in rc.duplicates(key, runs).items():
+        st.warning(md(duplicates_sentence(name, dups), 800), icon=":material/content_copy:")
     measure, test, primary = _controls()
     try:
         table = rc.comparison(key, test, primary, qrels, runs)
@@ -222,6 +289,9 @@ def render() -> None:
             400,
         )
     )
+
+    if test.startswith("tukey"):
+        st.caption(TUKEY_NOTE)
 
     st.subheader(f"Every pair on {measure}")
     _pairs(table, measure)
