@@ -5,6 +5,8 @@ the queries that flip most."""
 
 from __future__ import annotations
 
+from contextlib import nullcontext
+
 import numpy as np
 import pandas as pd
 import streamlit as st
@@ -191,26 +193,48 @@ def verdict(table: pd.DataFrame, candidate: str, baseline: str, measure: str) ->
     )
 
 
-def _per_query(tables: dict, names: list[str], measure: str, table: pd.DataFrame) -> None:
+def _difference_chart(tables: dict, candidate: str, baseline: str, measure: str):
+    """The per-query differences, sorted (IR papers' figure); returns them."""
+    diff = rc.differences(tables, candidate, baseline, measure)
+    chart(
+        difference_figure(
+            diff["query_id"], diff["difference"], candidate=candidate, baseline=baseline,
+            measure=measure,
+        ),
+        key="runs_difference",
+        name="per-query difference",
+    )  # fmt: skip
+    return diff
+
+
+def _chosen_pair(names: list[str]) -> tuple[str, str]:
+    """The baseline and candidate the menus below hold (their first entries until chosen)."""
+    baseline = st.session_state.get("runs_baseline")
+    baseline = baseline if baseline in names else names[0]
+    others = [n for n in names if n != baseline]
+    candidate = st.session_state.get("runs_candidate")
+    return baseline, candidate if candidate in others else others[0]
+
+
+def _per_query(
+    tables: dict, names: list[str], measure: str, table: pd.DataFrame, *, drawn: bool
+) -> None:
+    """The pair's menus, wins/ties/losses, the verdict and the chart (``drawn``: the chart is
+    already at the top of the page, as presentation mode puts it)."""
     c1, c2 = st.columns(2)
     baseline = c1.selectbox("Baseline", names, key="runs_baseline")
     others = [n for n in names if n != baseline]
     candidate = c2.selectbox("Candidate", others, key="runs_candidate")
-    diff = rc.differences(tables, candidate, baseline, measure)
-    d = diff["difference"]
-    wins, ties, losses = int((d > 0).sum()), int((d == 0).sum()), int((d < 0).sum())
-    m1, m2, m3 = st.columns(3)
-    m1.metric("Wins", wins)
-    m2.metric("Ties", ties)
-    m3.metric("Losses", losses)
+    m1, m2, m3 = st.columns(3)  # filled below, once the differences are known
     st.markdown(md(verdict(table, candidate, baseline, measure), 400))
-    chart(
-        difference_figure(
-            diff["query_id"], d, candidate=candidate, baseline=baseline, measure=measure
-        ),
-        key="runs_difference",
-        name="per-query difference",
-    )
+    if drawn:
+        diff = rc.differences(tables, candidate, baseline, measure)
+    else:
+        diff = _difference_chart(tables, candidate, baseline, measure)
+    d = diff["difference"]
+    m1.metric("Wins", int((d > 0).sum()))
+    m2.metric("Ties", int((d == 0).sum()))
+    m3.metric("Losses", int((d < 0).sum()))
     st.caption(
         md(
             f"{candidate} minus {baseline} on each of the {len(diff)} queries both runs answer, "
@@ -239,8 +263,12 @@ def _error(exc: ValueError) -> None:
 
 def render() -> None:
     st.title("Runs")
-    st.caption(NEEDS)
-    qrels_file, run_files = _files()
+    # Presentation mode opens on the per-query chart; the files and what the page needs wait
+    # in a closed box (the sidebar, where other pages take files, is hidden there).
+    presenting = bool(st.session_state.get("presentation"))
+    with st.expander("The TREC files", expanded=False) if presenting else nullcontext():
+        st.caption(NEEDS)
+        qrels_file, run_files = _files()
     given = rc.app_files() if qrels_file is None else None
     try:
         if given is not None:
@@ -259,6 +287,15 @@ def render() -> None:
     # The other pages point here while the session holds TREC files (ui.frame.trec_note).
     st.session_state[rc.GIVEN] = key != rc.EXAMPLE
     names = list(runs)
+    if presenting:
+        try:
+            tables = rc.per_query(key, qrels, runs)
+        except ValueError as exc:
+            _error(exc)
+            return
+        measure = st.session_state.get("runs_measure")
+        measure = measure if measure in rc.MEASURES else rc.MEASURES[0]
+        _difference_chart(tables, *reversed(_chosen_pair(names)), measure)
     st.markdown(
         md(
             f"Showing {what}: {qrels['query_id'].nunique():,} judged queries, {len(names)} runs.",
@@ -297,4 +334,4 @@ def render() -> None:
     _pairs(table, measure)
 
     st.subheader("Per-query differences")
-    _per_query(tables, names, measure, table)
+    _per_query(tables, names, measure, table, drawn=presenting)
