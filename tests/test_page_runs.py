@@ -189,3 +189,40 @@ def _write(data: bytes):
     path = Path(tempfile.mkdtemp()) / "run.txt"
     path.write_bytes(data)
     return path
+
+
+def test_trec_files_on_the_server_are_picked_on_the_page(tmp_path, monkeypatch):
+    """A classroom's shared TREC files under the data directory: listed (qrels by name, runs
+    by suffix; a hidden file and a score table not), picked, and read as an upload is; a name
+    leading outside the directory is refused in one sentence."""
+    qrels, runs = example(n_queries=10, n_docs=25, seed=5)
+    (tmp_path / "msmarco").mkdir()
+    (tmp_path / "msmarco" / "dev.qrels").write_bytes(_qrels_bytes(qrels))
+    (tmp_path / "msmarco" / "bm25.run").write_bytes(_run_bytes(runs["bm25"], "bm25"))
+    (tmp_path / "msmarco" / "dense.run").write_bytes(_run_bytes(runs["dense"], "dense"))
+    (tmp_path / ".draft.run").write_bytes(_run_bytes(runs["hybrid"], "draft"))
+    (tmp_path / "scores.csv").write_text("label,score\n1,0.3\n0,0.2\n")
+    monkeypatch.setenv("METRICS_LENS_DATA_DIR", str(tmp_path))
+    at = open_page(PAGE)
+    assert at.selectbox(key="runs_server_q").options == ["msmarco/dev.qrels"]
+    assert at.multiselect(key="runs_server_r").options == ["msmarco/bm25.run", "msmarco/dense.run"]
+    at.selectbox(key="runs_server_q").set_value("msmarco/dev.qrels")
+    at.multiselect(key="runs_server_r").set_value(["msmarco/bm25.run", "msmarco/dense.run"]).run()
+    assert not at.exception, at.exception
+    assert not at.error
+    text = markdown_text(at).replace("\\", "")
+    assert "dev.qrels with bm25.run, dense.run, the files picked on the server" in text
+    shown = _table(at, "runs_table")
+    assert list(shown["run"]) == ["a  bm25", "b  dense"]
+    read = {n: trec.read_trec_run(tmp_path / "msmarco" / f"{n}.run") for n in ("bm25", "dense")}
+    for measure in MEASURES:
+        want = [trec.trec_evaluate(qrels, r, measure)[measure] for r in read.values()]
+        np.testing.assert_allclose(_means(shown, measure), want, atol=5e-5)
+    # A name that leads outside the directory (the menu offers none; the check stands behind
+    # it): one sentence.
+    from ui.compute.runs_compute import server_paths
+
+    (tmp_path.parent / "secret.run").write_bytes(b"x")
+    for name in ("../secret.run", "msmarco/../../secret.run", str(tmp_path.parent / "secret.run")):
+        with pytest.raises(ValueError, match="is not a file in the data directory"):
+            server_paths("msmarco/dev.qrels", ["msmarco/bm25.run", name])

@@ -107,6 +107,52 @@ def app_files() -> tuple[Path, tuple[Path, ...]] | None:
     return qrels, runs
 
 
+# Files under the data directory offered to the Runs page: qrels by name ("qrels" in it), runs by
+# the suffixes TREC tools write (a score table's .csv / .parquet belongs to the other pages).
+RUN_SUFFIXES = (".run", ".trec", ".txt", ".tsv", ".res", ".gz", ".json")
+MAX_SERVER_FILES = 200
+
+
+def server_files() -> tuple[list[str], list[str]]:
+    """(qrels, runs): the TREC files under the data directory, relative to it, hidden ones
+    (a dot in the path) left out, at most ``MAX_SERVER_FILES`` looked at."""
+    from ui.compute.server_source import _hidden, data_root
+
+    root = data_root()
+    qrels, runs = [], []
+    try:
+        paths = sorted(root.rglob("*"))
+    except OSError:
+        return [], []
+    for path in paths[: MAX_SERVER_FILES * 10]:
+        if _hidden(path, root) or not path.is_file():
+            continue
+        name = str(path.relative_to(root))
+        if "qrel" in path.name.lower():
+            qrels.append(name)
+        elif path.suffix.lower() in RUN_SUFFIXES:
+            runs.append(name)
+        if len(qrels) + len(runs) >= MAX_SERVER_FILES:
+            break
+    return qrels, runs
+
+
+def server_paths(qrels: str, runs: list[str]) -> tuple[Path, tuple[Path, ...]]:
+    """The chosen files' paths, each resolved (links and ``..`` followed) inside the data
+    directory; a ValueError sentence otherwise."""
+    from ui.compute.server_source import data_root
+
+    root = data_root()
+
+    def inside(name: str) -> Path:
+        real = (root / name).resolve()
+        if root not in real.parents or not real.is_file():
+            raise ValueError(f"{name} is not a file in the data directory; pick a listed one.")
+        return real
+
+    return inside(qrels), tuple(inside(r) for r in runs)
+
+
 def key_of_paths(qrels: Path, runs: tuple[Path, ...]) -> str:
     """The app files' cache key: each file's name, size and modification time (a 7M-line run is
     not hashed on every rerun)."""
@@ -117,22 +163,26 @@ def key_of_paths(qrels: Path, runs: tuple[Path, ...]) -> str:
             parts.append(f"{p.name}:{stat.st_size}:{stat.st_mtime_ns}")
         except OSError:
             parts.append(f"{p.name}:missing")
-    return "app|" + "|".join(parts)
+    return "|".join(parts)
 
 
 @st.cache_data(max_entries=2, show_spinner="Reading the qrels and runs...")
-def read_paths(key: str, _qrels: Path, _runs: tuple[Path, ...]):
-    """(qrels, {name: run}, what they are) from the files ``metrics-lens app`` was given."""
+def read_paths(key: str, _qrels: Path, _runs: tuple[Path, ...], origin: str = "app"):
+    """(qrels, {name: run}, what they are) from files under the data directory: those
+    ``metrics-lens app`` was given (``origin="app"``) or those picked on the page
+    (``"server"``)."""
     for p in (_qrels, *_runs):
         if not p.is_file():
-            raise ValueError(f"{p.name} is no longer in the data directory; restart the command.")
+            again = "restart the command" if origin == "app" else "pick the files again"
+            raise ValueError(f"{p.name} is no longer in the data directory; {again}.")
     qrels = trec.read_qrels(_qrels)
     frames = [trec.read_run(p) for p in _runs]
     names = _unique(
         [str(f.attrs.get("run_tag") or p.stem) for f, p in zip(frames, _runs, strict=True)]
     )
     files = ", ".join(p.name for p in _runs)
-    what = f"{_qrels.name} with {files}, the files metrics-lens app was given"
+    given = "metrics-lens app was given" if origin == "app" else "picked on the server"
+    what = f"{_qrels.name} with {files}, the files {given}"
     return qrels, dict(zip(names, frames, strict=True)), what
 
 

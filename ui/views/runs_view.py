@@ -6,6 +6,7 @@ the queries that flip most."""
 from __future__ import annotations
 
 from contextlib import nullcontext
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -79,6 +80,7 @@ def _files():
     qrels = left.file_uploader("Qrels (the judgements)", key="runs_qrels")
     runs = right.file_uploader("Runs (two or more)", accept_multiple_files=True, key="runs_runs")
     runs = runs or []
+    _server_pick()
     if qrels is None or len(runs) < 2:
         if qrels is not None or runs:
             st.info(
@@ -89,6 +91,28 @@ def _files():
             )
         return None, None
     return (qrels.name, qrels.getvalue()), tuple((r.name, r.getvalue()) for r in runs)
+
+
+def _server_pick() -> None:
+    """The qrels and runs under the server's data directory (a classroom's shared files), when
+    it holds any: picked here, used when nothing is uploaded."""
+    qrels, runs = rc.server_files()
+    if not qrels or len(runs) < 2:
+        return
+    with st.expander("Files on the server", expanded=bool(st.session_state.get("runs_server_q"))):
+        c1, c2 = st.columns([1, 2])
+        c1.selectbox("Qrels on the server", qrels, index=None, key="runs_server_q",
+                     placeholder="Choose a qrels file")  # fmt: skip
+        c2.multiselect("Runs on the server (two or more)", runs, key="runs_server_r")
+
+
+def _server_files() -> tuple[Path, tuple[Path, ...]] | None:
+    """The files picked on the server, when a qrels and two runs are."""
+    qrels = st.session_state.get("runs_server_q")
+    runs = st.session_state.get("runs_server_r") or []
+    if not qrels or len(runs) < 2:
+        return None
+    return rc.server_paths(qrels, list(runs))
 
 
 def _controls() -> tuple[str, str, str | None]:
@@ -269,11 +293,13 @@ def render() -> None:
     with st.expander("The TREC files", expanded=False) if presenting else nullcontext():
         st.caption(NEEDS)
         qrels_file, run_files = _files()
-    given = rc.app_files() if qrels_file is None else None
     try:
+        picked = _server_files() if qrels_file is None else None
+        given = picked or (rc.app_files() if qrels_file is None else None)
         if given is not None:
-            key = rc.key_of_paths(*given)
-            qrels, runs, what = rc.read_paths(key, *given)
+            origin = "server" if picked else "app"
+            key = f"{origin}|{rc.key_of_paths(*given)}"
+            qrels, runs, what = rc.read_paths(key, *given, origin)
         else:
             key = (
                 rc.EXAMPLE
