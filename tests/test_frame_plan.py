@@ -105,3 +105,48 @@ def test_a_views_threshold_is_set_on_the_same_table():
     assert at.session_state[plan_panel.AT] == 1
     assert at.session_state["thresholds"]["logistic_regression"] == 0.9
     assert at.slider(key="threshold_slider").value == 0.9
+
+
+def test_a_views_toggles_are_kept_and_its_buttons_are_not():
+    """A toggle's on or off is a setting the view sets again (Lessons' "Reveal on first
+    miss"); a button's value (Lessons' "New example") is not, since none can be set."""
+    at = open_page("pages/lessons.py", dataset="breast_cancer")
+    at.toggle(key="lessons_reveal_first").set_value(True).run()
+    at.button(key="plan_add").click().run()
+    assert not at.exception
+    (view,) = _plan(at).views
+    assert view.settings["lessons_reveal_first"] is True
+    assert not {"lessons_new", "lessons_first"} & set(view.settings)
+    at.toggle(key="lessons_reveal_first").set_value(False).run()
+    at.switch_page("pages/threshold.py").run()
+    at.button(key="plan_show_0").click().run()
+    assert not at.exception, at.exception
+    assert at.session_state["lessons_reveal_first"] is True
+    at.switch_page("pages/lessons.py").run()  # as the view's page change lands in a browser
+    assert at.toggle(key="lessons_reveal_first").value is True
+
+
+def test_every_pages_switch_is_one_a_view_keeps():
+    """Each st.toggle / st.checkbox the pages draw under a page's key prefix is listed in
+    plan_panel.SWITCHES (so a view keeps it), and every listed key is still drawn."""
+    import ast
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parent.parent
+    prefixes = tuple(f"{url or 'threshold'}_" for url in plan_panel.URL_PATHS)
+    found = set()
+    for path in [*root.glob("pages/*.py"), *root.glob("ui/**/*.py")]:
+        for node in ast.walk(ast.parse(path.read_text())):
+            if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)):
+                continue
+            if node.func.attr not in ("toggle", "checkbox"):
+                continue
+            for kw in node.keywords:
+                value = kw.value
+                if (
+                    kw.arg == "key"
+                    and isinstance(value, ast.Constant)
+                    and isinstance(value.value, str)
+                ) and value.value.startswith(prefixes):
+                    found.add(value.value)
+    assert found == set(plan_panel.SWITCHES)

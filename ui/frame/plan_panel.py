@@ -26,6 +26,19 @@ _GO = "_plan_go"  # (page index, title) to click once the view's state is set
 QUERY = "plan"  # the link's parameter
 # Widget values that cannot be set from the session state, or are not a page's settings.
 _SKIP = ("download", "upload", "file", "_for", "_kept", "_seed", "button", "check", "reveal")
+# The pages' toggles and checkboxes: their on / off is a setting a view keeps and sets again
+# (a button's True cannot be set at all, so no other True or False is). tests/test_frame_plan.py
+# finds every st.toggle / st.checkbox keyed after a page in the code and fails until it is here.
+SWITCHES = frozenset(
+    {
+        "calibration_rows_independent",
+        "compare_rows_independent",
+        "compare_mc_rows_independent",
+        "detection_why_range",
+        "lessons_reveal_first",
+        "multilabel_choose_half",
+    }
+)
 URL_PATHS = ["" if i == 0 else path.removeprefix("pages/").removesuffix(".py")
              for i, (path, _, _) in enumerate(PAGES)]  # fmt: skip
 TITLES = {url: title for url, (_, title, _) in zip(URL_PATHS, PAGES, strict=True)}
@@ -85,9 +98,9 @@ def _settings(page: str) -> dict:
     out = {}
     for key, value in st.session_state.items():
         key = str(key)
-        if not key.startswith(prefix) or any(s in key for s in _SKIP):
+        if not key.startswith(prefix) or (any(s in key for s in _SKIP) and key not in SWITCHES):
             continue
-        if isinstance(value, bool) or not lp._setting_ok(value):
+        if (isinstance(value, bool) and key not in SWITCHES) or not lp._setting_ok(value):
             continue  # a button's True cannot be set again; dicts and objects stay out
         out[key] = list(value) if isinstance(value, tuple) else value
     return out
@@ -121,7 +134,9 @@ def open_pending() -> None:
     # could otherwise set any of the session's state (the dataset, the source, a flag).
     prefix, left_out = (view.page or "threshold") + "_", []
     for key, value in view.settings.items():
-        if key.startswith(prefix) and not any(s in key for s in _SKIP):
+        if key.startswith(prefix) and (
+            key in SWITCHES or not (any(s in key for s in _SKIP) or isinstance(value, bool))
+        ):
             st.session_state[key] = value
         else:
             left_out.append(key)
