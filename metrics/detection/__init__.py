@@ -61,3 +61,13 @@ __all__ += ["DetectionPRCurve", "detection_pr_curve"]
 from metrics.detection.synthetic import synthetic_coco  # noqa: E402
 
 __all__ += ["synthetic_coco"]
+
+from metrics.detection.explain import (  # noqa: E402
+    OUTCOMES,
+    ImageCosts,
+    ImageMatch,
+    image_costs,
+    match_image,
+)
+
+__all__ += ["OUTCOMES", "ImageCosts", "ImageMatch", "image_costs", "match_image"]

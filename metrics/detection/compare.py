@@ -21,7 +21,16 @@ from metrics.detection.coco import (
     coco_match,
 )
 
-__all__ = ["DETECTION_METRICS", "DetectionComparison", "compare_detectors"]
+__all__ = [
+    "DETECTION_METRICS",
+    "MAP_NAME",
+    "DetectionComparison",
+    "DetectorSetComparison",
+    "compare_detector_set",
+    "compare_detectors",
+    "leave_one_image_out",
+    "match_all_area",
+]
 
 # metric name -> IoU thresholds it averages over (COCO's area "all", 100 detections an image)
 DETECTION_METRICS = {"coco_map": IOU_THRESHOLDS, "coco_map50": IOU_THRESHOLDS[:1]}
@@ -60,6 +69,9 @@ class DetectionComparison:
 
 def _match_all_area(gt, dt, thresholds) -> MatchResult:
     return coco_match(gt, dt, iou_thresholds=thresholds, area_ranges=AREA_RANGES[:1])
+
+
+match_all_area = _match_all_area
 
 
 def _map(gt, dt, match: MatchResult, counts=None) -> float:
@@ -110,3 +122,19 @@ def compare_detectors(
         n_images=gt.n_images,
         seed=seed,
     )
+
+
+def leave_one_image_out(gt, dt, match: MatchResult, images) -> tuple[float, np.ndarray]:
+    """COCO mAP with every image, and with each of ``images`` (indices) left out in turn.
+
+    ``match`` is an area-"all" match (:func:`match_all_area`); leaving an image out drops its
+    ground truths and detections (a category found only there drops out of the mean).
+    """
+    full = _map(gt, dt, match)
+    counts = np.ones(gt.n_images, dtype=np.int64)
+    out = np.empty(len(images))
+    for j, i in enumerate(images):
+        counts[i] = 0
+        out[j] = _map(gt, dt, match, counts)
+        counts[i] = 1
+    return full, out
