@@ -48,11 +48,21 @@ __all__ += ["CONVENTIONS", "detection_ap", "matched_flags"]
 
 from metrics.detection.compare import (  # noqa: E402
     DETECTION_METRICS,
+    MAP_NAME,
     DetectionComparison,
+    DetectorSetComparison,
+    compare_detector_set,
     compare_detectors,
 )
 
-__all__ += ["DETECTION_METRICS", "DetectionComparison", "compare_detectors"]
+__all__ += [
+    "DETECTION_METRICS",
+    "MAP_NAME",
+    "DetectionComparison",
+    "DetectorSetComparison",
+    "compare_detector_set",
+    "compare_detectors",
+]
 
 from metrics.detection.curves import DetectionPRCurve, detection_pr_curve  # noqa: E402
 

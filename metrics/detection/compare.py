@@ -9,7 +9,8 @@ detector; a resample only re-accumulates the precision/recall counts.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 
@@ -138,3 +139,259 @@ def leave_one_image_out(gt, dt, match: MatchResult, images) -> tuple[float, np.n
         out[j] = _map(gt, dt, match, counts)
         counts[i] = 1
     return full, out
+
+
+# --- Several detectors, every pair, per class, the family declared -------------------------
+
+MAP_NAME = "COCO mAP"
+DETECTOR_FAMILIES = (MAP_NAME, "all")
+IMAGES_BUDGET_ROWS = 2_000_000  # detection rows accumulated for the images' leave-one-out
+
+
+def _class_ap(precision: np.ndarray) -> np.ndarray:
+    """AP per category from ``precision`` (T, R, K): NaN where a category has no ground truth
+    (the sum over valid entries divided by their count, as ``COCOEvaluation.category_ap``)."""
+    valid = precision > -1
+    total = np.where(valid, precision, 0.0).sum(axis=(0, 1))
+    n = valid.sum(axis=(0, 1))
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.where(n > 0, total / np.maximum(n, 1), np.nan)
+
+
+def _scores(gt, dt, match: MatchResult, counts=None) -> tuple[float, np.ndarray]:
+    """(COCO mAP, AP per category) of one detector on one resample."""
+    precision, _, _ = _accumulate(gt, dt, match, max_dets=(100,), image_counts=counts)
+    s = precision[..., 0, 0]
+    valid = s[s > -1]
+    return (float(np.mean(valid)) if valid.size else float("nan")), _class_ap(s)
+
+
+def _class_metric_names(gt) -> list[str]:
+    names = [f"AP {n}" for n in gt.category_names]
+    if len(set(names)) < len(names):  # two categories of one name: tell them apart by id
+        names = [f"AP {n} ({c})" for n, c in zip(gt.category_names, gt.category_ids, strict=True)]
+    return names
+
+
+@dataclass(frozen=True)
+class DetectorSetComparison:
+    """Detectors on the same images: COCO mAP and AP per category of each, every pair's
+    difference with a paired image-bootstrap interval and p-value, the family declared.
+
+    Attributes
+    ----------
+    names : tuple of str
+    map : ndarray of shape (k,)
+        COCO mAP@[.5:.95] of each detector (pycocotools' ``stats[0]``).
+    class_ap : ndarray of shape (k, n_categories)
+        AP per category (``per_class["ap"]`` of :func:`coco_evaluate`), NaN without ground truth.
+    map_replicates : ndarray of shape (n_resamples, k)
+    class_replicates : ndarray of shape (n_resamples, k, n_categories)
+        The same on each resample; every detector sees the same images (the pairing).
+    family : metrics.families.FamilyResult
+        The tests (``COCO mAP`` and ``AP <category>`` on every pair), Holm across the family
+        declared: the primary metric ``COCO mAP`` alone (per-category tests exploratory), or
+        ``"all"`` (Holm across mAP and every category x every pair).
+    table : pandas.DataFrame
+        One row a test: ``metric, candidate, baseline, difference, ci_low, ci_high, p_value,
+        role, p_adjusted, significant``; ``difference`` is candidate - baseline.
+    """
+
+    names: tuple[str, ...]
+    category_ids: np.ndarray
+    category_names: tuple[str, ...]
+    metric_names: tuple[str, ...]
+    map: np.ndarray
+    class_ap: np.ndarray
+    map_replicates: np.ndarray
+    class_replicates: np.ndarray
+    family: Any
+    table: Any
+    confidence: float
+    n_resamples: int
+    seed: int
+    n_images: int
+    _inputs: tuple = field(repr=False, compare=False)
+
+    def _index(self, name: str) -> int:
+        if name not in self.names:
+            raise ValueError(f"{name!r} is not one of the detectors ({', '.join(self.names)}).")
+        return self.names.index(name)
+
+    def pair(self, candidate: str, baseline: str):
+        """The tests of one pair, ``candidate - baseline`` (a row of the other direction is
+        turned round)."""
+        t = self.table
+        same = t[(t["candidate"] == candidate) & (t["baseline"] == baseline)]
+        if len(same):
+            return same.reset_index(drop=True)
+        other = t[(t["candidate"] == baseline) & (t["baseline"] == candidate)].copy()
+        other["difference"] = -other["difference"]
+        other["ci_low"], other["ci_high"] = -other["ci_high"], -other["ci_low"]
+        other["candidate"], other["baseline"] = candidate, baseline
+        return other.reset_index(drop=True)
+
+    def classes(self, candidate: str, baseline: str):
+        """The per-category tests of the pair, largest absolute difference first."""
+        rows = self.pair(candidate, baseline)
+        rows = rows[rows["metric"] != MAP_NAME].copy()
+        rows.insert(1, "category_id", self.category_ids[: len(rows)])
+        rows.insert(2, f"AP {baseline}", self.class_ap[self._index(baseline)])
+        rows.insert(3, f"AP {candidate}", self.class_ap[self._index(candidate)])
+        key = rows["difference"].abs().fillna(-1.0)
+        return rows.iloc[np.argsort(-key.to_numpy(), kind="stable")].reset_index(drop=True)
+
+    def images(self, candidate: str, baseline: str, *, top: int = 10):
+        """The images where the two differ most: each image's change of candidate - baseline
+        COCO mAP when it is left out (``influence``: the difference with it minus without it),
+        with both detectors' TP and FP averaged over the 10 IoU thresholds.
+
+        Leaving an image out costs one accumulation per detector; the images are tried by the
+        largest change in TP and FP first, within a budget of detection rows.
+        """
+        import pandas as pd
+
+        from metrics.detection.explain import loo_candidates, per_image_counts
+
+        gt, dets, matches = self._inputs
+        ia, ib = self._index(candidate), self._index(baseline)
+        ca = per_image_counts(gt, dets[ia], matches[ia])
+        cb = per_image_counts(gt, dets[ib], matches[ib])
+        tp_a, tp_b = ca["tp"].mean(axis=1), cb["tp"].mean(axis=1)
+        fp_a, fp_b = ca["fp"].mean(axis=1), cb["fp"].mean(axis=1)
+        change = np.abs(tp_a - tp_b) + np.abs(fp_a - fp_b)
+        rows = matches[ia].kept.size + matches[ib].kept.size
+        tried = loo_candidates(change, rows, IMAGES_BUDGET_ROWS)
+        tried = tried[change[tried] > 0]
+        full_a, without_a = leave_one_image_out(gt, dets[ia], matches[ia], tried)
+        full_b, without_b = leave_one_image_out(gt, dets[ib], matches[ib], tried)
+        influence = (full_a - full_b) - (without_a - without_b)
+        order = np.argsort(-np.abs(np.nan_to_num(influence, nan=-1.0)), kind="stable")[:top]
+        pick = tried[order]
+        return pd.DataFrame(
+            {
+                "image_id": gt.image_ids[pick],
+                "influence": influence[order],
+                f"TP {baseline}": tp_b[pick],
+                f"TP {candidate}": tp_a[pick],
+                f"FP {baseline}": fp_b[pick],
+                f"FP {candidate}": fp_a[pick],
+                "ground truths": ca["n_gt"][pick],
+            }
+        )
+
+
+def compare_detector_set(
+    ground_truth,
+    detections,
+    *,
+    family: str = MAP_NAME,
+    n_resamples: int = 200,
+    seed: int = 0,
+    confidence: float = 0.95,
+    alpha: float = 0.05,
+) -> DetectorSetComparison:
+    """Every pair of detectors on the same images, paired by an image bootstrap.
+
+    Parameters
+    ----------
+    ground_truth : GroundTruth, COCO dict or path
+    detections : mapping of name -> detections (Detections, COCO results or path)
+        Two or more, in the order pairs are read: each later one is a candidate against each
+        earlier one (a difference is candidate - baseline).
+    family : {"COCO mAP", "all"}
+        Declared before looking: ``"COCO mAP"`` makes COCO mAP@[.5:.95] the primary metric
+        (Holm across its pairs; every per-category difference is exploratory, shown with its
+        unadjusted p-value and never starred); ``"all"`` puts mAP and every category's AP of
+        every pair in one Holm family.
+    n_resamples : int, default 200
+        Image resamples: Poisson(1) counts an image, the same for every detector.
+    confidence : float, default 0.95
+        Of the equal-tailed percentile intervals; a p-value is
+        :func:`metrics.significance.bootstrap_p_value` of the same replicates, so it is below
+        ``1 - confidence`` exactly when the interval leaves 0 out.
+
+    Returns
+    -------
+    DetectorSetComparison
+    """
+    import pandas as pd
+
+    from metrics.detection.io import load_detections, load_ground_truth
+    from metrics.families import FamilyTest, family_verdicts
+    from metrics.significance import bootstrap_p_value
+
+    if family not in DETECTOR_FAMILIES:
+        raise ValueError(
+            f"family={family!r} must be {MAP_NAME!r} (the primary metric) or 'all' "
+            "(Holm across mAP and every category)."
+        )
+    if not 0.0 < float(confidence) < 1.0:
+        raise ValueError(f"confidence={confidence!r} must be strictly between 0 and 1.")
+    if int(n_resamples) < 1:
+        raise ValueError(f"n_resamples={n_resamples!r} must be at least 1.")
+    if not hasattr(detections, "items") or len(detections) < 2:
+        raise ValueError(
+            "give two or more detectors as a mapping {name: detections} to compare them."
+        )
+    gt = load_ground_truth(ground_truth)
+    names = tuple(str(n) for n in detections)
+    if len(set(names)) < len(names):
+        raise ValueError("two detectors have the same name; give each its own.")
+    dets = [load_detections(d, gt) for d in detections.values()]
+    matches = [_match_all_area(gt, d, IOU_THRESHOLDS) for d in dets]
+    k, n_cat = len(dets), gt.n_categories
+    est = [_scores(gt, d, m) for d, m in zip(dets, matches, strict=True)]
+    maps = np.array([e[0] for e in est])
+    class_ap = np.array([e[1] for e in est]).reshape(k, n_cat)
+    rng = np.random.default_rng(seed)
+    map_rep = np.empty((n_resamples, k))
+    class_rep = np.empty((n_resamples, k, n_cat))
+    for r in range(n_resamples):
+        counts = rng.poisson(1.0, gt.n_images)
+        for j in range(k):
+            map_rep[r, j], class_rep[r, j] = _scores(gt, dets[j], matches[j], counts)
+
+    metric_names = [MAP_NAME, *_class_metric_names(gt)]
+    tail = (1.0 - float(confidence)) / 2.0
+    rows, tests = [], []
+    for i in range(k):
+        for j in range(i + 1, k):
+            a, b = names[j], names[i]  # the later is the candidate
+            point = np.concatenate(([maps[j] - maps[i]], class_ap[j] - class_ap[i]))
+            reps = np.column_stack(
+                [map_rep[:, j] - map_rep[:, i], class_rep[:, j] - class_rep[:, i]]
+            )
+            for m, name in enumerate(metric_names):
+                d = reps[:, m][np.isfinite(reps[:, m])]
+                finite = np.isfinite(point[m]) and d.size > 0
+                lo, hi = np.quantile(d, [tail, 1.0 - tail]) if finite else (np.nan, np.nan)
+                p = bootstrap_p_value(d) if finite else float("nan")
+                tests.append(FamilyTest(name, a, b, p, float(point[m])))
+                rows.append((name, a, b, float(point[m]), float(lo), float(hi)))
+    verdict = family_verdicts(tests, family=family, alpha=alpha)
+    table = pd.DataFrame(
+        rows, columns=["metric", "candidate", "baseline", "difference", "ci_low", "ci_high"]
+    )
+    table["p_value"] = [r.p_value for r in verdict.rows]
+    table["role"] = [r.role for r in verdict.rows]
+    table["p_adjusted"] = [r.adjusted_p for r in verdict.rows]
+    table["significant"] = [r.significant for r in verdict.rows]
+    table.attrs["family"] = verdict.description
+    return DetectorSetComparison(
+        names=names,
+        category_ids=gt.category_ids,
+        category_names=gt.category_names,
+        metric_names=tuple(metric_names),
+        map=maps,
+        class_ap=class_ap,
+        map_replicates=map_rep,
+        class_replicates=class_rep,
+        family=verdict,
+        table=table,
+        confidence=float(confidence),
+        n_resamples=int(n_resamples),
+        seed=int(seed),
+        n_images=gt.n_images,
+        _inputs=(gt, dets, matches),
+    )

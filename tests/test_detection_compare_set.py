@@ -1,0 +1,158 @@
+"""compare_detector_set: estimates equal coco_evaluate, every replicate equal coco_evaluate on
+the resampled images written out (each image copied as many times as the resample draws it,
+the same copies for every detector), the family as metrics.families declares it, and the
+images' influence equal to coco_evaluate with the image removed."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+
+from metrics.detection import (
+    MAP_NAME,
+    coco_evaluate,
+    compare_detector_set,
+    load_ground_truth,
+)
+from tests.strategies import detection_datasets, examples
+
+
+def _second(dt: list, seed: int) -> list:
+    """Another detector on the same images: boxes moved, scores changed, some boxes dropped."""
+    rng = np.random.default_rng(seed)
+    out = []
+    for d in dt:
+        if rng.random() < 0.2:
+            continue
+        b = np.array(d["bbox"]) + rng.normal(0, 2.0, 4) * [1, 1, 0, 0]
+        out.append({**d, "bbox": b.tolist(), "score": float(rng.random())})
+    return out or dt[:1]
+
+
+def _distinct(dt: list, seed: int) -> list:
+    rng = np.random.default_rng(seed)
+    return [{**d, "score": float(s)} for d, s in zip(dt, rng.random(len(dt)), strict=True)]
+
+
+@settings(max_examples=examples(20), deadline=None)
+@given(detection_datasets(max_images=4, burst=False))
+def test_estimates_are_coco_evaluate_and_the_table_is_every_pair(data):
+    gt, dt = data
+    dets = {"base": dt, "moved": _second(dt, 1), "other": _second(dt, 2)}
+    comp = compare_detector_set(gt, dets, n_resamples=3, seed=0)
+    for j, d in enumerate(dets.values()):
+        ev = coco_evaluate(gt, d)
+        want = ev.stats[0] if ev.stats[0] > -1 else np.nan
+        assert comp.map[j] == pytest.approx(want, abs=1e-12, nan_ok=True)
+        np.testing.assert_allclose(comp.class_ap[j], ev.per_class["ap"], rtol=0, atol=1e-12)
+    t = comp.table
+    n_metrics = 1 + load_ground_truth(gt).n_categories
+    assert len(t) == 3 * n_metrics  # three pairs
+    pair = comp.pair("other", "base")
+    np.testing.assert_allclose(
+        pair["difference"].to_numpy()[1:], comp.class_ap[2] - comp.class_ap[0], equal_nan=True
+    )
+    flipped = comp.pair("base", "other")
+    np.testing.assert_allclose(flipped["difference"], -pair["difference"], equal_nan=True)
+    np.testing.assert_allclose(flipped["ci_low"], -pair["ci_high"], equal_nan=True)
+    # the primary metric alone is the family: the per-class tests never star
+    assert set(t.loc[t["metric"] == MAP_NAME, "role"]) == {"primary"}
+    assert set(t.loc[t["metric"] != MAP_NAME, "role"]) <= {"exploratory"}
+    assert not t.loc[t["metric"] != MAP_NAME, "significant"].any()
+
+
+def _written_out(gt: dict, dt: list, copies: dict) -> tuple[dict, list]:
+    big_gt = {"categories": gt["categories"], "images": [], "annotations": []}
+    big_dt = []
+    for i in sorted(copies):
+        for c in range(copies[i]):
+            new = i * 1000 + c
+            big_gt["images"].append({"id": new})
+            for a in gt["annotations"]:
+                if a["image_id"] == i:
+                    big_gt["annotations"].append(
+                        {**a, "image_id": new, "id": len(big_gt["annotations"]) + 1}
+                    )
+            big_dt += [{**d, "image_id": new} for d in dt if d["image_id"] == i]
+    return big_gt, big_dt
+
+
+@settings(max_examples=examples(8), deadline=None)
+@given(detection_datasets(max_images=4, burst=False))
+def test_every_replicate_is_coco_evaluate_on_the_resampled_images(data):
+    gt, dt = data
+    a, b = _distinct(dt, 3), _distinct(_second(dt, 4), 5)
+    comp = compare_detector_set(gt, {"a": a, "b": b}, n_resamples=3, seed=11)
+    ids = load_ground_truth(gt).image_ids.tolist()
+    rng = np.random.default_rng(11)  # the documented draw: Poisson(1) per image, in id order
+    for r in range(3):
+        copies = dict(zip(ids, rng.poisson(1.0, len(ids)).tolist(), strict=True))
+        for j, d in enumerate((a, b)):
+            big_gt, big_dt = _written_out(gt, d, copies)
+            if not big_dt or not big_gt["images"]:
+                continue
+            ev = coco_evaluate(big_gt, big_dt)
+            want = ev.stats[0] if ev.stats[0] > -1 else np.nan
+            assert comp.map_replicates[r, j] == pytest.approx(want, abs=1e-12, nan_ok=True)
+            np.testing.assert_allclose(
+                comp.class_replicates[r, j], ev.per_class["ap"], rtol=0, atol=1e-12
+            )
+
+
+def test_a_detector_against_itself_differs_by_nothing_and_never_stars():
+    from metrics.detection import synthetic_coco
+
+    gt, dt = synthetic_coco(n_images=12, n_cats=3, dets_per_image=10, seed=3)
+    comp = compare_detector_set(gt, {"a": dt, "b": dt}, n_resamples=20, family="all")
+    t = comp.table
+    assert (t["difference"].fillna(0) == 0).all()
+    assert (t["p_value"].dropna() == 1.0).all()
+    assert not t["significant"].any()
+    assert set(t["role"]) == {"family"}
+    assert "Holm across 4 metrics × 1 pair" in t.attrs["family"]
+    assert comp.images("b", "a").empty  # no image changes anything
+
+
+def test_a_better_detector_is_found_and_its_images_are_the_ones_that_moved():
+    from metrics.detection import synthetic_coco
+
+    gt, dt = synthetic_coco(n_images=30, n_cats=3, dets_per_image=12, seed=5)
+    # the candidate: the baseline with its best box on the first 8 images dropped
+    gone = {im["id"] for im in gt["images"][:8]}
+    best = {}
+    for k, d in enumerate(dt):
+        if d["image_id"] in gone and d["score"] > best.get(d["image_id"], (-1, 0))[0]:
+            best[d["image_id"]] = (d["score"], k)
+    drop = {k for _, k in best.values()}
+    worse = [d for k, d in enumerate(dt) if k not in drop]
+    comp = compare_detector_set(gt, {"base": dt, "worse": worse}, n_resamples=200, seed=0)
+    row = comp.pair("worse", "base").iloc[0]
+    assert row["metric"] == MAP_NAME
+    assert row["difference"] < 0
+    assert row["ci_high"] < 0
+    assert row["significant"]
+    images = comp.images("worse", "base", top=20)
+    assert set(images["image_id"]) <= gone
+    for _, r in images.iterrows():  # the influence: the difference with it minus without it
+        keep = [im for im in gt["images"] if im["id"] != r["image_id"]]
+        g2 = {**gt, "images": keep,
+              "annotations": [a for a in gt["annotations"] if a["image_id"] != r["image_id"]]}  # fmt: skip
+        d_with = comp.map[1] - comp.map[0]
+        d_without = (
+            coco_evaluate(g2, [d for d in worse if d["image_id"] != r["image_id"]]).stats[0]
+            - coco_evaluate(g2, [d for d in dt if d["image_id"] != r["image_id"]]).stats[0]
+        )
+        assert r["influence"] == pytest.approx(d_with - d_without, abs=1e-12)
+
+
+def test_bad_arguments_are_one_sentence():
+    from metrics.detection import synthetic_coco
+
+    gt, dt = synthetic_coco(n_images=3, n_cats=2, dets_per_image=4, seed=1)
+    with pytest.raises(ValueError, match="two or more detectors"):
+        compare_detector_set(gt, {"a": dt})
+    with pytest.raises(ValueError, match="family='AP50' must be 'COCO mAP'"):
+        compare_detector_set(gt, {"a": dt, "b": dt}, family="AP50")
+    with pytest.raises(ValueError, match=r"confidence=1\.5"):
+        compare_detector_set(gt, {"a": dt, "b": dt}, confidence=1.5)
