@@ -8,11 +8,14 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from metrics.detection import (
+    IOU_THRESHOLDS,
     MAP_NAME,
     coco_evaluate,
     compare_detector_set,
+    load_detections,
     load_ground_truth,
 )
 from tests.strategies import detection_datasets, examples
@@ -126,12 +129,20 @@ def test_a_better_detector_is_found_and_its_images_are_the_ones_that_moved():
             best[d["image_id"]] = (d["score"], k)
     drop = {k for _, k in best.values()}
     worse = [d for k, d in enumerate(dt) if k not in drop]
-    comp = compare_detector_set(gt, {"base": dt, "worse": worse}, n_resamples=200, seed=0)
+    comp = compare_detector_set(gt, {"base": dt, "worse": worse}, n_resamples=100, seed=0)
     row = comp.pair("worse", "base").iloc[0]
     assert row["metric"] == MAP_NAME
     assert row["difference"] < 0
     assert row["ci_high"] < 0
     assert row["significant"]
+    # the same resamples declared as one Holm family over mAP and every class
+    every = comp.declare("all")
+    same = compare_detector_set(
+        gt, {"base": dt, "worse": worse}, n_resamples=100, seed=0, family="all"
+    )
+    assert every.table.equals(same.table)
+    assert set(every.table["role"]) == {"family"}
+    assert every.table["p_adjusted"].iloc[0] >= comp.table["p_adjusted"].iloc[0]
     images = comp.images("worse", "base", top=20)
     assert set(images["image_id"]) <= gone
     for _, r in images.iterrows():  # the influence: the difference with it minus without it
@@ -156,3 +167,53 @@ def test_bad_arguments_are_one_sentence():
         compare_detector_set(gt, {"a": dt, "b": dt}, family="AP50")
     with pytest.raises(ValueError, match=r"confidence=1\.5"):
         compare_detector_set(gt, {"a": dt, "b": dt}, confidence=1.5)
+
+
+@settings(max_examples=examples(25), deadline=None)
+@given(detection_datasets(), st.integers(0, 2**32 - 1))
+def test_weighted_scores_equal_the_repeated_images_accumulation(data, seed):
+    # every resample at once (weighted cumulative counts) against _accumulate repeating each
+    # image's rows: zero counts, large counts, ties, more than 100 detections an image
+    from metrics.detection.coco import IOU_THRESHOLDS, _accumulate
+    from metrics.detection.compare import _class_ap, match_all_area, weighted_scores
+
+    gt = load_ground_truth(data[0])
+    dt = load_detections(data[1], gt)
+    match = match_all_area(gt, dt, IOU_THRESHOLDS)
+    rng = np.random.default_rng(seed)
+    weights = rng.integers(0, 4, (6, gt.n_images))
+    weights[0] = 1
+    weights[1, : max(1, gt.n_images // 2)] = 0
+    weights[2] = rng.integers(0, 60, gt.n_images)
+    maps, ap = weighted_scores(gt, dt, match, weights, max_cells=500)  # small blocks too
+    for b in range(weights.shape[0]):
+        precision, _, _ = _accumulate(gt, dt, match, max_dets=(100,), image_counts=weights[b])
+        s = precision[..., 0, 0]
+        np.testing.assert_allclose(ap[b], _class_ap(s), rtol=0, atol=1e-12)
+        want = s[s > -1].mean() if (s > -1).any() else np.nan
+        assert maps[b] == pytest.approx(want, abs=1e-12, nan_ok=True)
+
+
+def test_a_class_never_detected_scores_zero_on_every_resample():
+    from metrics.detection.compare import match_all_area, weighted_scores
+
+    gt = load_ground_truth(
+        {
+            "images": [{"id": 1}, {"id": 2}],
+            "categories": [{"id": 1, "name": "cat"}, {"id": 2, "name": "dog"}],
+            "annotations": [
+                {"id": 1, "image_id": 1, "category_id": 1, "bbox": [0, 0, 10, 10], "area": 100,
+                 "iscrowd": 0},
+                {"id": 2, "image_id": 2, "category_id": 2, "bbox": [0, 0, 10, 10], "area": 100,
+                 "iscrowd": 0},
+            ],
+        }
+    )  # fmt: skip
+    dt = load_detections(
+        [{"image_id": 1, "category_id": 1, "bbox": [0, 0, 10, 10], "score": 1}], gt
+    )
+    weights = np.array([[1, 1], [0, 1], [1, 0], [2, 3]])
+    maps, ap = weighted_scores(gt, dt, match_all_area(gt, dt, IOU_THRESHOLDS), weights)
+    np.testing.assert_allclose(ap[:, 1], [0.0, 0.0, np.nan, 0.0])  # no dog image: undefined
+    np.testing.assert_allclose(ap[:, 0], [1.0, np.nan, 1.0, 1.0])
+    np.testing.assert_allclose(maps, [0.5, 0.0, 1.0, 0.5])

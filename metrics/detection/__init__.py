@@ -68,9 +68,9 @@ from metrics.detection.curves import DetectionPRCurve, detection_pr_curve  # noq
 
 __all__ += ["DetectionPRCurve", "detection_pr_curve"]
 
-from metrics.detection.synthetic import synthetic_coco  # noqa: E402
+from metrics.detection.synthetic import synthetic_coco, synthetic_detector_variant  # noqa: E402
 
-__all__ += ["synthetic_coco"]
+__all__ += ["synthetic_coco", "synthetic_detector_variant"]
 
 from metrics.detection.explain import (  # noqa: E402
     OUTCOMES,

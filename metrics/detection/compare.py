@@ -9,7 +9,7 @@ detector; a resample only re-accumulates the precision/recall counts.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import numpy as np
@@ -17,6 +17,7 @@ import numpy as np
 from metrics.detection.coco import (
     AREA_RANGES,
     IOU_THRESHOLDS,
+    RECALL_THRESHOLDS,
     MatchResult,
     _accumulate,
     coco_match,
@@ -125,6 +126,89 @@ def compare_detectors(
     )
 
 
+def weighted_scores(
+    gt, dt, match: MatchResult, weights, *, max_cells: int = 4_000_000
+) -> tuple[np.ndarray, np.ndarray]:
+    """COCO mAP and AP per category (area "all", 100 detections an image) for many image
+    weightings at once: ``weights`` (n_weightings, n_images) of copy counts, each row one
+    bootstrap resample or one image left out.
+
+    A copy count repeats an image's ground truths and detections (``_accumulate``'s
+    ``image_counts``). The copies of a detection sit side by side in the score order, so only
+    the last copy's point of the precision-recall curve can be read: inside a run of copies of
+    a true positive precision rises, so the envelope at each copy is the envelope at the last
+    one, and a false positive's copies add no recall. The cumulative counts are therefore
+    weighted cumulative sums, computed for every weighting together (in blocks of about
+    ``max_cells`` numbers), with pycocotools' 101-point reading.
+
+    Returns
+    -------
+    maps : ndarray of shape (n_weightings,)
+    class_ap : ndarray of shape (n_weightings, n_categories), NaN without ground truth
+    """
+    w_all = np.asarray(weights, dtype=np.int64)
+    n_w, n_cat = w_all.shape[0], gt.n_categories
+    n_t = match.tp.shape[2]
+    r_thr = np.asarray(RECALL_THRESHOLDS, dtype=np.float64)
+    n_r = r_thr.size
+    counted = ~match.gt_ignored[:, 0]
+    gi, gc = gt.image[counted], gt.category[counted]
+    npig = np.zeros((n_w, n_cat), dtype=np.int64)
+    for k in np.unique(gc):
+        npig[:, k] = w_all[:, gi[gc == k]].sum(axis=1)
+    kept = match.kept
+    cat, img = dt.category[kept], dt.image[kept]
+    order = np.lexsort((match.rank, img, -dt.score[kept], cat))  # as _accumulate
+    bounds = np.searchsorted(cat[order], np.arange(n_cat + 1))
+    tp_all = match.tp[:, 0, :]
+    fp_all = ~tp_all & ~match.ignored[:, 0, :]
+    eps = np.spacing(1)
+    ap = np.full((n_w, n_cat), np.nan)
+    for k in range(n_cat):
+        has = npig[:, k] > 0
+        if not has.any():
+            continue
+        rows = order[bounds[k] : bounds[k + 1]]
+        nd = rows.size
+        if nd == 0:
+            ap[has, k] = 0.0
+            continue
+        npos = np.maximum(npig[:, k], 1).astype(np.float64)
+        j = np.ceil(r_thr[None, :] * npos[:, None]).astype(np.int64)
+        j = np.where((j - 1) / npos[:, None] >= r_thr, j - 1, j)
+        tmin = np.where(j / npos[:, None] < r_thr, j + 1, j)  # (W, R): TPs recall r needs
+        tpk = tp_all[rows].astype(np.int64)
+        fpk = fp_all[rows].astype(np.int64)
+        step = max(1, max_cells // (nd * n_t))
+        for s0 in range(0, n_w, step):
+            b = slice(s0, min(n_w, s0 + step))
+            nb = b.stop - b.start
+            w = w_all[b][:, img[rows]]  # (nb, nd)
+            tp = np.cumsum(w[:, :, None] * tpk[None], axis=1)  # (nb, nd, T)
+            fp = np.cumsum(w[:, :, None] * fpk[None], axis=1)
+            pr = tp / ((fp + tp) + eps)
+            env = np.maximum.accumulate(pr[:, ::-1], axis=1)[:, ::-1]
+            # first position where tp >= tmin in every (weighting, threshold) column: the
+            # columns are non-decreasing, offset so all form one sorted array
+            cols = tp.transpose(0, 2, 1).reshape(nb * n_t, nd)
+            top = int(cols[:, -1].max()) + 2
+            off = np.arange(nb * n_t, dtype=np.int64) * top
+            flat = (cols + off[:, None]).ravel()
+            # (a tmin past a column's last count lands past the column: outside, precision 0)
+            want = np.repeat(tmin[b], n_t, axis=0) + off[:, None]
+            idx = np.searchsorted(flat, want, side="left") - (np.arange(nb * n_t) * nd)[:, None]
+            inside = idx < nd
+            env_cols = env.transpose(0, 2, 1).reshape(nb * n_t, nd)
+            q = np.take_along_axis(env_cols, np.where(inside, idx, 0), axis=1)
+            q = np.where(inside, q, 0.0).reshape(nb, n_t * n_r)
+            ap[b, k] = np.where(has[b], q.sum(axis=1) / (n_t * n_r), np.nan)
+    with np.errstate(invalid="ignore"):
+        valid = np.isfinite(ap)
+        n = valid.sum(axis=1)
+        maps = np.where(n > 0, np.where(valid, ap, 0.0).sum(axis=1) / np.maximum(n, 1), np.nan)
+    return maps, ap
+
+
 def leave_one_image_out(gt, dt, match: MatchResult, images) -> tuple[float, np.ndarray]:
     """COCO mAP with every image, and with each of ``images`` (indices) left out in turn.
 
@@ -132,13 +216,10 @@ def leave_one_image_out(gt, dt, match: MatchResult, images) -> tuple[float, np.n
     ground truths and detections (a category found only there drops out of the mean).
     """
     full = _map(gt, dt, match)
-    counts = np.ones(gt.n_images, dtype=np.int64)
-    out = np.empty(len(images))
-    for j, i in enumerate(images):
-        counts[i] = 0
-        out[j] = _map(gt, dt, match, counts)
-        counts[i] = 1
-    return full, out
+    images = np.asarray(images, dtype=np.int64)
+    weights = np.ones((images.size, gt.n_images), dtype=np.int64)
+    weights[np.arange(images.size), images] = 0
+    return full, weighted_scores(gt, dt, match, weights)[0]
 
 
 # --- Several detectors, every pair, per class, the family declared -------------------------
@@ -213,6 +294,14 @@ class DetectorSetComparison:
     n_images: int
     _inputs: tuple = field(repr=False, compare=False)
 
+    def declare(self, family: str, *, alpha: float = 0.05) -> DetectorSetComparison:
+        """The same resamples under another family (``"COCO mAP"`` or ``"all"``)."""
+        table, verdict = _tests(
+            self.names, self.metric_names, self.map, self.class_ap, self.map_replicates,
+            self.class_replicates, family, self.confidence, alpha,
+        )  # fmt: skip
+        return replace(self, family=verdict, table=table)
+
     def _index(self, name: str) -> int:
         if name not in self.names:
             raise ValueError(f"{name!r} is not one of the detectors ({', '.join(self.names)}).")
@@ -281,6 +370,47 @@ class DetectorSetComparison:
         )
 
 
+def _tests(names, metric_names, maps, class_ap, map_rep, class_rep, family, confidence, alpha):
+    """The table of every (metric, pair) test and the family's verdicts."""
+    import pandas as pd
+
+    from metrics.families import FamilyTest, family_verdicts
+    from metrics.significance import bootstrap_p_value
+
+    if family not in DETECTOR_FAMILIES:
+        raise ValueError(
+            f"family={family!r} must be {MAP_NAME!r} (the primary metric) or 'all' "
+            "(Holm across mAP and every category)."
+        )
+    k = len(names)
+    tail = (1.0 - float(confidence)) / 2.0
+    rows, tests = [], []
+    for i in range(k):
+        for j in range(i + 1, k):
+            a, b = names[j], names[i]  # the later is the candidate
+            point = np.concatenate(([maps[j] - maps[i]], class_ap[j] - class_ap[i]))
+            reps = np.column_stack(
+                [map_rep[:, j] - map_rep[:, i], class_rep[:, j] - class_rep[:, i]]
+            )
+            for m, name in enumerate(metric_names):
+                d = reps[:, m][np.isfinite(reps[:, m])]
+                finite = np.isfinite(point[m]) and d.size > 0
+                lo, hi = np.quantile(d, [tail, 1.0 - tail]) if finite else (np.nan, np.nan)
+                p = bootstrap_p_value(d) if finite else float("nan")
+                tests.append(FamilyTest(name, a, b, p, float(point[m])))
+                rows.append((name, a, b, float(point[m]), float(lo), float(hi)))
+    verdict = family_verdicts(tests, family=family, alpha=alpha)
+    table = pd.DataFrame(
+        rows, columns=["metric", "candidate", "baseline", "difference", "ci_low", "ci_high"]
+    )
+    table["p_value"] = [r.p_value for r in verdict.rows]
+    table["role"] = [r.role for r in verdict.rows]
+    table["p_adjusted"] = [r.adjusted_p for r in verdict.rows]
+    table["significant"] = [r.significant for r in verdict.rows]
+    table.attrs["family"] = verdict.description
+    return table, verdict
+
+
 def compare_detector_set(
     ground_truth,
     detections,
@@ -315,17 +445,10 @@ def compare_detector_set(
     -------
     DetectorSetComparison
     """
-    import pandas as pd
-
     from metrics.detection.io import load_detections, load_ground_truth
-    from metrics.families import FamilyTest, family_verdicts
-    from metrics.significance import bootstrap_p_value
 
-    if family not in DETECTOR_FAMILIES:
-        raise ValueError(
-            f"family={family!r} must be {MAP_NAME!r} (the primary metric) or 'all' "
-            "(Holm across mAP and every category)."
-        )
+    if family not in DETECTOR_FAMILIES:  # before the resamples: the same sentence as _tests
+        _tests((), (), None, None, None, None, family, confidence, alpha)
     if not 0.0 < float(confidence) < 1.0:
         raise ValueError(f"confidence={confidence!r} must be strictly between 0 and 1.")
     if int(n_resamples) < 1:
@@ -345,39 +468,16 @@ def compare_detector_set(
     maps = np.array([e[0] for e in est])
     class_ap = np.array([e[1] for e in est]).reshape(k, n_cat)
     rng = np.random.default_rng(seed)
+    counts = rng.poisson(1.0, (n_resamples, gt.n_images))  # one row a resample
     map_rep = np.empty((n_resamples, k))
     class_rep = np.empty((n_resamples, k, n_cat))
-    for r in range(n_resamples):
-        counts = rng.poisson(1.0, gt.n_images)
-        for j in range(k):
-            map_rep[r, j], class_rep[r, j] = _scores(gt, dets[j], matches[j], counts)
+    for j in range(k):  # the same counts for every detector: the pairing
+        map_rep[:, j], class_rep[:, j] = weighted_scores(gt, dets[j], matches[j], counts)
 
     metric_names = [MAP_NAME, *_class_metric_names(gt)]
-    tail = (1.0 - float(confidence)) / 2.0
-    rows, tests = [], []
-    for i in range(k):
-        for j in range(i + 1, k):
-            a, b = names[j], names[i]  # the later is the candidate
-            point = np.concatenate(([maps[j] - maps[i]], class_ap[j] - class_ap[i]))
-            reps = np.column_stack(
-                [map_rep[:, j] - map_rep[:, i], class_rep[:, j] - class_rep[:, i]]
-            )
-            for m, name in enumerate(metric_names):
-                d = reps[:, m][np.isfinite(reps[:, m])]
-                finite = np.isfinite(point[m]) and d.size > 0
-                lo, hi = np.quantile(d, [tail, 1.0 - tail]) if finite else (np.nan, np.nan)
-                p = bootstrap_p_value(d) if finite else float("nan")
-                tests.append(FamilyTest(name, a, b, p, float(point[m])))
-                rows.append((name, a, b, float(point[m]), float(lo), float(hi)))
-    verdict = family_verdicts(tests, family=family, alpha=alpha)
-    table = pd.DataFrame(
-        rows, columns=["metric", "candidate", "baseline", "difference", "ci_low", "ci_high"]
+    table, verdict = _tests(
+        names, metric_names, maps, class_ap, map_rep, class_rep, family, confidence, alpha
     )
-    table["p_value"] = [r.p_value for r in verdict.rows]
-    table["role"] = [r.role for r in verdict.rows]
-    table["p_adjusted"] = [r.adjusted_p for r in verdict.rows]
-    table["significant"] = [r.significant for r in verdict.rows]
-    table.attrs["family"] = verdict.description
     return DetectorSetComparison(
         names=names,
         category_ids=gt.category_ids,
