@@ -177,29 +177,28 @@ def weighted_scores(
         j = np.ceil(r_thr[None, :] * npos[:, None]).astype(np.int64)
         j = np.where((j - 1) / npos[:, None] >= r_thr, j - 1, j)
         tmin = np.where(j / npos[:, None] < r_thr, j + 1, j)  # (W, R): TPs recall r needs
-        tpk = tp_all[rows].astype(np.int64)
-        fpk = fp_all[rows].astype(np.int64)
+        tpk = np.ascontiguousarray(tp_all[rows].T, dtype=np.int64)  # (T, nd)
+        fpk = np.ascontiguousarray(fp_all[rows].T, dtype=np.int64)
         step = max(1, max_cells // (nd * n_t))
         for s0 in range(0, n_w, step):
             b = slice(s0, min(n_w, s0 + step))
             nb = b.stop - b.start
-            w = w_all[b][:, img[rows]]  # (nb, nd)
-            tp = np.cumsum(w[:, :, None] * tpk[None], axis=1)  # (nb, nd, T)
-            fp = np.cumsum(w[:, :, None] * fpk[None], axis=1)
+            w = w_all[b][:, img[rows]][:, None, :]  # (nb, 1, nd); int64 cumsums are fastest
+            # one row a (weighting, threshold) column, along the score order
+            tp = np.cumsum(w * tpk[None], axis=2).reshape(nb * n_t, nd)
+            fp = np.cumsum(w * fpk[None], axis=2).reshape(nb * n_t, nd)
             pr = tp / ((fp + tp) + eps)
             env = np.maximum.accumulate(pr[:, ::-1], axis=1)[:, ::-1]
-            # first position where tp >= tmin in every (weighting, threshold) column: the
-            # columns are non-decreasing, offset so all form one sorted array
-            cols = tp.transpose(0, 2, 1).reshape(nb * n_t, nd)
-            top = int(cols[:, -1].max()) + 2
+            # first position where tp >= tmin in every column: the columns are
+            # non-decreasing, offset so all of them form one sorted array
+            top = int(tp[:, -1].max()) + 2
             off = np.arange(nb * n_t, dtype=np.int64) * top
-            flat = (cols + off[:, None]).ravel()
+            flat = (tp + off[:, None]).ravel()
             # (a tmin past a column's last count lands past the column: outside, precision 0)
             want = np.repeat(tmin[b], n_t, axis=0) + off[:, None]
             idx = np.searchsorted(flat, want, side="left") - (np.arange(nb * n_t) * nd)[:, None]
             inside = idx < nd
-            env_cols = env.transpose(0, 2, 1).reshape(nb * n_t, nd)
-            q = np.take_along_axis(env_cols, np.where(inside, idx, 0), axis=1)
+            q = np.take_along_axis(env, np.where(inside, idx, 0), axis=1)
             q = np.where(inside, q, 0.0).reshape(nb, n_t * n_r)
             ap[b, k] = np.where(has[b], q.sum(axis=1) / (n_t * n_r), np.nan)
     with np.errstate(invalid="ignore"):
