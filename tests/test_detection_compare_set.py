@@ -38,7 +38,7 @@ def _distinct(dt: list, seed: int) -> list:
     return [{**d, "score": float(s)} for d, s in zip(dt, rng.random(len(dt)), strict=True)]
 
 
-@settings(max_examples=examples(20), deadline=None)
+@settings(max_examples=examples(10), deadline=None)
 @given(detection_datasets(max_images=4, burst=False))
 def test_estimates_are_coco_evaluate_and_the_table_is_every_pair(data):
     gt, dt = data
@@ -81,7 +81,7 @@ def _written_out(gt: dict, dt: list, copies: dict) -> tuple[dict, list]:
     return big_gt, big_dt
 
 
-@settings(max_examples=examples(8), deadline=None)
+@settings(max_examples=examples(6), deadline=None)
 @given(detection_datasets(max_images=4, burst=False))
 def test_every_replicate_is_coco_evaluate_on_the_resampled_images(data):
     gt, dt = data
@@ -169,7 +169,7 @@ def test_bad_arguments_are_one_sentence():
         compare_detector_set(gt, {"a": dt, "b": dt}, confidence=1.5)
 
 
-@settings(max_examples=examples(25), deadline=None)
+@settings(max_examples=examples(15), deadline=None)
 @given(detection_datasets(), st.integers(0, 2**32 - 1))
 def test_weighted_scores_equal_the_repeated_images_accumulation(data, seed):
     # every resample at once (weighted cumulative counts) against _accumulate repeating each

@@ -41,7 +41,7 @@ def _evaluated(gt: dict, dt: list) -> COCOeval:
     return ev
 
 
-@settings(max_examples=examples(30), deadline=None)
+@settings(max_examples=examples(15), deadline=None)
 @given(detection_datasets(), st.integers(0, 9), st.sampled_from(AREAS))
 def test_each_detection_outcome_is_pycocotools_own_match(data, t, area):
     gt_dict, dt_list = data
@@ -90,7 +90,7 @@ def test_each_detection_outcome_is_pycocotools_own_match(data, t, area):
         assert (m.rank[~seen] >= 100).all()
 
 
-@settings(max_examples=examples(25), deadline=None)
+@settings(max_examples=examples(15), deadline=None)
 @given(detection_datasets(burst=False), st.sampled_from((0.3, 0.5, 0.7)))
 def test_voc_outcomes_are_matched_flags_on_the_whole_set(data, thr):
     gt = load_ground_truth(data[0])
