@@ -14,6 +14,7 @@ from typing import Any
 
 import numpy as np
 
+from metrics.detection._boxes import Detections, GroundTruth
 from metrics.detection.coco import (
     AREA_RANGES,
     IOU_THRESHOLDS,
@@ -74,6 +75,11 @@ def _match_all_area(gt, dt, thresholds) -> MatchResult:
 
 
 match_all_area = _match_all_area
+
+# Leaving images out one at a time: images are tried, most errors first, until about this many
+# detection rows have been accumulated, and never fewer than MIN_LOO.
+IMAGES_BUDGET_ROWS = 2_000_000
+MIN_LOO = 3
 
 
 def _map(gt, dt, match: MatchResult, counts=None) -> float:
@@ -208,6 +214,29 @@ def weighted_scores(
     return maps, ap
 
 
+def per_image_counts(gt: GroundTruth, dt: Detections, match) -> dict[str, np.ndarray]:
+    """TP, FP and missed ground truths of every image, per IoU threshold of ``match`` (an
+    area-"all" :class:`MatchResult`): arrays of shape (n_images, n_thresholds)."""
+    n_img = gt.n_images
+    img = dt.image[match.kept]
+    tp = match.tp[:, 0, :]
+    fp = ~tp & ~match.ignored[:, 0, :]
+    n_t = tp.shape[1]
+    tps = np.zeros((n_img, n_t), dtype=np.int64)
+    fps = np.zeros((n_img, n_t), dtype=np.int64)
+    np.add.at(tps, img, tp.astype(np.int64))
+    np.add.at(fps, img, fp.astype(np.int64))
+    n_gt = np.bincount(gt.image[~match.gt_ignored[:, 0]], minlength=n_img)
+    return {"tp": tps, "fp": fps, "missed": n_gt[:, None] - tps, "n_gt": n_gt}
+
+
+def loo_candidates(errors: np.ndarray, n_rows: int, budget: int = IMAGES_BUDGET_ROWS) -> np.ndarray:
+    """The images to leave out one at a time, most ``errors`` first, within the budget."""
+    k = max(MIN_LOO, budget // max(n_rows, 1))
+    order = np.argsort(-errors, kind="stable")
+    return order[: min(k, errors.size)]
+
+
 def leave_one_image_out(gt, dt, match: MatchResult, images) -> tuple[float, np.ndarray]:
     """COCO mAP with every image, and with each of ``images`` (indices) left out in turn.
 
@@ -225,7 +254,6 @@ def leave_one_image_out(gt, dt, match: MatchResult, images) -> tuple[float, np.n
 
 MAP_NAME = "COCO mAP"
 DETECTOR_FAMILIES = (MAP_NAME, "all")
-IMAGES_BUDGET_ROWS = 2_000_000  # detection rows accumulated for the images' leave-one-out
 
 
 def _class_ap(precision: np.ndarray) -> np.ndarray:
@@ -338,8 +366,6 @@ class DetectorSetComparison:
         largest change in TP and FP first, within a budget of detection rows.
         """
         import pandas as pd
-
-        from metrics.detection.explain import loo_candidates, per_image_counts
 
         gt, dets, matches = self._inputs
         ia, ib = self._index(candidate), self._index(baseline)

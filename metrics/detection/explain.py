@@ -41,7 +41,13 @@ from metrics.detection.coco import (
     box_iou_pairs,
     coco_match,
 )
-from metrics.detection.compare import leave_one_image_out, match_all_area
+from metrics.detection.compare import (
+    IMAGES_BUDGET_ROWS,
+    leave_one_image_out,
+    loo_candidates,
+    match_all_area,
+    per_image_counts,
+)
 
 if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
@@ -72,10 +78,6 @@ GT_OUTCOMES = {
     "difficult": "difficult",
 }
 EXPLAIN_CONVENTIONS = ("coco", "voc")
-# Leave-one-out is one accumulation per image: images are tried, most errors first, until
-# about this many detection rows have been accumulated (~3 s), and never fewer than MIN_LOO.
-LOO_BUDGET_ROWS = 2_000_000
-MIN_LOO = 3
 
 
 @dataclass(frozen=True)
@@ -407,31 +409,8 @@ class ImageCosts:
         )
 
 
-def per_image_counts(gt: GroundTruth, dt: Detections, match) -> dict[str, np.ndarray]:
-    """TP, FP and missed ground truths of every image, per IoU threshold of ``match`` (an
-    area-"all" :class:`MatchResult`): arrays of shape (n_images, n_thresholds)."""
-    n_img = gt.n_images
-    img = dt.image[match.kept]
-    tp = match.tp[:, 0, :]
-    fp = ~tp & ~match.ignored[:, 0, :]
-    n_t = tp.shape[1]
-    tps = np.zeros((n_img, n_t), dtype=np.int64)
-    fps = np.zeros((n_img, n_t), dtype=np.int64)
-    np.add.at(tps, img, tp.astype(np.int64))
-    np.add.at(fps, img, fp.astype(np.int64))
-    n_gt = np.bincount(gt.image[~match.gt_ignored[:, 0]], minlength=n_img)
-    return {"tp": tps, "fp": fps, "missed": n_gt[:, None] - tps, "n_gt": n_gt}
-
-
-def loo_candidates(errors: np.ndarray, n_rows: int, budget: int = LOO_BUDGET_ROWS) -> np.ndarray:
-    """The images to leave out one at a time, most ``errors`` first, within the budget."""
-    k = max(MIN_LOO, budget // max(n_rows, 1))
-    order = np.argsort(-errors, kind="stable")
-    return order[: min(k, errors.size)]
-
-
 def image_costs(
-    ground_truth: GroundTruth, detections: Detections, *, budget: int = LOO_BUDGET_ROWS
+    ground_truth: GroundTruth, detections: Detections, *, budget: int = IMAGES_BUDGET_ROWS
 ) -> ImageCosts:
     """Every image's TP / FP / missed at IoU 0.5 and, for the images with the most errors,
     what leaving it out does to COCO mAP@[.5:.95] (area "all", 100 detections an image).
