@@ -30,7 +30,7 @@ def test_the_example_shows_coco_evaluate_numbers_and_both_curves(page):
     gt, dt = synthetic_coco(n_images=80, n_cats=8, dets_per_image=40, seed=7)
     g = load_ground_truth(gt)
     np.testing.assert_allclose(_stats(at), coco_evaluate(g, load_detections(dt, g)).stats)
-    charts = [c for c in at.get("plotly_chart")]
+    charts = [c for c in at.get("plotly_chart") if c.key.startswith("detection_pr_")]
     assert len(charts) == 2
     spec = json.loads(charts[0].proto.spec)
     assert [t["name"] for t in spec["data"]][-1] == "101 sampled points"

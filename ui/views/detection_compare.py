@@ -12,6 +12,7 @@ import streamlit as st
 
 from metrics.detection import MAP_NAME
 from metrics.families import family_pair_verdict
+from metrics.significance import format_p
 from ui.compute import detection_explain as de
 from ui.compute.detection_compute import EXAMPLE, key_of
 from ui.figures.detection_compare_charts import difference_forest_figure
@@ -31,7 +32,7 @@ def _fmt(columns) -> dict:
     return {
         c: st.column_config.NumberColumn(c, format="%.4f")
         for c in columns
-        if c not in ("metric", "candidate", "baseline", "role", "significant", "image_id")
+        if c not in ("metric", "category_id", "role", "significant", "image_id", "p", "Holm p")
         and not c.startswith(("TP ", "FP ", "ground"))
     }
 
@@ -87,14 +88,12 @@ def render(gt, dt, gt_key: str, det_files: tuple | None) -> None:
     )
     if row.a != candidate:  # the family stores the later detector first: say it our way round
         row = replace(row, a=candidate, b=baseline, estimate=-row.estimate)
-    st.markdown(
-        md(
-            family_pair_verdict(
-                row, ci=(head["ci_low"], head["ci_high"]), floor=1 / comp.n_resamples
-            ),
-            400,
-        )
-    )
+    floor = 1 / comp.n_resamples  # a bootstrap of B resamples cannot tell p below 1/B from 0
+    said = family_pair_verdict(row, ci=(head["ci_low"], head["ci_high"]), floor=floor)
+    said += f" ({format_p(row.p_value, floor=floor)}"
+    if np.isfinite(row.adjusted_p) and row.adjusted_p != row.p_value:
+        said += ", " + format_p(row.adjusted_p, floor=floor, name="Holm-adjusted p")
+    st.markdown(md(said + ").", 500))
     st.caption(
         md(
             f"Paired over {comp.n_images:,} images: {comp.n_resamples} resamples draw a "
@@ -111,7 +110,12 @@ def render(gt, dt, gt_key: str, det_files: tuple | None) -> None:
     )
     st.markdown("**The classes where they differ most**")
     classes = comp.classes(candidate, baseline).head(TOP)
-    classes = classes.drop(columns=["candidate", "baseline"])
+    # p-values as words: a bootstrap of B resamples shows "p < 1/B", never a bare 0
+    classes["p"] = [format_p(v, floor=floor, name="p") for v in classes["p_value"]]
+    classes["Holm p"] = [
+        format_p(v, floor=floor, name="p") if np.isfinite(v) else "—" for v in classes["p_adjusted"]
+    ]
+    classes = classes.drop(columns=["candidate", "baseline", "p_value", "p_adjusted"])
     st.dataframe(
         classes.replace({np.nan: None}),
         hide_index=True,
