@@ -93,7 +93,10 @@ def test_the_costliest_image_its_lesson_and_the_threshold_slider(page, example):
     assert at.button(key="detection_greedy_next").disabled
     table = next(h.proto.body for h in at.get("html") if "greedy-steps" in h.proto.body)
     assert table.count("<tr") == min(mine.size + 1, 12) + 1  # the head and a window of steps
-    # the slider re-runs the match: COCO at 0.8, then VOC's rule at 0.5
+    # another image, and the slider re-runs the match: COCO at 0.8, then VOC's rule at 0.5
+    other = 2 if costs.worst != 2 else 3  # (not the uploads' costliest, see the last test)
+    image = int(g.image_ids[other])
+    at.selectbox(key="detection_image").set_value(other)
     at.select_slider(key="detection_image_iou").set_value(0.8).run()
     _check_drawing(at, g, d, image, iou_threshold=0.8)
     at.select_slider(key="detection_image_iou").set_value("VOC 0.5").run()
@@ -144,6 +147,11 @@ def test_uploaded_detectors_are_compared_and_a_bad_one_is_a_sentence(page):
         [(n, json.dumps(x).encode(), "application/json") for n, x in files]
     ).run()
     assert not at.exception, at.exception
+    # new boxes start at their own costliest image, not at the position picked before
+    g2 = load_ground_truth(gt)
+    worst = image_costs(g2, load_detections(dt, g2)).worst
+    assert worst not in (2, 3)
+    assert at.selectbox(key="detection_image").value == worst
     comp = compare_detector_set(gt, dict(files), n_resamples=200)
     shown = {m.label: m.value for m in at.metric}
     assert shown["mAP two.json"] == f"{comp.map[1]:.4f}"

@@ -119,6 +119,10 @@ def render(gt, dt, gt_key: str, det_key: str) -> None:
         st.info("The ground truth has no images to draw.")
         return
     costs = de.costs(gt_key, det_key, gt, dt)
+    if st.session_state.get("detection_image_for") != (gt_key, det_key):
+        # other boxes: start again at their costliest image, not at the old one's position
+        st.session_state["detection_image_for"] = (gt_key, det_key)
+        st.session_state.pop("detection_image", None)
     i = _choose_image(costs)
     c1, c2, c3 = st.columns([2.2, 1, 1])
     choice = c1.select_slider(
