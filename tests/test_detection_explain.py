@@ -232,3 +232,28 @@ def test_the_typed_threshold_is_pycocotools_own_value():
     gt, dt = _one_image([[0, 0, 1, 1]], [([0, 0, 0.8999999999999999, 1], 0.9)])
     assert match_image(gt, dt, 1, iou_threshold=0.9).outcome.tolist() == ["tp"]
     assert coco_evaluate(gt, dt).category_ap(iou=0.9)[0] == pytest.approx(1.0)
+
+
+@settings(max_examples=examples(10), deadline=None)
+@given(detection_datasets(burst=False), st.sampled_from((0.5, 0.75)))
+def test_the_lesson_walk_agrees_with_the_match_it_explains(data, thr):
+    # ui.teaching's step table: the running counts end at the library's outcomes, a true
+    # positive took the best free object (a crowd region may overlap more), and an error
+    # had no free object at the threshold
+    from ui.teaching.detection_lesson import greedy_walk
+
+    gt = load_ground_truth(data[0])
+    dt = load_detections(data[1], gt)
+    for image in gt.image_ids.tolist():
+        m = match_image(gt, dt, image, iou_threshold=thr)
+        for c in np.unique(m.category):
+            walk = greedy_walk(m, gt, int(c)).iloc[1:]
+            mine = m.outcome[m.category == c]
+            assert walk["TP"].iloc[-1] == (mine == "tp").sum()
+            assert walk["FP"].iloc[-1] == np.isin(mine, ("fp", "duplicate")).sum()
+            best = walk["best IoU (free)"].to_numpy()
+            tp = (walk["outcome"] == "true positive").to_numpy()
+            assert (best[tp] >= walk["IoU"].to_numpy()[tp]).all()
+            assert (walk["IoU"].to_numpy()[tp] >= thr).all()
+            errors = walk["outcome"].isin(["false positive", "duplicate"]).to_numpy()
+            assert (np.nan_to_num(best[errors], nan=0.0) < thr).all()

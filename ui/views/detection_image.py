@@ -12,7 +12,7 @@ from ui.compute import detection_explain as de
 from ui.figures.detection_image import image_boxes_figure
 from ui.teaching import detection_lesson as lesson
 from ui.views import callbacks
-from ui.views.show import chart
+from ui.views.show import chart, csv_download
 from ui.words.safe import md
 
 __all__ = ["IOU_OPTIONS", "render"]
@@ -102,6 +102,12 @@ def _lesson(match, gt, threshold: float, convention: str) -> None:
             + md(lesson.step_text(walk, k, threshold=threshold, convention=convention), 600)
         )
     st.html(lesson.steps_html(walk, k), width="stretch")
+    csv_download(
+        "Every step (CSV)",
+        walk,
+        f"greedy-match-image-{match.image_id}.csv",
+        key="detection_greedy_csv",
+    )
     st.caption(
         "The same outcomes as the picture above and as the evaluation counts them: each "
         "detection, from the highest score down, takes the free object it overlaps best if "
