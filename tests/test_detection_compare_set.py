@@ -59,6 +59,10 @@ def test_estimates_are_coco_evaluate_and_the_table_is_every_pair(data):
     flipped = comp.pair("base", "other")
     np.testing.assert_allclose(flipped["difference"], -pair["difference"], equal_nan=True)
     np.testing.assert_allclose(flipped["ci_low"], -pair["ci_high"], equal_nan=True)
+    # the interval leaves 0 out exactly when the p-value is below 5%
+    tested = t[t["p_value"].notna()]
+    outside = (tested["ci_low"] > 0) | (tested["ci_high"] < 0)
+    np.testing.assert_array_equal(outside, tested["p_value"] < 0.05)
     # the primary metric alone is the family: the per-class tests never star
     assert set(t.loc[t["metric"] == MAP_NAME, "role"]) == {"primary"}
     assert set(t.loc[t["metric"] != MAP_NAME, "role"]) <= {"exploratory"}
@@ -143,6 +147,9 @@ def test_a_better_detector_is_found_and_its_images_are_the_ones_that_moved():
     assert every.table.equals(same.table)
     assert set(every.table["role"]) == {"family"}
     assert every.table["p_adjusted"].iloc[0] >= comp.table["p_adjusted"].iloc[0]
+    tested = comp.table[comp.table["p_value"].notna()]
+    outside = (tested["ci_low"] > 0) | (tested["ci_high"] < 0)
+    np.testing.assert_array_equal(outside, tested["p_value"] < 0.05)
     images = comp.images("worse", "base", top=20)
     assert set(images["image_id"]) <= gone
     for _, r in images.iterrows():  # the influence: the difference with it minus without it

@@ -420,7 +420,14 @@ def _tests(names, metric_names, maps, class_ap, map_rep, class_rep, family, conf
             for m, name in enumerate(metric_names):
                 d = reps[:, m][np.isfinite(reps[:, m])]
                 finite = np.isfinite(point[m]) and d.size > 0
-                lo, hi = np.quantile(d, [tail, 1.0 - tail]) if finite else (np.nan, np.nan)
+                # order statistics (no interpolation), the lower from below and the upper
+                # from above: the interval leaves 0 out exactly when p < 1 - confidence
+                lo, hi = (
+                    (np.quantile(d, tail, method="inverted_cdf"),
+                     -np.quantile(-d, tail, method="inverted_cdf"))
+                    if finite
+                    else (np.nan, np.nan)
+                )  # fmt: skip
                 p = bootstrap_p_value(d) if finite else float("nan")
                 tests.append(FamilyTest(name, a, b, p, float(point[m])))
                 rows.append((name, a, b, float(point[m]), float(lo), float(hi)))
@@ -462,7 +469,8 @@ def compare_detector_set(
     n_resamples : int, default 200
         Image resamples: Poisson(1) counts an image, the same for every detector.
     confidence : float, default 0.95
-        Of the equal-tailed percentile intervals; a p-value is
+        Of the equal-tailed percentile intervals (order statistics of the resampled
+        differences, without interpolation); a p-value is
         :func:`metrics.significance.bootstrap_p_value` of the same replicates, so it is below
         ``1 - confidence`` exactly when the interval leaves 0 out.
 
