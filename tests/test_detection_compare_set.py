@@ -224,3 +224,20 @@ def test_a_class_never_detected_scores_zero_on_every_resample():
     np.testing.assert_allclose(ap[:, 1], [0.0, 0.0, np.nan, 0.0])  # no dog image: undefined
     np.testing.assert_allclose(ap[:, 0], [1.0, np.nan, 1.0, 1.0])
     np.testing.assert_allclose(maps, [0.5, 0.0, 1.0, 0.5])
+
+
+def test_the_interval_and_the_p_value_agree_at_the_boundary():
+    # 5 of 200 resampled differences >= 0: p = 2 * 5 / 200 = 0.05, not below 5%, so the 95%
+    # interval must reach 0 (its upper end is the 5th largest difference, not the 6th)
+    from metrics.detection.compare import _order_interval
+    from metrics.significance import bootstrap_p_value
+
+    d = np.concatenate([-np.arange(1.0, 196.0), [1e-3, 2e-3, 3e-3, 4e-3, 5e-3]])
+    tail = (1 - 0.95) / 2
+    low, high = _order_interval(d, tail)
+    assert bootstrap_p_value(d) == 0.05
+    assert high == 1e-3
+    assert low == -191.0  # the 5th smallest
+    low, high = _order_interval(np.delete(d, -1), tail)  # 4 of 199: p < 5%, 0 left out
+    assert bootstrap_p_value(np.delete(d, -1)) < 0.05
+    assert high < 0
