@@ -98,8 +98,10 @@ def render(gt, dt, gt_key: str, det_files: tuple | None) -> None:
         md(
             f"Paired over {comp.n_images:,} images: {comp.n_resamples} resamples draw a "
             f"Poisson(1) count for every image, the same for every detector (seed {de.SEED}); "
-            "intervals are the 2.5% and 97.5% quantiles of the resampled differences and a "
-            "p-value is twice the smaller tail beyond 0. The family: " + comp.table.attrs["family"],
+            "an interval runs from the 2.5% to the 97.5% point of the resampled differences "
+            "(order statistics) and a p-value is twice the smaller share beyond 0, so the "
+            "interval leaves 0 out exactly when p < 0.05. The family: "
+            + comp.table.attrs["family"],
             900,
         )
     )
