@@ -8,6 +8,7 @@ line on stderr, never a traceback.
 from __future__ import annotations
 
 import json
+import os
 import shlex
 import sys
 import tempfile
@@ -436,7 +437,28 @@ def _sql(argv: list[str]) -> int:
 # --- entry -----------------------------------------------------------------------------------
 
 
+# What a shell reports for a command whose reader left early (128 + SIGPIPE), as ``yes | head``.
+EXIT_BROKEN_PIPE = 141
+
+
 def main(argv: list[str] | None = None) -> int:
+    """Every subcommand; a reader that stops early (``| head -1``) ends it quietly, with no
+    traceback on stderr."""
+    try:
+        code = _dispatch(argv)
+        sys.stdout.flush()  # a closed pipe fails here, inside the handler, not at exit
+        return code
+    except BrokenPipeError:
+        # Python would flush stdout again at exit and print the error: point it at devnull.
+        try:
+            devnull = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(devnull, sys.stdout.fileno())
+        except (OSError, ValueError, AttributeError):  # a stdout without a file (tests)
+            pass
+        return EXIT_BROKEN_PIPE
+
+
+def _dispatch(argv: list[str] | None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     if argv and argv[0] == "sql":
         return _sql(argv[1:])

@@ -48,19 +48,39 @@ __all__ += ["CONVENTIONS", "detection_ap", "matched_flags"]
 
 from metrics.detection.compare import (  # noqa: E402
     DETECTION_METRICS,
+    MAP_NAME,
     DetectionComparison,
+    DetectorSetComparison,
+    compare_detector_set,
     compare_detectors,
 )
 
-__all__ += ["DETECTION_METRICS", "DetectionComparison", "compare_detectors"]
+__all__ += [
+    "DETECTION_METRICS",
+    "MAP_NAME",
+    "DetectionComparison",
+    "DetectorSetComparison",
+    "compare_detector_set",
+    "compare_detectors",
+]
 
 from metrics.detection.curves import DetectionPRCurve, detection_pr_curve  # noqa: E402
 
 __all__ += ["DetectionPRCurve", "detection_pr_curve"]
 
-from metrics.detection.synthetic import synthetic_coco  # noqa: E402
+from metrics.detection.synthetic import synthetic_coco, synthetic_detector_variant  # noqa: E402
 
-__all__ += ["synthetic_coco"]
+__all__ += ["synthetic_coco", "synthetic_detector_variant"]
+
+from metrics.detection.explain import (  # noqa: E402
+    OUTCOMES,
+    ImageCosts,
+    ImageMatch,
+    image_costs,
+    match_image,
+)
+
+__all__ += ["OUTCOMES", "ImageCosts", "ImageMatch", "image_costs", "match_image"]
 
 from metrics.detection.rules import (  # noqa: E402
     RULE_LABELS,

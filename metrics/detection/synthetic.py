@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["synthetic_coco"]
+__all__ = ["synthetic_coco", "synthetic_detector_variant"]
 
 
 def synthetic_coco(n_images=5000, n_cats=80, gt_per_image=7.3, dets_per_image=100, seed=0):
@@ -81,3 +81,20 @@ def synthetic_coco(n_images=5000, n_cats=80, gt_per_image=7.3, dets_per_image=10
                 }
             )
     return {"images": images, "annotations": anns, "categories": cats}, dets
+
+
+def synthetic_detector_variant(detections, *, seed=1, shift=0.06, drop=0.1, rescore=0.15):
+    """Another seeded detector on the same images, for a two-detector example: each box moved
+    by ``shift`` of its size (normal noise), a fraction ``drop`` of boxes removed and every
+    score multiplied by ``1 + rescore * N(0, 1)`` (rounded to 3 decimals, clipped to [0.001,
+    1]). Not real data."""
+    rng = np.random.default_rng(seed)
+    out = []
+    for d in detections:
+        if rng.random() < drop:
+            continue
+        x, y, w, h = d["bbox"]
+        dx, dy = rng.normal(0, shift, 2) * (w, h)
+        s = float(np.clip(round(d["score"] * (1 + rescore * rng.normal()), 3), 0.001, 1.0))
+        out.append({**d, "bbox": [x + dx, y + dy, w, h], "score": s})
+    return out

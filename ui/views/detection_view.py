@@ -10,7 +10,7 @@ import streamlit as st
 from metrics.detection import CONVENTIONS, STAT_NAMES
 from ui.compute import detection_compute as dc
 from ui.figures.detection_charts import CONVENTION_LABELS, pr_curve_figure
-from ui.views import detection_why
+from ui.views import detection_compare, detection_image, detection_why
 from ui.views.show import chart
 
 NEEDS = (
@@ -21,18 +21,25 @@ TYPES = ["json", "csv", "parquet", "zip"]
 
 
 def _files():
+    """(ground truth, the first detections, every detection file), None until both are given."""
     left, right = st.columns(2)
     gt = left.file_uploader("Ground truth", type=TYPES, key="detection_gt")
-    det = right.file_uploader("Detections", type=TYPES, key="detection_det")
-    if gt is None or det is None:
-        return None, None
-    return (gt.name, gt.getvalue()), (det.name, det.getvalue())
+    dets = right.file_uploader(
+        "Detections (two or more files to compare detectors)",
+        type=TYPES,
+        key="detection_det",
+        accept_multiple_files=True,
+    )
+    if gt is None or not dets:
+        return None, None, None
+    files = tuple((d.name, d.getvalue()) for d in dets)
+    return (gt.name, gt.getvalue()), files[0], files
 
 
 def render() -> None:
     st.title("Detection")
     st.caption(NEEDS)
-    gt_file, det_file = _files()
+    gt_file, det_file, det_files = _files()
     gt_key = dc.key_of(*gt_file) if gt_file else dc.EXAMPLE
     det_key = dc.key_of(*det_file) if det_file else dc.EXAMPLE
     try:
@@ -102,4 +109,7 @@ def render() -> None:
         "Ultralytics: crowd and difficult dropped, each prediction's best object, the first "
         "prediction per object, 101 np.interp points (a perfect class scores 0.995)."
     )
+
+    detection_image.render(gt, dt, gt_key, det_key)
+    detection_compare.render(gt, dt, gt_key, det_files)
     detection_why.render(gt_key, det_key, gt, dt)
