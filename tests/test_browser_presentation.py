@@ -248,6 +248,8 @@ PROJECTOR_PAGES = [
     ("step_through", "breast_cancer", "step_through_roc"),
     ("lessons", "breast_cancer", None),
     ("data", "breast_cancer", None),
+    ("runs", "breast_cancer", None),
+    ("detection", "breast_cancer", None),
 ]
 _FIRST_CHART = """(key) => {
   const box = (e) => { const r = e.getBoundingClientRect();
@@ -261,11 +263,18 @@ _FIRST_CHART = """(key) => {
 
 def test_every_page_opens_with_its_main_chart_whole_on_a_projector(server, browser):  # noqa: F811
     """At 1280x720 in presentation mode each page's main chart (its key when named, else the
-    page's first chart) lies within the first 720 px, axes and legend included: one server,
-    one Chromium, the 13 pages in turn (opened by link, ?present=1, as a reload would)."""
+    page's first chart) lies within the first 720 px, axes and legend included, no control on
+    the first screen is cut and no text there is below 18 px (the lecture file's measures):
+    one tab, every page in turn (opened by link, ?present=1, as a reload would)."""
+    import contextlib
+
+    from playwright.sync_api import TimeoutError as PlaywrightTimeout
+
+    from tests.test_browser_lecture import CUT, MIN_PX, SMALL_TEXT
+
     context = browser.new_context(viewport={"width": 1280, "height": 720})
     tab = context.new_page()
-    boxes, cut = {}, {}
+    boxes, cut, controls, small = {}, {}, {}, {}
     try:
         for path, sample, key in PROJECTOR_PAGES:
             tab.goto(f"{server}/{path}?dataset={sample}&present=1")
@@ -276,6 +285,17 @@ def test_every_page_opens_with_its_main_chart_whole_on_a_projector(server, brows
             boxes[path or "threshold"] = box
             if box is not None and not (box["top"] >= 0 and box["bottom"] <= 720):
                 cut[path or "threshold"] = box
+            # A chart's text is drawn at the theme's size, then at presentation mode's: the
+            # page is read once no text is too small or cut, or after 10 s as it then is.
+            with contextlib.suppress(PlaywrightTimeout):
+                tab.wait_for_function(
+                    f"() => ({SMALL_TEXT})({MIN_PX}).length === 0 && ({CUT})().length === 0",
+                    timeout=10_000,
+                )
+            if found := tab.evaluate(CUT):
+                controls[path or "threshold"] = found
+            if found := tab.evaluate(SMALL_TEXT, MIN_PX):
+                small[path or "threshold"] = found
             ARTIFACTS.mkdir(exist_ok=True)
             tab.screenshot(path=ARTIFACTS / f"projector-{path or 'threshold'}.png")
     finally:
@@ -283,6 +303,8 @@ def test_every_page_opens_with_its_main_chart_whole_on_a_projector(server, brows
     for path, _, key in PROJECTOR_PAGES:  # a page named with its chart has that chart
         assert key is None or boxes[path or "threshold"] is not None, path
     assert cut == {}
+    assert controls == {}
+    assert small == {}
 
 
 _SECTION_TOPS = """() => [...document.querySelectorAll('[data-testid="stMain"] [data-testid="stHeading"]')]

@@ -60,6 +60,6 @@ def pr_curve_figure(curve: DetectionPRCurve, *, title: str | None = None) -> go.
         title=title or f"{label}, IoU {curve.iou_threshold:g}: AP {ap}",
         xaxis=dict(title="recall", range=[0, 1.02]),
         yaxis=dict(title="precision", range=[0, 1.05]),
-        legend=dict(orientation="h", y=-0.2),
+        legend=dict(orientation="h", y=1.02, x=0),  # moved below the axis title by show.finish
     )
     return fig

@@ -57,6 +57,6 @@ def difference_forest_figure(pair: pd.DataFrame, *, candidate: str, baseline: st
         yaxis=dict(autorange="reversed", type="category"),
         height=max(220, 60 + 26 * len(labels)),
         margin=dict(l=10, r=10, t=40, b=40),
-        legend=dict(orientation="h", y=-0.25),
+        legend=dict(orientation="h", y=1.02, x=0),  # moved below by show.finish
     )
     return fig

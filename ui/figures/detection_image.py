@@ -168,7 +168,7 @@ def image_boxes_figure(
             scaleratio=1,
             showgrid=False,
         ),
-        legend=dict(orientation="h", y=-0.12),
+        legend=dict(orientation="h", y=1.02, x=0),  # moved below by show.finish
         plot_bgcolor="#fafafa",
     )
     return fig

@@ -49,6 +49,6 @@ def difference_figure(
         yaxis=dict(title=f"{measure} difference"),
         bargap=0.05,
         barmode="overlay",
-        legend=dict(orientation="h", y=-0.2),
+        legend=dict(orientation="h", y=1.02, x=0),  # moved below by show.finish
     )
     return fig

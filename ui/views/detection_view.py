@@ -3,6 +3,8 @@ convention integrates and every convention's AP side by side."""
 
 from __future__ import annotations
 
+from contextlib import nullcontext
+
 import numpy as np
 import pandas as pd
 import streamlit as st
@@ -36,10 +38,39 @@ def _files():
     return (gt.name, gt.getvalue()), files[0], files
 
 
+def _pr_curves(ev, gt_key, det_key, gt, dt, menus) -> None:
+    """The PR curves at IoU 0.5 and 0.75 of one category under one convention; ``menus`` holds
+    the two menus (the page, or presentation mode's popover)."""
+    cats = [int(c) for c in ev.category_ids]
+    names = dict(zip(cats, ev.category_names, strict=True))
+    has_gt = [c for c, n in zip(cats, ev.counts["gt"], strict=True) if n > 0] or cats
+    c1, c2 = menus.columns(2)
+    category = c1.selectbox(
+        "Category", has_gt, format_func=lambda c: f"{names[c]} ({c})", key="detection_category"
+    )
+    convention = c2.selectbox(
+        "Convention", CONVENTIONS, format_func=CONVENTION_LABELS.get, key="detection_convention"
+    )
+    cols = st.columns(2)
+    for col, iou in zip(cols, (0.5, 0.75), strict=True):
+        with col:
+            cv = dc.curve(gt_key, det_key, category, convention, iou, gt, dt)
+            chart(pr_curve_figure(cv), key=f"detection_pr_{int(iou * 100)}")
+
+
 def render() -> None:
     st.title("Detection")
-    st.caption(NEEDS)
-    gt_file, det_file, det_files = _files()
+    # Presentation mode opens on the PR curves: the files, what the page needs and the menus
+    # wait in a closed box and a popover (the sidebar, where other pages keep them, is hidden).
+    presenting = bool(st.session_state.get("presentation"))
+    if presenting:
+        left, right = st.columns([2, 1])
+        files_box, menus = left.expander("The boxes"), right.popover("Category and convention")
+    else:
+        files_box, menus = nullcontext(), st
+    with files_box:
+        st.caption(NEEDS)
+        gt_file, det_file, det_files = _files()
     gt_key = dc.key_of(*gt_file) if gt_file else dc.EXAMPLE
     det_key = dc.key_of(*det_file) if det_file else dc.EXAMPLE
     try:
@@ -48,6 +79,8 @@ def render() -> None:
     except ValueError as exc:
         st.error(" ".join(str(exc).split()), icon=":material/error:")
         return
+    if presenting:
+        _pr_curves(ev, gt_key, det_key, gt, dt, menus)
     st.markdown(f"Showing **{what}**: {len(gt):,} ground-truth boxes, {len(dt):,} detections.")
     for note in ev.notes:
         st.info(note)
@@ -63,22 +96,9 @@ def render() -> None:
     st.subheader("AP per category")
     st.dataframe(ev.per_class, hide_index=True, key="detection_per_class")
 
-    st.subheader("PR curves")
-    cats = [int(c) for c in ev.category_ids]
-    names = dict(zip(cats, ev.category_names, strict=True))
-    has_gt = [c for c, n in zip(cats, ev.counts["gt"], strict=True) if n > 0] or cats
-    c1, c2 = st.columns(2)
-    category = c1.selectbox(
-        "Category", has_gt, format_func=lambda c: f"{names[c]} ({c})", key="detection_category"
-    )
-    convention = c2.selectbox(
-        "Convention", CONVENTIONS, format_func=CONVENTION_LABELS.get, key="detection_convention"
-    )
-    cols = st.columns(2)
-    for col, iou in zip(cols, (0.5, 0.75), strict=True):
-        with col:
-            cv = dc.curve(gt_key, det_key, category, convention, iou, gt, dt)
-            chart(pr_curve_figure(cv), key=f"detection_pr_{int(iou * 100)}")
+    if not presenting:
+        st.subheader("PR curves")
+        _pr_curves(ev, gt_key, det_key, gt, dt, st)
 
     st.subheader("Every convention side by side")
     iou = st.select_slider(
@@ -100,6 +120,7 @@ def render() -> None:
         key="detection_conventions",
     )
     shown = table.copy()
+    names = dict(zip((int(c) for c in ev.category_ids), ev.category_names, strict=True))
     shown.insert(0, "name", [names[int(c)] for c in shown.index])
     st.dataframe(shown.replace({np.nan: None}), key="detection_conventions_per_class")
     st.caption(
