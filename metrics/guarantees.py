@@ -415,8 +415,13 @@ def threshold_with_guarantee(
     For precision and NPV (not monotone), a high precision on the first few flagged rows cannot
     pass a bound, so the walk starts at the first threshold whose flagged (for NPV, unflagged)
     rows are enough for an estimate halfway between the target and 1 to pass, and at least 30
-    of them (``MIN_START``): a rule that reads the scores only, never the labels. A dip of the
-    bound below the target stops the walk, which is the price of the guarantee.
+    of them (``MIN_START``): a rule that reads the scores only, never the labels. On counted
+    rows (no weights, or integer ones, and no groups) the walk then tests only the candidates
+    where the exact test is tight, its size at least ``TIGHT`` (90%) of ``1 - confidence``,
+    from four fifths of that start on (``EARLY``): with whole counts the count that passes
+    jumps, and a test at a needlessly strict count (26 of 30 for precision 0.7, a test of size
+    0.030) would end the walk where a tighter one nearby (24 of 28, 0.047) passes. A dip of
+    the bound below the target stops the walk, which is the price of the guarantee.
 
     Parameters
     ----------

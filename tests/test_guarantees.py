@@ -428,11 +428,13 @@ def test_precision_walk_finds_a_threshold_on_small_test_sets():
     # Issue 51: Pima-like test sets of 300 rows (logistic truth, 35% positive, AUC 0.84),
     # precision >= 0.7 at 95%. Testing only where the exact count is tight (from 28 rows, not
     # 30) finds a threshold more often, and misses no more than 5% (the 500-repetition tables
-    # on the real Pima and Default data: docs/guarantees.md). Seeded, 150 test sets.
+    # on the real Pima and Default data: docs/guarantees.md). Seeded, 80 test sets: no
+    # threshold in 41% with the floored start alone (TIGHT = 0, EARLY = 1 makes both rules
+    # the same and turns this red), 34% now; misses 1.25%; median recall 0.425 -> 0.454.
     from bench.bench_guarantee_real import RULES, pima_like, simulate
 
-    r = simulate(pima_like(), "precision", 0.7, 300, reps=150, seed=3, rules=RULES[1::2])
+    r = simulate(pima_like(), "precision", 0.7, 300, reps=80, seed=4, rules=RULES[1::2])
     now, before = r["tight counts"], r["30-row floor"]
-    assert now["none"] <= before["none"] - 0.03
+    assert now["none"] <= before["none"] - 0.05
     assert now["miss"] <= 0.08
     assert now["median"] >= before["median"] - 0.02
