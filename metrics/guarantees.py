@@ -42,6 +42,11 @@ MIN_START = 30.0
 # candidate to be tight (the size then lies within delta * z / sd of delta).
 TIGHT = 0.9
 EARLY = 0.8
+# The size is a sawtooth in the denominator with a period of 1 / min(target, 1 - target) rows
+# (the failures, or successes, allowed grow by one). Up to PERIOD rows the walk steps from
+# tight candidate to tight candidate; past it (NPV 0.99: 100 rows) those steps would skip whole
+# stretches, so only the start is chosen tight and every candidate after it is tested.
+PERIOD = 20.0
 SPREAD = 10.0
 # The confidence a guarantee may ask for: below one half the "bound" would lie above the
 # estimate (no promise at all); above 1 - 1e-6 the binomial tails underflow the walk's tests.
@@ -367,6 +372,8 @@ def _tight_sequence(base: np.ndarray, tau: float, delta: float) -> np.ndarray | 
         return None
     after = np.flatnonzero(base >= EARLY * base[start])
     keep = after[_exact_size(base[after], tau, delta) >= TIGHT * delta]
+    if keep.size and 1.0 / min(tau, 1.0 - tau) > PERIOD:
+        return np.arange(keep[0], base.size)
     return keep if keep.size else None
 
 
@@ -418,7 +425,8 @@ def threshold_with_guarantee(
     of them (``MIN_START``): a rule that reads the scores only, never the labels. On counted
     rows (no weights, or integer ones, and no groups) the walk then tests only the candidates
     where the exact test is tight, its size at least ``TIGHT`` (90%) of ``1 - confidence``,
-    from four fifths of that start on (``EARLY``): with whole counts the count that passes
+    from four fifths of that start on (``EARLY``; for targets within 0.05 of 0 or 1 only the
+    start is chosen so, ``PERIOD``): with whole counts the count that passes
     jumps, and a test at a needlessly strict count (26 of 30 for precision 0.7, a test of size
     0.030) would end the walk where a tighter one nearby (24 of 28, 0.047) passes. A dip of
     the bound below the target stops the walk, which is the price of the guarantee.

@@ -20,7 +20,7 @@ from scipy import special, stats
 from bench.bench_guarantee import Design, simulate
 from metrics import threshold_with_guarantee
 from metrics._beta import beta_ppf, betainc
-from metrics.guarantees import EARLY, MIN_START, START_MARGIN, TIGHT
+from metrics.guarantees import EARLY, MIN_START, PERIOD, START_MARGIN, TIGHT
 from tests.strategies import binary_tables, examples
 
 # ---------------------------------------------------------------- slow reference
@@ -90,6 +90,9 @@ def reference(y, s, metric, target, confidence, w=None):
                 t for t in full_order(inner, distinct)
                 if ratio(t)[1] >= EARLY * d0 and size(ratio(t)[1]) >= TIGHT * delta
             ]  # fmt: skip
+            if tight and 1 / min(tau, 1 - tau) > PERIOD:  # only the start is chosen tight
+                order = full_order(inner, distinct)
+                tight = order[order.index(tight[0]) :]
             seq = tight or seq
     chosen = None
     for t in seq:
@@ -438,3 +441,21 @@ def test_precision_walk_finds_a_threshold_on_small_test_sets():
     assert now["none"] <= before["none"] - 0.05
     assert now["miss"] <= 0.08
     assert now["median"] >= before["median"] - 0.02
+
+
+def test_npv_near_one_chooses_only_its_start_tight(monkeypatch):
+    # NPV >= 0.99: the exact test's size is a sawtooth of period 100 rows, so stepping from tight
+    # candidate to tight candidate would skip whole stretches; only the start is chosen tight
+    # and every candidate after it is tested. The library equals the slow reference here, and
+    # the step-by-tight walk (PERIOD raised past 100) stops at another threshold.
+    import metrics.guarantees as guarantees
+
+    rng = np.random.default_rng(8)
+    y = rng.random(1600) < 0.08
+    s = np.round(rng.normal(size=1600) + 3.5 * y, 3)
+    g = threshold_with_guarantee(y, s, metric="npv", target=0.99)
+    want, _ = reference(y, s, "npv", 0.99, 0.95)
+    assert g.threshold == want
+    assert want is not None
+    monkeypatch.setattr(guarantees, "PERIOD", 1000.0)
+    assert threshold_with_guarantee(y, s, metric="npv", target=0.99).threshold != want
