@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import argparse
 import math
+import sys
 import time
 import warnings
 
@@ -135,8 +136,12 @@ def wilson(k: int, n: int, z: float = 1.96) -> tuple[float, float]:
     return max(0.0, centre - half), min(1.0, centre + half)
 
 
-def run(design: str, reps: int, rows: int, resamples: int, seed: int) -> dict[str, int]:
-    """Counts of experiments with any star under each rule, and the experiments run."""
+def run(
+    design: str, reps: int, rows: int, resamples: int, seed: int, progress: int = 0
+) -> dict[str, int]:
+    """Counts of experiments with any star under each rule, and the experiments run; with
+    ``progress`` the running counts go to stderr every ``progress`` experiments (a run cut
+    short still tells how far it got)."""
     rng = np.random.default_rng([seed, DESIGNS.index(design)])
     primary = default_primary(design.split("-")[0])
     counts = dict.fromkeys(RULES, 0)
@@ -144,6 +149,9 @@ def run(design: str, reps: int, rows: int, resamples: int, seed: int) -> dict[st
         found = experiment(design, rng, rows, resamples, seed=r)
         for rule in RULES:
             counts[rule] += stars(*found, rule, primary)
+        if progress and (r + 1) % progress == 0:
+            done = ", ".join(f"{rule} {counts[rule]}" for rule in RULES)
+            print(f"{design}: {r + 1} experiments, starred: {done}", file=sys.stderr, flush=True)
     counts["n"] = reps
     counts["metrics"] = len(found[2])
     return counts
@@ -155,6 +163,9 @@ def main(argv=None) -> int:
     parser.add_argument("--rows", type=int, default=300)
     parser.add_argument("--resamples", type=int, default=200)
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument(
+        "--progress", type=int, default=0, help="print the running counts every N experiments"
+    )
     parser.add_argument("--designs", nargs="+", default=list(DESIGNS), choices=DESIGNS)
     args = parser.parse_args(argv)
     print(
@@ -164,7 +175,7 @@ def main(argv=None) -> int:
     print(f"{'design':<18} {'metrics':>7} " + " ".join(f"{r:>24}" for r in RULES) + "  seconds")
     for design in args.designs:
         start = time.perf_counter()
-        c = run(design, args.reps, args.rows, args.resamples, args.seed)
+        c = run(design, args.reps, args.rows, args.resamples, args.seed, args.progress)
         cells = []
         for rule in RULES:
             low, high = wilson(c[rule], c["n"])
