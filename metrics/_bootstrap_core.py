@@ -824,7 +824,11 @@ class _GroupDraws:
         self.draws = _Draws(np.zeros(n_groups, dtype=bool), seed, method, stratified=False)
 
     def block(self, size: int) -> np.ndarray:
+        return self.by_group(size)[1]
+
+    def by_group(self, size: int) -> tuple[np.ndarray, np.ndarray]:
+        """(each group's count, each row's count) of ``size`` resamples."""
         c = self.draws.block(size)
         if c.dtype != np.uint8 and c.size and c.max() < 256:
             c = c.astype(np.uint8)
-        return np.take(c, self.inverse, axis=1)
+        return c, np.take(c, self.inverse, axis=1)

@@ -411,6 +411,10 @@ def fast_paired_bootstrap(
     for name, (numerators, denominator) in means.items():
         estimates[name] = [float(np.sum(x) / np.sum(denominator)) for x in numerators.T]
     names += list(means)
+    if means:  # every mean shares the row weights as its denominator (see _row_means)
+        mean_numerators = np.column_stack([numerators for numerators, _ in means.values()])
+        mean_denominator = next(iter(means.values()))[1]
+        mean_columns = {name: slice(k * m, (k + 1) * m) for k, name in enumerate(means)}
     out = _new_out(n_resamples, m, names, spec)
     replicates = out.replicates
     # A resample holds about n rows (exactly n when multinomial): float32 sums stay exact.
@@ -420,15 +424,25 @@ def fast_paired_bootstrap(
     else:
         draws = _GroupDraws(groups, n, seed, counts)
         dtype = np.float64 if w is not None else dtype
+        if means:  # a row counts as often as its group: the means' sums, by group
+            n_groups = int(draws.inverse.max()) + 1 if n else 0
+            by_group = [np.bincount(draws.inverse, weights=x, minlength=n_groups) for x in
+                        (*mean_numerators.T, mean_denominator)]  # fmt: skip
+            mean_numerators = np.column_stack(by_group[:-1])
+            mean_denominator = by_group[-1]
     _upper(np.float32), _upper(np.float64)  # made once, before any thread reads them
     pool, limits = _thread_pool(m)
 
-    def draw(size: int) -> tuple[np.ndarray, np.ndarray | None]:
-        """A block's counts and, where the byte path applies, their transpose (one row per
-        data row), made on the drawing thread."""
-        c = draws.block(size)
+    def draw(size: int) -> tuple[np.ndarray, np.ndarray | None, np.ndarray]:
+        """A block's counts, where the byte path applies their transpose (one row per data
+        row), and the counts the row means are summed over (the groups', else the rows'),
+        made on the drawing thread."""
+        if groups is None:
+            c = c_means = draws.block(size)
+        else:
+            c_means, c = draws.by_group(size)
         small = _byte_counts(c, w, n)
-        return c, None if small is None else np.ascontiguousarray(small.T)
+        return c, None if small is None else np.ascontiguousarray(small.T), c_means
 
     block = _block_size(n, n_resamples)
     starts = range(0, n_resamples, block)
@@ -439,7 +453,7 @@ def fast_paired_bootstrap(
         for i, first in enumerate(starts):
             size = min(block, n_resamples - first)
             rows = slice(first, first + size)
-            c, c_t = draw(size) if pending is None else pending.result()
+            c, c_t, c_means = draw(size) if pending is None else pending.result()
             if drawer is not None and i + 1 < len(starts):
                 pending = drawer.submit(draw, min(block, n_resamples - starts[i + 1]))
             if c_t is not None:
@@ -452,10 +466,16 @@ def fast_paired_bootstrap(
             else:
                 block_dtype = dtype
             if means:
-                cf = c.astype(np.float64)
-                for name, (numerators, denominator) in means.items():
-                    with np.errstate(invalid="ignore", divide="ignore"):  # an empty resample
-                        replicates[name][rows] = (cf @ numerators) / (cf @ denominator)[:, None]
+                # One product over every mean's losses, the counts read once (not twice a
+                # mean), and with groups over the groups' sums: the Calibration page's 31
+                # means of 25,523 rows in 300 users went from 62 row-wide products to one
+                # product 85 times narrower.
+                cf = c_means.astype(np.float64)
+                sums = cf @ mean_numerators
+                with np.errstate(invalid="ignore", divide="ignore"):  # an empty resample
+                    shares = sums / (cf @ mean_denominator)[:, None]
+                for name, columns in mean_columns.items():
+                    replicates[name][rows] = shares[:, columns]
             scored = c if c_t is None else c_t
             score = partial(_score_block, models, scored, rows, w, block_dtype, spec, out)
             # numpy and BLAS release the GIL: the models of a block run side by side.

@@ -367,6 +367,33 @@ def test_row_means_match_the_generic_brier_and_log_loss():
         fast_paired_bootstrap(y, pa, pb, row_means={"brier": [pa]})
 
 
+@pytest.mark.parametrize(
+    "groups",
+    [
+        np.zeros(60, dtype=int),  # one group: every resample counts all rows alike
+        np.arange(60),  # a group a row
+        np.array(["u3", "u1", "u2", "u1", "u0", "u3"] * 10),  # ids out of order, uneven groups
+        np.repeat(np.arange(12), 5)[::-1],  # the group whose weights are all zero below
+    ],
+    ids=["one group", "a group a row", "string ids", "zero-weight group"],
+)
+def test_row_means_with_groups_count_each_row_as_often_as_its_group(groups):
+    # The means are summed by group before the resample counts meet them: they must equal
+    # counts-per-row @ (w * loss) / counts-per-row @ w, the rows counted as their group was.
+    y, a, b = _case(5, 60, decimals=None)
+    w = np.random.default_rng(1).choice([0.0, 0.5, 1.0, 3.0], y.size)
+    w[groups == groups[0]] = 0.0
+    losses = {"x": [a, b], "y": [a * a, np.abs(b)], "ones": [np.ones(60), np.ones(60)]}
+    r = fast_paired_bootstrap(
+        y, a, b, n_resamples=40, seed=6, sample_weight=w, groups=groups, row_means=losses, only=()
+    )
+    counts = core._GroupDraws(groups, y.size, 6, "poisson").block(40).astype(float)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        for name, arrays in losses.items():
+            slow = (counts @ (w[:, None] * np.column_stack(arrays))) / (counts @ w)[:, None]
+            np.testing.assert_allclose(r.results[name].replicates, slow, rtol=1e-12, atol=1e-15)
+
+
 # --- BCa -----------------------------------------------------------------------------------------
 
 

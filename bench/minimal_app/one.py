@@ -1,0 +1,4 @@
+import streamlit as st
+
+st.header("One")
+st.write("A minimal page.")

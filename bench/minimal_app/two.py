@@ -1,0 +1,4 @@
+import streamlit as st
+
+st.header("Two")
+st.write("A minimal page.")
