@@ -48,6 +48,7 @@ from metrics.detection._boxes import Detections, GroundTruth
 from metrics.detection.coco import AREA_RANGES, IOU_THRESHOLDS, RECALL_THRESHOLDS, box_iou_pairs
 from metrics.detection.conventions import (
     CONVENTIONS,
+    _first_per_key,
     _pairs,
     _ultra_ap,
     _ultra_iou,
@@ -286,17 +287,6 @@ def _best_overlap(n_det, pd_, pg, iou, ok, pos, last: bool):
     best[pd_[b]] = pg[b]
     hit[pd_[b]] = ok[b]
     return best, hit
-
-
-def _first_per_key(keys: np.ndarray, order_value: np.ndarray) -> np.ndarray:
-    if keys.size == 0:
-        return np.zeros(0, dtype=bool)
-    o = np.lexsort((order_value, keys))
-    first = np.ones(o.size, dtype=bool)
-    first[1:] = keys[o][1:] != keys[o][:-1]
-    out = np.zeros(keys.size, dtype=bool)
-    out[o[first]] = True
-    return out
 
 
 def _coco_ap(tp: np.ndarray, npos: int) -> np.ndarray:

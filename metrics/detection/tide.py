@@ -43,6 +43,7 @@ import numpy as np
 
 from metrics.detection._boxes import Detections, GroundTruth
 from metrics.detection.coco import box_iou_pairs
+from metrics.detection.conventions import _image_rank
 from metrics.detection.rules import _greedy
 
 __all__ = ["ERROR_TYPES", "TIDE_LABELS", "TideErrors", "tide_errors"]
@@ -60,19 +61,6 @@ TIDE_LABELS = {
 }
 _TP_LABEL, _CAPPED = "true positive", "beyond max_dets"
 _RECALLS = np.arange(101) / 100  # tidecv's x / 100, not np.linspace
-
-
-def _within_image_rank(dt: Detections) -> tuple[np.ndarray, np.ndarray]:
-    """Each detection's position in its image by -score (file order for ties)."""
-    order = np.lexsort((-dt.score, dt.image))
-    img = dt.image[order]
-    start = np.ones(img.size, dtype=bool)
-    start[1:] = img[1:] != img[:-1]
-    first = np.flatnonzero(start)
-    counts = np.diff(np.append(first, img.size))
-    rank = np.empty(order.size, dtype=np.int64)
-    rank[order] = np.arange(order.size) - np.repeat(first, counts)
-    return rank, order
 
 
 def _image_pairs(gt: GroundTruth, dt: Detections, det_rows: np.ndarray, gt_rows: np.ndarray):
@@ -267,7 +255,7 @@ def tide_errors(
     dt = load_detections(detections, gt)
     n_det, n_gt, n_cat = len(dt), len(gt), gt.n_categories
 
-    rank, _ = _within_image_rank(dt)
+    rank = _image_rank(dt)
     kept = np.flatnonzero(rank < max_dets)
     real = np.flatnonzero(~gt.iscrowd)
     crowd = np.flatnonzero(gt.iscrowd)

@@ -16,6 +16,7 @@ import pandas as pd
 
 from metrics.detection import GroundTruth, ImageMatch
 from metrics.detection.explain import OUTCOMES
+from ui.teaching.stepper import step_table_style
 
 __all__ = ["default_category", "greedy_walk", "step_text", "steps_html"]
 
@@ -183,19 +184,7 @@ def steps_html(walk: pd.DataFrame, k: int, *, size: int = MAX_STEPS_SHOWN) -> st
     note = ""
     if start or stop < n:
         note = f'<div class="ml-note">steps {start}–{stop - 1} of {n - 1}</div>'
-    style = (
-        "<style>"
-        ".ml-steps{border-collapse:collapse;width:100%;font-size:0.85rem;"
-        "font-variant-numeric:tabular-nums}"
-        ".ml-steps th,.ml-steps td{padding:1px 6px;text-align:right;"
-        "border-bottom:1px solid rgba(128,128,128,.2)}"
-        ".ml-steps th{font-weight:600}"
-        ".ml-steps tr.ml-new td{background:rgba(255,196,0,.35)}"
-        ".ml-steps tr.ml-new td:first-child::before{content:'▶ ';color:#d62728}"
-        ".ml-steps tr.ml-later td{opacity:.45}"
-        ".ml-note{font-size:0.75rem;opacity:.7}"
-        "</style>"
-    )
+    style = step_table_style(".ml-steps tr.ml-later td{opacity:.45}")
     return (
         f'{style}<table class="ml-steps" data-testid="greedy-steps">'
         f"<thead><tr>{head}</tr></thead><tbody>{''.join(body)}</tbody></table>{note}"

@@ -288,25 +288,31 @@ def table_html(
             f"{f'; {above_hidden:,} above' if above_hidden else ''}"
             f"{f', {below_hidden:,} below' if below_hidden else ''}</div>"
         )
-    style = (
+    style = step_table_style(
+        ".ml-steps tr[data-pos='1'] td:nth-child(3){color:#1f77b4;font-weight:600}"
+        ".ml-steps tr.ml-line td{border-top:3px solid #d62728;color:#d62728;"
+        "text-align:left;font-size:0.75rem;padding:0 6px}"
+    )
+    return (
+        f'{style}<table class="ml-steps" data-testid="step-table">'
+        f"<thead>{head}</thead><tbody>{''.join(body)}</tbody></table>{note}"
+    )
+
+
+def step_table_style(extra: str = "") -> str:
+    """The step tables' style (this page's and the detection lesson's): tabular figures, the
+    rows that just changed highlighted with a pointer, as a lecturer's finger on the table, and
+    ``extra`` rules of the table's own."""
+    return (
         "<style>"
         ".ml-steps{border-collapse:collapse;width:100%;font-size:0.85rem;"
         "font-variant-numeric:tabular-nums}"
         ".ml-steps th,.ml-steps td{padding:1px 6px;text-align:right;"
         "border-bottom:1px solid rgba(128,128,128,.2)}"
         ".ml-steps th{font-weight:600}"
-        ".ml-steps tr[data-pos='1'] td:nth-child(3){color:#1f77b4;font-weight:600}"
         ".ml-steps tr.ml-new td{background:rgba(255,196,0,.35)}"
-        # a pointer at the rows that just crossed, as a lecturer's finger on the table
         ".ml-steps tr.ml-new td:first-child::before{content:'▶ ';color:#d62728}"
-        ".ml-steps tr.ml-line td{border-top:3px solid #d62728;color:#d62728;"
-        "text-align:left;font-size:0.75rem;padding:0 6px}"
-        ".ml-note{font-size:0.75rem;opacity:.7}"
-        "</style>"
-    )
-    return (
-        f'{style}<table class="ml-steps" data-testid="step-table">'
-        f"<thead>{head}</thead><tbody>{''.join(body)}</tbody></table>{note}"
+        ".ml-note{font-size:0.75rem;opacity:.7}" + extra + "</style>"
     )
 
 
