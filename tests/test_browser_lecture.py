@@ -107,9 +107,8 @@ def _whole(tab, name: str) -> None:
         ("threshold", "?dataset=breast_cancer"),
         ("multilabel", "multilabel?dataset=wine_multiclass"),
         ("step-through", "step_through?dataset=user_impressions"),
-        ("curves", "curves?dataset=breast_cancer"),
     ],
-)
+)  # every page on its own sample: tests/test_browser_presentation.py's walk, with these measures
 def test_presentation_mode_shows_every_control_whole_and_no_text_below_18_px(
     server,  # noqa: F811
     tab,
