@@ -39,31 +39,73 @@ def _literal(path: str) -> str:
     return "'" + path.replace("'", "''") + "'"
 
 
-def _run_relation(con, path: str) -> str:
-    """A view ``run(line, q, d, s)`` of the run file: a TREC text file split on whitespace
-    (``qid Q0 docno rank score tag``), or a Parquet table's columns."""
+def _one_separator(path: str) -> str | None:
+    """The one separator the file's first lines use between their six fields (a single space,
+    or a tab), or None (runs of blanks, mixed, or not six fields): the regular-expression
+    split reads any whitespace."""
+    import gzip
+
+    opener = gzip.open if path.lower().endswith(".gz") else open
+    try:
+        with opener(path, "rb") as f:
+            head = f.read(1 << 16).decode("utf-8", errors="replace")
+    except (OSError, EOFError):
+        return None
+    lines = [ln for ln in head.splitlines()[:-1] if ln.strip()][:100]
+    for sep in (" ", "\t"):
+        if lines and all(len(ln.split(sep)) == 6 and ln == ln.strip() for ln in lines):
+            other = "\t" if sep == " " else " "
+            if not any(other in ln for ln in lines):
+                return sep
+    return None
+
+
+def _run_relation(con, path: str, fast: bool = True) -> None:
+    """Views of the run file: ``run(q, d, s, n)`` (query, document, score, fields on the line)
+    and ``numbered`` (the same with each line's number, read only to name a bad line: numbering
+    every line costs a pass in file order on one thread). A TREC text file is split on
+    whitespace (``qid Q0 docno rank score tag``); a Parquet table gives its columns."""
     if path.lower().endswith(_PARQUET):
-        con.execute(
-            "CREATE VIEW run AS SELECT row_number() OVER () AS line, CAST(query_id AS VARCHAR) "
-            "AS q, CAST(doc_id AS VARCHAR) AS d, TRY_CAST(score AS DOUBLE) AS s, 6 AS n "
-            f"FROM read_parquet({_literal(path)})"
+        rows = (
+            "SELECT CAST(query_id AS VARCHAR) AS q, CAST(doc_id AS VARCHAR) AS d, "
+            f"TRY_CAST(score AS DOUBLE) AS s, 6 AS n FROM read_parquet({_literal(path)})"
         )
-        return path
+        con.execute(f"CREATE VIEW run AS {rows}")
+        con.execute(f"CREATE VIEW numbered AS SELECT row_number() OVER () AS line, * FROM ({rows})")
+        return
+    sep = _one_separator(path) if fast else None
+    if sep is not None:  # DuckDB's CSV reader, in parallel; a line it cannot read falls back
+        columns = ", ".join(f"'c{i}': 'VARCHAR'" for i in range(6))
+        source = (
+            f"read_csv({_literal(path)}, delim = {_literal(sep)}, header = false, quote = '', "
+            f"escape = '', auto_detect = false, columns = {{{columns}}})"
+        )
+        rows = f"SELECT c0 AS q, c2 AS d, TRY_CAST(c4 AS DOUBLE) AS s, 6 AS n FROM {source}"
+        con.execute(f"CREATE OR REPLACE VIEW run AS {rows}")
+        con.execute(
+            "CREATE OR REPLACE VIEW numbered AS SELECT row_number() OVER () AS line, * "
+            f"FROM ({rows})"
+        )
+        return
     # One VARCHAR column per line (a delimiter no text file holds, no quoting), split on runs
-    # of whitespace as trec_eval's scanf does; read in file order, so row_number is the line.
+    # of whitespace as trec_eval's scanf does.
     source = (
         f"read_csv({_literal(path)}, columns = {{'text': 'VARCHAR'}}, header = false, "
         "delim = '\x1f', quote = '', escape = '', auto_detect = false, strict_mode = false)"
     )
-    con.execute(
-        "CREATE VIEW lines AS SELECT line, string_split_regex(trim(text), '\\s+') AS f FROM "
-        f"(SELECT row_number() OVER () AS line, text FROM {source}) WHERE trim(text) <> ''"
+    fields = (
+        "SELECT f[1] AS q, f[3] AS d, TRY_CAST(f[5] AS DOUBLE) AS s, len(f) AS n, line FROM "
+        "(SELECT string_split_regex(trim(text), '\\s+') AS f, line FROM ({lines}) "
+        "WHERE trim(text) <> '')"
     )
     con.execute(
-        "CREATE VIEW run AS SELECT line, f[1] AS q, f[3] AS d, TRY_CAST(f[5] AS DOUBLE) AS s, "
-        "len(f) AS n FROM lines"
+        "CREATE OR REPLACE VIEW run AS "
+        + fields.format(lines=f"SELECT text, 0 AS line FROM {source}")
     )
-    return path
+    con.execute(
+        "CREATE OR REPLACE VIEW numbered AS "
+        + fields.format(lines=f"SELECT text, row_number() OVER () AS line FROM {source}")
+    )
 
 
 def _judged(con, qr: _Qrels, judged_only: bool) -> _Judged:
@@ -83,9 +125,12 @@ def _judged(con, qr: _Qrels, judged_only: bool) -> _Judged:
     con.register("qrels_pairs", pairs)
     con.register("qrels_queries", pa.table({"q": pa.array(qr.ids.tolist(), pa.string()),
                                             "code": np.arange(nq)}))  # fmt: skip
-    bad = con.execute(
-        "SELECT line, n, q, d FROM run WHERE n <> 6 OR s IS NULL OR isnan(s) ORDER BY line LIMIT 1"
-    ).fetchone()
+    broken = "n <> 6 OR s IS NULL OR isnan(s)"
+    bad = None
+    if con.execute(f"SELECT count(*) FROM run WHERE {broken}").fetchone()[0]:
+        bad = con.execute(
+            f"SELECT line, n FROM numbered WHERE {broken} ORDER BY line LIMIT 1"
+        ).fetchone()
     if bad is not None:
         line, n = bad[0], bad[1]
         what = (
@@ -178,7 +223,12 @@ def trec_evaluate_file(
         con.execute("SET preserve_insertion_order = true")
         _run_relation(con, path)
         try:
-            j = _judged(con, qr, bool(judged_only))
+            try:
+                j = _judged(con, qr, bool(judged_only))
+            except duckdb.Error:  # a line the CSV reader refused: every line split on blanks
+                con.execute("DROP TABLE IF EXISTS kept")
+                _run_relation(con, path, fast=False)
+                j = _judged(con, qr, bool(judged_only))
         except duckdb.Error as exc:
             first = str(exc).strip().splitlines()[0]
             raise ValueError(f"DuckDB could not read {Path(path).name}: {first}") from None
