@@ -223,8 +223,12 @@ def _app(args) -> int:
     from ui.compute.reading import read_path, regular_file
     from ui.tables.loading import LoadError, TooLarge, mapping_with
 
+    if args.qrels is not None and getattr(args, "gt", None) is not None:
+        raise BadInput("Give --qrels (runs) or --gt (boxes), not both.")
     if args.qrels is not None:
         return _app_runs(args)
+    if getattr(args, "gt", None) is not None:
+        return _app_boxes(args)
     run_dir = Path(tempfile.mkdtemp(prefix="metrics-lens-app-"))
     steps = Steps("app")  # a terminal sees each file read and the engine's pass; closed to serve
     try:
@@ -284,6 +288,66 @@ def _app(args) -> int:
         import shutil
 
         steps.close()
+        shutil.rmtree(run_dir, ignore_errors=True)
+
+
+def _app_boxes(args) -> int:
+    """``app --gt GT DET...``: the boxes read once here (a bad file is exit 2 in one line), then
+    the dashboard on the Detection page with them."""
+    from metrics.detection import load_detections, load_ground_truth
+    from metrics_lens.dashboard import serve
+    from metrics_lens.progress import Steps
+    from ui.compute.reading import regular_file
+    from ui.tables.loading import LoadError
+
+    if args.mlflow_run:
+        raise BadInput("Give --gt with detection files, or --mlflow-run, not both.")
+    table_flags = [f"--{n}" for n in ("label", "score", "group", "weight") if getattr(args, n)]
+    if table_flags:
+        raise BadInput(
+            f"{', '.join(table_flags)} name columns of a score table; with --gt the files are "
+            "detections: leave them out."
+        )
+    if not args.files:
+        raise BadInput("--gt needs one or more detection files after it: metrics-lens app "
+                       "--gt GT.json DETECTIONS.json.")  # fmt: skip
+    paths = [Path(args.gt), *(Path(f) for f in args.files)]
+    if len({p.resolve() for p in paths}) < len(paths):
+        raise BadInput("A file is given twice (the ground truth and detections, or one twice).")
+    steps = Steps("app")
+    try:
+        gt = None
+        for k, p in enumerate(paths):
+            try:
+                regular_file(str(p))
+            except LoadError as exc:
+                raise BadInput(str(exc)) from None
+            with steps.step(f"reading {p.name}"):
+                try:
+                    if k == 0:
+                        gt = load_ground_truth(p)
+                    else:
+                        load_detections(p, gt)
+                except ValueError as exc:
+                    message = " ".join(str(exc).split())
+                    raise BadInput(
+                        message if p.name in message else f"{p.name}: {message}"
+                    ) from None
+    finally:
+        steps.close()
+    run_dir = Path(tempfile.mkdtemp(prefix="metrics-lens-app-"))
+    try:
+        return serve(
+            [p.resolve() for p in paths],
+            port=args.port,
+            host=args.host,
+            open_browser=not args.no_browser,
+            run_dir=run_dir,
+            boxes=True,
+        )
+    finally:
+        import shutil
+
         shutil.rmtree(run_dir, ignore_errors=True)
 
 

@@ -207,6 +207,13 @@ def _parser() -> argparse.ArgumentParser:
         help="TREC qrels (or JSON/CSV): the FILEs are then runs (TREC, Parquet/CSV or JSON, two "
         "or more) and the dashboard opens on the Runs page with them",
     )
+    a.add_argument(
+        "--gt",
+        metavar="GT",
+        help="object-detection ground truth (COCO JSON, a box table or a zip of YOLO labels): "
+        "the FILEs are then detection files (one or more) and the dashboard opens on the "
+        "Detection page with them",
+    )
     a.add_argument("--port", type=int, help="port (default: 8501 or the next free one)")
     a.add_argument(
         "--host",

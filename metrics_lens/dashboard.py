@@ -51,6 +51,7 @@ __all__ = [
 HERE = Path(__file__).resolve().parent
 APP_FILE_ENV = "METRICS_LENS_APP_FILE"  # the file the bare address opens (ui.sources.server)
 RUNS_ENV = "METRICS_LENS_RUNS"  # app --qrels: the qrels and runs (ui.compute.runs_compute)
+BOXES_ENV = "METRICS_LENS_BOXES"  # app --gt: ground truth and detections (detection_compute)
 SERVER_SUFFIXES = (".parquet", ".pq", ".csv", ".npz")  # what the Server dataset source reads
 
 
@@ -229,6 +230,7 @@ def start(
     end_with_parent: bool = False,
     quiet: bool = False,
     trec: bool = False,
+    boxes: bool = False,
 ) -> Started:
     """Start the dashboard in the background; returns once its process is started (not yet
     answering: see :func:`wait_healthy`).
@@ -241,7 +243,9 @@ def start(
     server's own output to ``server.log`` in the run directory instead of this process's.
 
     With ``trec`` the files are a qrels file then two or more runs: ``RUNS_ENV`` names them to
-    the server and ``url`` is the Runs page, which opens with them."""
+    the server and ``url`` is the Runs page, which opens with them. With ``boxes`` they are a
+    ground truth then one or more detection files, named by ``BOXES_ENV``, on the Detection
+    page."""
     own = run_dir is None
     run_dir = Path(tempfile.mkdtemp(prefix="metrics-lens-app-")) if own else run_dir
     try:
@@ -252,7 +256,11 @@ def start(
         env = dict(os.environ)
         env.pop(APP_FILE_ENV, None)
         env.pop(RUNS_ENV, None)
-        if names and trec:
+        env.pop(BOXES_ENV, None)
+        if names and boxes:
+            env["METRICS_LENS_DATA_DIR"] = str(data_dir)
+            env[BOXES_ENV] = json.dumps({"gt": names[0], "detections": names[1:]})
+        elif names and trec:
             env["METRICS_LENS_DATA_DIR"] = str(data_dir)
             env[RUNS_ENV] = json.dumps({"qrels": names[0], "runs": names[1:]})
         elif names:
@@ -275,9 +283,11 @@ def start(
                 weight=weight,
                 pos_label=pos_label,
             )
-            if names and not rows and not trec
+            if names and not rows and not trec and not boxes
             else f"{base}/runs"
             if trec
+            else f"{base}/detection"
+            if boxes
             else base
         )
         output = open(run_dir / "server.log", "ab") if quiet else None  # noqa: SIM115 (the child's)
@@ -321,7 +331,14 @@ def serve(
     try:
         if wait_healthy(started.base, started.proc):
             print(f"Metrics Lens: {started.url}", file=out, flush=True)
-            if options.get("trec"):
+            if options.get("boxes"):
+                print(
+                    f"The Detection page evaluates {', '.join(started.names[1:])} against "
+                    f"{started.names[0]}",
+                    file=out,
+                    flush=True,
+                )
+            elif options.get("trec"):
                 print(
                     f"The Runs page compares {', '.join(started.names[1:])} on the judgements "
                     f"of {started.names[0]}",

@@ -25,6 +25,30 @@ def _read(name: str, data: bytes, gt=None):
         return detection.load_detections(path, gt)
 
 
+# Set by ``metrics-lens app --gt GT DET...`` (metrics_lens.dashboard): the files' names under
+# METRICS_LENS_DATA_DIR, {"gt": name, "detections": [name, ...]}.
+BOXES_ENV = "METRICS_LENS_BOXES"
+
+
+def app_files() -> tuple[tuple[str, bytes], tuple[tuple[str, bytes], ...]] | None:
+    """The ground truth and detections ``metrics-lens app --gt`` was given, as (name, bytes)
+    like an upload, or None. Only base names are taken from the environment: nothing outside
+    the data directory is read."""
+    import json
+    import os
+
+    from ui.compute.server_source import data_root
+
+    try:
+        spec = json.loads(os.environ[BOXES_ENV])
+        root = data_root()
+        names = [Path(str(spec["gt"])).name, *(Path(str(d)).name for d in spec["detections"])]
+        files = tuple((name, (root / name).read_bytes()) for name in names)
+    except (KeyError, TypeError, ValueError, OSError):
+        return None
+    return (files[0], files[1:]) if len(files) > 1 else None
+
+
 def key_of(name: str, data: bytes) -> str:
     return f"{name}:{hashlib.sha256(data).hexdigest()[:16]}"
 

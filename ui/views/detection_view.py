@@ -33,6 +33,9 @@ def _files():
         accept_multiple_files=True,
     )
     if gt is None or not dets:
+        given = dc.app_files()  # metrics-lens app --gt GT DET...
+        if given is not None and gt is None and not dets:
+            return given[0], given[1][0], given[1]
         return None, None, None
     files = tuple((d.name, d.getvalue()) for d in dets)
     return (gt.name, gt.getvalue()), files[0], files
