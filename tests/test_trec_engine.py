@@ -96,3 +96,5 @@ def test_a_bad_run_file_is_one_sentence(tmp_path, text, match):
         trec_evaluate_file(qrels, path, "map")
     with pytest.raises(ValueError, match="does not exist"):
         trec_evaluate_file(qrels, tmp_path / "missing.txt", "map")
+    with pytest.raises(ValueError, match="memory_limit must be a size"):
+        trec_evaluate_file(qrels, path, "map", memory_limit="lots")

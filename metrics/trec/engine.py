@@ -208,8 +208,6 @@ def trec_evaluate_file(
     """
     import duckdb
 
-    from metrics.sql._inputs import memory_limit as checked_memory_limit
-
     path = os.fspath(run_path)
     if not Path(path).is_file():
         raise ValueError(f"{path} does not exist or is not a file.")
@@ -219,7 +217,12 @@ def trec_evaluate_file(
     con = duckdb.connect()
     try:
         if memory_limit is not None:
-            con.execute("SET memory_limit = ?", [checked_memory_limit(memory_limit)])
+            try:
+                con.execute("SET memory_limit = ?", [str(memory_limit)])
+            except duckdb.Error:
+                raise ValueError(
+                    f"memory_limit must be a size such as '512MB' or '2GB', got {memory_limit!r}."
+                ) from None
         con.execute("SET preserve_insertion_order = true")
         _run_relation(con, path)
         try:
