@@ -150,3 +150,17 @@ def test_every_pages_switch_is_one_a_view_keeps():
                 ) and value.value.startswith(prefixes):
                     found.add(value.value)
     assert found == set(plan_panel.SWITCHES)
+
+
+def test_a_view_made_on_an_upload_says_to_upload_it_again():
+    """An upload cannot travel in a plan: while one plays on other data, the bar says which
+    file the view was made on."""
+    at = open_page("pages/threshold.py", dataset="breast_cancer")
+    view = lp.View("", "Threshold", {}, {}, "The spam filter", "spam_scores.csv")
+    at.session_state[plan_panel.PLAN] = lp.Plan("Uploads", (view,))
+    at.run()
+    at.button(key="plan_play").click().run()
+    assert not at.exception, at.exception
+    line = " ".join(m.value for m in at.markdown if "View 1 of 1" in m.value)
+    assert "The spam filter" in line
+    assert "made on the upload spam_scores.csv: upload it again" in line

@@ -172,11 +172,19 @@ def walk(by: int) -> bool:
     return True
 
 
-def bar_line() -> str:
-    """The bar's line while a plan plays: "View 4 of 12" and the note, HTML-escaped."""
+def bar_line(data_name: str = "") -> str:
+    """The bar's line while a plan plays: "View 4 of 12" and the note, HTML-escaped; for a view
+    made on an upload that is not the data shown (``data_name``), what to upload again."""
     current, at = plan(), st.session_state.get(AT) or 0
-    note = current.views[at].note if at < len(current) else ""
-    return f"<b>View {at + 1} of {len(current)}</b>" + (f" · {html.escape(note)}" if note else "")
+    view = current.views[at] if at < len(current) else None
+    note = view.note if view is not None else ""
+    line = f"<b>View {at + 1} of {len(current)}</b>" + (f" · {html.escape(note)}" if note else "")
+    if view is not None and view.upload and view.upload != data_name:
+        line += (
+            f" · <i>made on the upload {html.escape(view.upload)}: upload it again to see it "
+            "as planned</i>"
+        )
+    return line
 
 
 # --- the sidebar panel -----------------------------------------------------------------------

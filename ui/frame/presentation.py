@@ -224,13 +224,15 @@ def apply(
     label: str = "",
     datasets: Mapping[str, Mapping] | None = None,
     shown: str = "",
+    data_name: str = "",
 ) -> bool:
     """When presentation mode is on: the CSS, the way back and, given the app's ``pages`` (in
     order, ``st.Page`` objects) and the ``current`` one, a page bar that stays while the
     sidebar is hidden: previous / next (PageUp / PageDown), a menu of every page and
     ``label`` (the dataset shown, in markdown). Given ``datasets`` (a menu entry's name -> the
     session state that shows it) and the entry ``shown``, the dataset's place in the bar is
-    a menu of them instead. Returns whether the mode is on."""
+    a menu of them instead; ``data_name`` (the data's name) tells a lecture plan's view made on
+    another upload. Returns whether the mode is on."""
     if not st.session_state.get(KEY):
         return False
     st.html(CSS)
@@ -247,7 +249,7 @@ def apply(
         help="Esc",
     )
     if plan_panel.playing():  # PageDown / PageUp walk the lecture plan's views
-        presentation_bar.plan_bar(bar, plan_panel.bar_line(), plan_panel.walk)
+        presentation_bar.plan_bar(bar, plan_panel.bar_line(data_name), plan_panel.walk)
         return True
     if pages:
         presentation_bar.page_bar(bar, pages, current)

@@ -128,6 +128,7 @@ def _run_page(pages: dict[str, list[st.Page]], ds: Dataset) -> None:
         label=dataset_line(shown),
         datasets=menu,
         shown=shown_name,
+        data_name=ds.name,
     )
     plan_panel.panel(ds, current.url_path)
     if plan_panel.go_to(current.url_path):  # a plan's view on another page: click its link
