@@ -291,91 +291,32 @@ def _app(args) -> int:
         shutil.rmtree(run_dir, ignore_errors=True)
 
 
-def _app_boxes(args) -> int:
-    """``app --gt GT DET...``: the boxes read once here (a bad file is exit 2 in one line), then
-    the dashboard on the Detection page with them."""
-    from metrics.detection import load_detections, load_ground_truth
+def _app_pair_files(args, flag: str, first: str, what: str) -> list[Path]:
+    """The checks ``app --qrels`` and ``app --gt`` share before reading: no MLflow run, no
+    score-table columns, no file given twice. Returns the paths, the ``flag``'s file first."""
+    if args.mlflow_run:
+        raise BadInput(f"Give {flag} with {what}, or --mlflow-run, not both.")
+    table_flags = [f"--{n}" for n in ("label", "score", "group", "weight") if getattr(args, n)]
+    if table_flags:
+        raise BadInput(
+            f"{', '.join(table_flags)} name columns of a score table; with {flag} the files are "
+            f"{what}: leave them out."
+        )
+    paths = [Path(first), *(Path(f) for f in args.files)]
+    if len({p.resolve() for p in paths}) < len(paths):
+        raise BadInput(f"A file is given twice (the {flag} file and one of the {what}, or one "
+                       "twice).")  # fmt: skip
+    return paths
+
+
+def _read_then_serve(args, paths: list[Path], read, **kind) -> int:
+    """Each file read once by ``read(k, path)`` (a bad one is exit 2 in one line naming it),
+    then the dashboard with them (``kind``: ``trec=True`` or ``boxes=True``)."""
     from metrics_lens.dashboard import serve
     from metrics_lens.progress import Steps
     from ui.compute.reading import regular_file
     from ui.tables.loading import LoadError
 
-    if args.mlflow_run:
-        raise BadInput("Give --gt with detection files, or --mlflow-run, not both.")
-    table_flags = [f"--{n}" for n in ("label", "score", "group", "weight") if getattr(args, n)]
-    if table_flags:
-        raise BadInput(
-            f"{', '.join(table_flags)} name columns of a score table; with --gt the files are "
-            "detections: leave them out."
-        )
-    if not args.files:
-        raise BadInput("--gt needs one or more detection files after it: metrics-lens app "
-                       "--gt GT.json DETECTIONS.json.")  # fmt: skip
-    paths = [Path(args.gt), *(Path(f) for f in args.files)]
-    if len({p.resolve() for p in paths}) < len(paths):
-        raise BadInput("A file is given twice (the ground truth and detections, or one twice).")
-    steps = Steps("app")
-    try:
-        gt = None
-        for k, p in enumerate(paths):
-            try:
-                regular_file(str(p))
-            except LoadError as exc:
-                raise BadInput(str(exc)) from None
-            with steps.step(f"reading {p.name}"):
-                try:
-                    if k == 0:
-                        gt = load_ground_truth(p)
-                    else:
-                        load_detections(p, gt)
-                except ValueError as exc:
-                    message = " ".join(str(exc).split())
-                    raise BadInput(
-                        message if p.name in message else f"{p.name}: {message}"
-                    ) from None
-    finally:
-        steps.close()
-    run_dir = Path(tempfile.mkdtemp(prefix="metrics-lens-app-"))
-    try:
-        return serve(
-            [p.resolve() for p in paths],
-            port=args.port,
-            host=args.host,
-            open_browser=not args.no_browser,
-            run_dir=run_dir,
-            boxes=True,
-        )
-    finally:
-        import shutil
-
-        shutil.rmtree(run_dir, ignore_errors=True)
-
-
-def _app_runs(args) -> int:
-    """``app --qrels QRELS RUN...``: every file read once here (a damaged line is exit 2 with
-    its line number), then the dashboard on the Runs page with them."""
-    from metrics.trec import read_qrels, read_run
-    from metrics_lens.dashboard import serve
-    from metrics_lens.progress import Steps
-    from ui.compute.reading import regular_file
-    from ui.tables.loading import LoadError
-
-    if args.mlflow_run:
-        raise BadInput("Give --qrels with run files, or --mlflow-run, not both.")
-    table_flags = [f"--{n}" for n in ("label", "score", "group", "weight") if getattr(args, n)]
-    if table_flags:
-        raise BadInput(
-            f"{', '.join(table_flags)} name columns of a score table; with --qrels the files "
-            "are runs (query_id, doc_id, score): leave them out."
-        )
-    if len(args.files) < 2:
-        raise BadInput(
-            f"--qrels needs two or more runs to compare after it, got {len(args.files)}: "
-            "metrics-lens app --qrels QRELS RUN_A RUN_B."
-        )
-    paths = [Path(args.qrels), *(Path(f) for f in args.files)]
-    if len({p.resolve() for p in paths}) < len(paths):
-        raise BadInput("A file is given twice (the qrels and a run, or one run twice).")
     steps = Steps("app")
     try:
         for k, p in enumerate(paths):
@@ -385,7 +326,7 @@ def _app_runs(args) -> int:
                 raise BadInput(str(exc)) from None
             with steps.step(f"reading {p.name}"):
                 try:
-                    (read_qrels if k == 0 else read_run)(p)
+                    read(k, p)
                 except ValueError as exc:
                     message = " ".join(str(exc).split())
                     named = p.name in message  # the TREC reader names the file and line
@@ -400,12 +341,48 @@ def _app_runs(args) -> int:
             host=args.host,
             open_browser=not args.no_browser,
             run_dir=run_dir,
-            trec=True,
+            **kind,
         )
     finally:
         import shutil
 
         shutil.rmtree(run_dir, ignore_errors=True)
+
+
+def _app_boxes(args) -> int:
+    """``app --gt GT DET...``: the boxes read once here (a bad file is exit 2 in one line), then
+    the dashboard on the Detection page with them."""
+    from metrics.detection import load_detections, load_ground_truth
+
+    paths = _app_pair_files(args, "--gt", args.gt, "detections")
+    if not args.files:
+        raise BadInput("--gt needs one or more detection files after it: metrics-lens app "
+                       "--gt GT.json DETECTIONS.json.")  # fmt: skip
+    held = {}
+
+    def read(k: int, path: Path) -> None:
+        if k == 0:
+            held["gt"] = load_ground_truth(path)
+        else:
+            load_detections(path, held["gt"])
+
+    return _read_then_serve(args, paths, read, boxes=True)
+
+
+def _app_runs(args) -> int:
+    """``app --qrels QRELS RUN...``: every file read once here (a damaged line is exit 2 with
+    its line number), then the dashboard on the Runs page with them."""
+    from metrics.trec import read_qrels, read_run
+
+    paths = _app_pair_files(args, "--qrels", args.qrels, "runs (query_id, doc_id, score)")
+    if len(args.files) < 2:
+        raise BadInput(
+            f"--qrels needs two or more runs to compare after it, got {len(args.files)}: "
+            "metrics-lens app --qrels QRELS RUN_A RUN_B."
+        )
+    return _read_then_serve(
+        args, paths, lambda k, path: (read_qrels if k == 0 else read_run)(path), trec=True
+    )
 
 
 def _as_server_file(frame, original: Path, run_dir: Path) -> Path:
